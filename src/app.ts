@@ -1,0 +1,76 @@
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { referencePage } from './docs/reference-page';
+import { AppError, renderError } from './errors';
+import { health } from './health';
+import { withConfig } from './http/config';
+import { withDatabase } from './http/database';
+import { jsonBody } from './http/json-body';
+import { requestId } from './http/request-id';
+import { createRouter } from './http/router';
+import { compileRouteTable, type RouteTable } from './http/routes-table';
+
+const API_DESCRIPTION = `REST gateway for AI agents that are NFTs. Log in with a wallet signature (POST /auth/jwt/init, sign the message, POST /auth/jwt/finish), then call agent-scoped routes with \`Authorization: Bearer <token>\`. Ownership of the agent NFT is checked on-chain on every agent-scoped request.
+
+Errors share one shape: { "error": { "code", "message", "details"? }, "requestId" }. Codes are stable; a wrong method on a known path is 405 with an Allow header, an unknown path 404.`;
+
+/** Builds the gateway: middleware order, routers, OpenAPI document, reference page, errors. */
+export function createApp() {
+  const app = createRouter();
+  let table: RouteTable | undefined;
+  const routes = () => (table ??= compileRouteTable(app.routes));
+
+  app.use('*', requestId());
+  app.use('*', withConfig());
+  app.use('*', async function bodyLimitMiddleware(c, next) {
+    return bodyLimit({
+      maxSize: c.var.config.maxBodyBytes,
+      onError: () => {
+        throw new AppError('payload_too_large', `The request body is larger than ${c.var.config.maxBodyBytes} bytes`);
+      },
+    })(c, next);
+  });
+  app.use('*', cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'], exposeHeaders: ['X-Request-Id', 'Retry-After'], maxAge: 600 }));
+  app.use('*', jsonBody(routes));
+  app.use('*', withDatabase());
+
+  app.route('/', health);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'The token from POST /auth/jwt/finish. Bound to one wallet and one chain.',
+  });
+  app.doc31('/openapi.json', (c) => ({
+    openapi: '3.1.0',
+    info: {
+      title: `agent-gateway (${c.var.config.deployment}, chain ${c.var.config.chainId})`,
+      version: '0.1.0',
+      description: API_DESCRIPTION,
+    },
+    servers: [{ url: new URL(c.req.url).origin }],
+    tags: [{ name: 'Operations', description: 'Health and documentation' }],
+  }));
+  app.get('/docs', (c) =>
+    c.html(referencePage({ specUrl: '/openapi.json', title: `agent-gateway: ${c.var.config.deployment}` })),
+  );
+  app.get('/', (c) => c.redirect('/docs', 302));
+
+  app.notFound((c) => {
+    const allowed = routes().methodsFor(c.req.path);
+    if (allowed.length > 0) {
+      return renderError(
+        c,
+        new AppError('method_not_allowed', `${c.req.method} is not allowed on this path; use ${allowed.join(', ')}`, {
+          headers: { Allow: allowed.join(', ') },
+        }),
+      );
+    }
+    return renderError(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`));
+  });
+  app.onError((err, c) => renderError(c, err));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

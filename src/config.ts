@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { DEPLOYMENTS, isChainId, type ChainId } from './chains';
+import type { Env } from './env';
+
+/** The deployment's configuration, parsed once per `env` object and frozen. */
+export interface Config {
+  readonly chainId: ChainId;
+  readonly deployment: 'mainnet' | 'testnet';
+  readonly rpcUrl: string;
+  readonly databaseUrl: string;
+  /** `host:port` of the local WebSocket bridge; absent in production (Neon's own proxy). */
+  readonly dbWsProxy: string | undefined;
+  readonly siweDomain: string;
+  readonly siweUri: string;
+  readonly jwtSecret: Uint8Array;
+  readonly jwtLifetimeSeconds: number;
+  readonly nonceTtlSeconds: number;
+  readonly maxBodyBytes: number;
+  readonly maxTokensPerRequest: number;
+  readonly warnings: readonly string[];
+}
+
+/** Thrown when the deployment's bindings are missing or invalid; lists every problem by name. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+  }
+}
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+const postgresUrl = z
+  .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' });
+
+function intVar(name: string, fallback: number, min: number, max: number) {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return fallback;
+      if (!/^\d+$/.test(value)) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a whole number` });
+        return z.NEVER;
+      }
+      const n = Number(value);
+      if (n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be between ${min} and ${max}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+}
+
+const envSchema = z.object({
+  CHAIN_ID: z
+    .string({ error: 'is required' })
+    .refine((v) => /^\d+$/.test(v) && isChainId(Number(v)), {
+      message: `must be one of ${Object.keys(DEPLOYMENTS).join(', ')}`,
+    }),
+  RPC_URL: httpUrl,
+  DATABASE_URL: postgresUrl,
+  SIWE_DOMAIN: z
+    .string({ error: 'is required' })
+    .regex(/^[a-z0-9.-]+(:\d{1,5})?$/i, 'must be a host name with an optional port, as in EIP-4361'),
+  SIWE_URI: httpUrl,
+  JWT__HASH: z
+    .string({ error: 'is required' })
+    .refine((v) => new TextEncoder().encode(v).byteLength >= 32, {
+      message: 'must be at least 32 bytes long',
+    }),
+  JWT__LIVING_TIME: intVar('JWT__LIVING_TIME', 86_400, 60, 31 * 86_400),
+  NONCE_TTL_SECONDS: intVar('NONCE_TTL_SECONDS', 300, 60, 3_600),
+  MAX_BODY_BYTES: intVar('MAX_BODY_BYTES', 1_048_576, 1_024, 100 * 1_048_576),
+  TOKEN__MAX_TOKENS_PER_REQUEST: intVar('TOKEN__MAX_TOKENS_PER_REQUEST', 100_000, 1, 10_000_000),
+  DB_WS_PROXY: z
+    .string()
+    .regex(/^[a-z0-9.-]+:\d{1,5}$/i, 'must be host:port')
+    .optional(),
+});
+
+const cache = new WeakMap<object, Config>();
+
+/**
+ * Parses the deployment's bindings into a typed, frozen Config.
+ * Parsed once per `env` object (Workers hand the same object to every request of an isolate).
+ * @throws ConfigError naming every missing or invalid variable (never its value).
+ */
+export function loadConfig(env: Env): Config {
+  const cached = cache.get(env);
+  if (cached) return cached;
+  const config = parseConfig(env);
+  cache.set(env, config);
+  return config;
+}
+
+export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
+  const result = envSchema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? 'env');
+        return issue.message.startsWith(name) ? issue.message : `${name} ${issue.message}`;
+      }),
+    );
+  }
+  const vars = result.data;
+  const chainId = Number(vars.CHAIN_ID) as ChainId;
+  const warnings: string[] = [];
+  if (env.MAX_TOKENS_PER_REQUEST !== undefined && env.MAX_TOKENS_PER_REQUEST !== '') {
+    warnings.push(
+      'MAX_TOKENS_PER_REQUEST is ignored: the setting is TOKEN__MAX_TOKENS_PER_REQUEST (with the TOKEN__ prefix)',
+    );
+  }
+  return Object.freeze({
+    chainId,
+    deployment: DEPLOYMENTS[chainId].name,
+    rpcUrl: vars.RPC_URL,
+    databaseUrl: vars.DATABASE_URL,
+    dbWsProxy: vars.DB_WS_PROXY,
+    siweDomain: vars.SIWE_DOMAIN,
+    siweUri: vars.SIWE_URI,
+    jwtSecret: new TextEncoder().encode(vars.JWT__HASH),
+    jwtLifetimeSeconds: vars.JWT__LIVING_TIME,
+    nonceTtlSeconds: vars.NONCE_TTL_SECONDS,
+    maxBodyBytes: vars.MAX_BODY_BYTES,
+    maxTokensPerRequest: vars.TOKEN__MAX_TOKENS_PER_REQUEST,
+    warnings: Object.freeze(warnings),
+  });
+}

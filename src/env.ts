@@ -1,0 +1,27 @@
+/**
+ * Bindings of one deployment, as declared in `wrangler.mainnet.toml` / `wrangler.testnet.toml`.
+ * Everything arrives as a string (vars and secrets) and is parsed once by `config.ts`.
+ */
+export interface Env {
+  // vars
+  CHAIN_ID: string;
+  RPC_URL: string;
+  SIWE_DOMAIN: string;
+  SIWE_URI: string;
+  JWT__LIVING_TIME?: string;
+  NONCE_TTL_SECONDS?: string;
+  MAX_BODY_BYTES?: string;
+  TOKEN__MAX_TOKENS_PER_REQUEST?: string;
+  /** The bare name is a common mistake: it is ignored, with a warning. */
+  MAX_TOKENS_PER_REQUEST?: string;
+  /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */
+  DB_WS_PROXY?: string;
+  // secrets
+  DATABASE_URL: string;
+  JWT__HASH: string;
+  // bindings
+  NONCES: KVNamespace;
+}
+
+/** Names of the secrets a deployment needs (`wrangler secret put <NAME>`). */
+export const SECRET_NAMES = ['DATABASE_URL', 'JWT__HASH'] as const;

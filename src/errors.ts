@@ -1,0 +1,103 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from '@hono/zod-openapi';
+
+/**
+ * Every public error code and its HTTP status. A code is a stable contract: clients switch on it.
+ * Adding a code without a status does not compile.
+ */
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  internal_error: 500,
+  misconfigured: 500,
+  dependency_unavailable: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An error meant for the client: a stable code, a short safe message, optional details. */
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  readonly status: ContentfulStatusCode;
+  readonly headers: Record<string, string>;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: { details?: unknown; cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.status = ERROR_STATUS[code];
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+  }
+  readonly details: unknown;
+}
+
+/** The one error body shape (DESIGN §5). */
+export const ErrorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'validation_failed' }),
+      message: z.string().openapi({ example: 'Request validation failed' }),
+      details: z.unknown().optional(),
+    }),
+    requestId: z.string().openapi({ example: '7f3c1c1e-8d5e-4d4f-9c43-1b0f2f7a9e21' }),
+  })
+  .openapi('Error');
+
+/** Declares an error response in a route definition. */
+export function errorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: ErrorBodySchema } } };
+}
+
+/**
+ * Turns any thrown value into the client-facing error response. Unexpected errors become a
+ * generic 500; their cause goes to the log with the request id, never to the client.
+ */
+export function renderError(c: Context, err: unknown): Response {
+  const requestId = (c.get('requestId') as string | undefined) ?? 'unknown';
+  const appError = err instanceof AppError ? err : undefined;
+  if (!appError || appError.status >= 500) {
+    console.error(
+      JSON.stringify({
+        level: 'error',
+        requestId,
+        code: appError?.code ?? 'internal_error',
+        reason: describeCause(appError?.cause ?? err),
+      }),
+    );
+  }
+  const code: ErrorCode = appError?.code ?? 'internal_error';
+  const message = appError?.message ?? 'Internal Server Error';
+  const body = {
+    error: { code, message, ...(appError?.details !== undefined ? { details: appError.details } : {}) },
+    requestId,
+  };
+  const res = c.json(body, appError?.status ?? 500);
+  res.headers.set('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(appError?.headers ?? {})) res.headers.set(name, value);
+  return res;
+}
+
+/** Names the cause of an error for the log: its class and first line, never a whole stack. */
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) {
+    const firstLine = (cause.message ?? '').split('\n')[0]?.slice(0, 300) ?? '';
+    return redact(`${cause.name}: ${firstLine}`);
+  }
+  return typeof cause === 'string' ? redact(cause.slice(0, 300)) : 'unknown';
+}
+
+/** Strips credentials from URLs and anything shaped like a JWT before a line reaches the log. */
+export function redact(text: string): string {
+  return text
+    .replace(/\/\/[^/\s:@]+:[^@\s]+@/g, '//***@')
+    .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, '***');
+}

@@ -1,0 +1,42 @@
+/** A compiled view of the app's routes: which methods each path pattern accepts. */
+export interface RouteTable {
+  /** Methods registered for the concrete path, empty when no route has that path. */
+  methodsFor(path: string): string[];
+}
+
+interface RouteLike {
+  method: string;
+  path: string;
+}
+
+/** Builds the table from hono's `app.routes`, ignoring middleware (`ALL` on wildcards). */
+export function compileRouteTable(routes: readonly RouteLike[]): RouteTable {
+  const patterns = new Map<string, { regex: RegExp; methods: Set<string> }>();
+  for (const { method, path } of routes) {
+    if (method === 'ALL' || path.includes('*')) continue;
+    let entry = patterns.get(path);
+    if (!entry) {
+      const source = path
+        .split('/')
+        .map((segment) => (segment.startsWith(':') ? '[^/]+' : escapeRegex(segment)))
+        .join('/');
+      entry = { regex: new RegExp(`^${source}/?$`), methods: new Set() };
+      patterns.set(path, entry);
+    }
+    entry.methods.add(method);
+    if (method === 'GET') entry.methods.add('HEAD');
+  }
+  return {
+    methodsFor(path) {
+      const methods = new Set<string>();
+      for (const entry of patterns.values()) {
+        if (entry.regex.test(path)) for (const m of entry.methods) methods.add(m);
+      }
+      return [...methods].sort();
+    },
+  };
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

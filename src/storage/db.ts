@@ -1,0 +1,86 @@
+import { Pool, neonConfig } from '@neondatabase/serverless';
+import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
+import type { Config } from '../config';
+import { AppError } from '../errors';
+import * as schema from './schema';
+
+/**
+ * The database handle of one request. The pool is opened on first use and must be ended after
+ * the response (`end()` via `waitUntil`): a pool kept across requests hangs in Workers.
+ */
+export interface Database {
+  readonly pool: Pool;
+  readonly orm: NeonDatabase<typeof schema>;
+  end(): Promise<void>;
+}
+
+let proxyConfigured: string | undefined;
+
+function configureDriver(wsProxy: string | undefined): void {
+  if (!wsProxy || proxyConfigured === wsProxy) return;
+  // Locally the Neon driver reaches embedded Postgres through our loopback WebSocket bridge,
+  // the same path Neon's proxy provides in production, without TLS inside the socket.
+  neonConfig.wsProxy = (host, port) => `${wsProxy}/v1?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
+  proxyConfigured = wsProxy;
+}
+
+export function openDatabase(config: Config): Database {
+  configureDriver(config.dbWsProxy);
+  let pool: Pool | undefined;
+  let orm: NeonDatabase<typeof schema> | undefined;
+  const getPool = (): Pool => {
+    pool ??= new Pool({
+      connectionString: config.databaseUrl,
+      connectionTimeoutMillis: 5_000,
+      max: 4,
+    });
+    return pool;
+  };
+  return {
+    get pool() {
+      return getPool();
+    },
+    get orm() {
+      orm ??= drizzle(getPool(), { schema });
+      return orm;
+    },
+    async end() {
+      const open = pool;
+      pool = undefined;
+      orm = undefined;
+      if (open) await open.end().catch(() => undefined);
+    },
+  };
+}
+
+/** Postgres SQLSTATE classes that mean "not reachable right now", not "your query is wrong". */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0[1-3])/;
+
+/** True when an error means the database cannot be reached or is not accepting work. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    if (typeof e === 'object' && e !== null) {
+      const code = (e as { code?: unknown }).code;
+      if (typeof code === 'string' && UNAVAILABLE_SQLSTATE.test(code)) return true;
+      const message = String((e as { message?: unknown }).message ?? '');
+      if (/connect|timeout|terminat|websocket|ECONNREFUSED|closed|network/i.test(message)) return true;
+      e = (e as { cause?: unknown }).cause;
+    } else break;
+  }
+  return false;
+}
+
+/** Maps a database failure to the public error: 503 with Retry-After when Postgres is down. */
+export function databaseError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) {
+    return new AppError('dependency_unavailable', 'The database is not available, retry shortly', {
+      cause: err,
+      headers: { 'Retry-After': '5' },
+    });
+  }
+  return new AppError('internal_error', 'Internal Server Error', { cause: err });
+}

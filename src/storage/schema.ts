@@ -1,0 +1,25 @@
+import { sql } from 'drizzle-orm';
+import { check, integer, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+/**
+ * The shared schema `gateway`. Per-agent schemas (contexts, messages) are separate and derived
+ * from the agent's identity; nothing here holds an agent's memory.
+ */
+export const gateway = pgSchema('gateway');
+
+/** NFT collections whose tokens are agents on a deployment, with their kind (`internal`, `expert`, ...). */
+export const collections = gateway.table(
+  'collections',
+  {
+    chainId: integer('chain_id').notNull(),
+    /** Lower-case 0x-prefixed address. */
+    address: text('address').notNull(),
+    kind: text('kind').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.chainId, t.address] }),
+    check('collections_address_format', sql`${t.address} ~ '^0x[0-9a-f]{40}$'`),
+    check('collections_kind_format', sql`${t.kind} ~ '^[a-z][a-z0-9_-]{0,31}$'`),
+  ],
+);
