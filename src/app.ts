@@ -1,5 +1,9 @@
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
+import { agents } from './agents';
+import { agentGate } from './agents/gate';
+import { auth } from './auth';
+import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
 import { AppError, renderError } from './errors';
 import { health } from './health';
@@ -8,7 +12,7 @@ import { withDatabase } from './http/database';
 import { jsonBody } from './http/json-body';
 import { requestId } from './http/request-id';
 import { createRouter } from './http/router';
-import { compileRouteTable, type RouteTable } from './http/routes-table';
+import { compileRouteTable, onKnownRoutes, type RouteTable } from './http/routes-table';
 
 const API_DESCRIPTION = `REST gateway for AI agents that are NFTs. Log in with a wallet signature (POST /auth/jwt/init, sign the message, POST /auth/jwt/finish), then call agent-scoped routes with \`Authorization: Bearer <token>\`. Ownership of the agent NFT is checked on-chain on every agent-scoped request.
 
@@ -34,7 +38,14 @@ export function createApp() {
   app.use('*', jsonBody(routes));
   app.use('*', withDatabase());
 
+  // The three gates of every agent-scoped route; unknown paths and methods fall through to 404/405.
+  for (const path of ['/agent/:agentCollectionAddress/:agentTokenId', '/agent/:agentCollectionAddress/:agentTokenId/*']) {
+    app.use(path, onKnownRoutes(routes, bearer()), onKnownRoutes(routes, agentGate()));
+  }
+
   app.route('/', health);
+  app.route('/', auth);
+  app.route('/', agents);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
@@ -50,7 +61,11 @@ export function createApp() {
       description: API_DESCRIPTION,
     },
     servers: [{ url: new URL(c.req.url).origin }],
-    tags: [{ name: 'Operations', description: 'Health and documentation' }],
+    tags: [
+      { name: 'Login', description: 'Wallet-signature login (EIP-4361) and chat pairing' },
+      { name: 'Agents', description: 'Agent-scoped routes: bearer token, registered collection, on-chain owner' },
+      { name: 'Operations', description: 'Health and documentation' },
+    ],
   }));
   app.get('/docs', (c) =>
     c.html(referencePage({ specUrl: '/openapi.json', title: `agent-gateway: ${c.var.config.deployment}` })),

@@ -71,7 +71,7 @@ const envSchema = z.object({
       message: 'must be at least 32 bytes long',
     }),
   JWT__LIVING_TIME: intVar('JWT__LIVING_TIME', 86_400, 60, 31 * 86_400),
-  NONCE_TTL_SECONDS: intVar('NONCE_TTL_SECONDS', 300, 60, 3_600),
+  NONCE_TTL_SECONDS: intVar('NONCE_TTL_SECONDS', 300, 1, 3_600),
   MAX_BODY_BYTES: intVar('MAX_BODY_BYTES', 1_048_576, 1_024, 100 * 1_048_576),
   TOKEN__MAX_TOKENS_PER_REQUEST: intVar('TOKEN__MAX_TOKENS_PER_REQUEST', 100_000, 1, 10_000_000),
   DB_WS_PROXY: z

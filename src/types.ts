@@ -1,3 +1,5 @@
+import type { Address } from 'viem';
+import type { Agent } from './agents/gate';
 import type { Config } from './config';
 import type { Env } from './env';
 import type { Database } from './storage/db';
@@ -10,6 +12,10 @@ export interface AppVariables {
   config: Config;
   /** Set by `withDatabase()`: a pool opened on first use and closed after the response. */
   db: Database;
+  /** Set by `bearer()`: the wallet the access token was issued to (EIP-55). */
+  wallet: Address;
+  /** Set by `agentGate()`: the agent of the path, owned by `wallet` right now. */
+  agent: Agent;
 }
 
 export interface AppBindings {

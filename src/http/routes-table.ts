@@ -1,3 +1,5 @@
+import type { Env, MiddlewareHandler } from 'hono';
+
 /** A compiled view of the app's routes: which methods each path pattern accepts. */
 export interface RouteTable {
   /** Methods registered for the concrete path, empty when no route has that path. */
@@ -39,4 +41,12 @@ export function compileRouteTable(routes: readonly RouteLike[]): RouteTable {
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Runs `middleware` only for requests a route will serve; others go on to the 404/405 handler. */
+export function onKnownRoutes<E extends Env>(routes: () => RouteTable, middleware: MiddlewareHandler<E>): MiddlewareHandler<E> {
+  return async function knownRoutesOnly(c, next) {
+    if (!routes().methodsFor(c.req.path).includes(c.req.method)) return next();
+    return middleware(c, next);
+  };
 }

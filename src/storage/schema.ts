@@ -23,3 +23,14 @@ export const collections = gateway.table(
     check('collections_kind_format', sql`${t.kind} ~ '^[a-z][a-z0-9_-]{0,31}$'`),
   ],
 );
+
+/**
+ * Login nonces already presented to `/auth/jwt/finish` or `/wallet/verify`. The unique key makes
+ * single use hold across isolates and locations (KV alone is eventually consistent). Rows older
+ * than the longest nonce lifetime are useless (the message has expired) and are pruned.
+ */
+export const consumedNonces = gateway.table('consumed_nonces', {
+  /** `<purpose>:<chainId>:<nonce>`; purpose is `login` or `verify`. */
+  key: text('key').primaryKey(),
+  consumedAt: timestamp('consumed_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,0 +1,17 @@
+import { createRoute } from '@hono/zod-openapi';
+import { AGENT_PATH, AgentSummarySchema, agentRoute } from './agent-route';
+
+export const getAgent = createRoute({
+  method: 'get',
+  path: AGENT_PATH,
+  tags: ['Agents'],
+  summary: 'The agent, as the gateway sees it',
+  description:
+    'Passes the three gates every agent-scoped route passes (bearer token of this chain, registered collection and valid token id, current on-chain owner) and describes the agent. Useful to check access before a pipeline starts.',
+  security: agentRoute.security,
+  request: { params: agentRoute.params },
+  responses: {
+    200: { description: 'The caller owns this agent', content: { 'application/json': { schema: AgentSummarySchema } } },
+    ...agentRoute.errors,
+  },
+});

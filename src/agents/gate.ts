@@ -1,0 +1,48 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Address } from 'viem';
+import { chainClient } from '../chain/client';
+import { AppError } from '../errors';
+import type { AppBindings } from '../types';
+import { AgentParamsSchema, type AgentIdentity } from './identity';
+import { ownerOf } from './ownership';
+import { collectionKind } from './registry';
+
+/** An agent that passed the gates: registered collection, existing token, owned by the caller. */
+export interface Agent extends AgentIdentity {
+  /** The collection's kind in the registry (`internal`, `expert`, ...). */
+  kind: string;
+  owner: Address;
+}
+
+/**
+ * Gates 2 and 3 of every `/agent/{agentCollectionAddress}/{agentTokenId}/...` route (after
+ * `bearer()`): the path names a registered collection and a valid token id (400/404), and the
+ * token's current on-chain owner is the caller (404 missing token, 403 another owner, 503 RPC down).
+ */
+export function agentGate(): MiddlewareHandler<AppBindings> {
+  return async function agentGateMiddleware(c, next) {
+    const parsed = AgentParamsSchema.safeParse({
+      agentCollectionAddress: c.req.param('agentCollectionAddress'),
+      agentTokenId: c.req.param('agentTokenId'),
+    });
+    if (!parsed.success) {
+      throw new AppError('validation_failed', 'Invalid agent identity in the path', {
+        details: {
+          issues: parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
+        },
+      });
+    }
+    const { config, db, wallet } = c.var;
+    const collection = parsed.data.agentCollectionAddress;
+    const tokenId = parsed.data.agentTokenId;
+    const kind = await collectionKind(db, config.chainId, collection);
+    if (kind === null) throw new AppError('agent_not_found', 'Agent not found');
+    const owner = await ownerOf(chainClient(config), collection, tokenId);
+    if (owner === null) throw new AppError('agent_not_found', 'Agent not found');
+    if (owner.toLowerCase() !== wallet.toLowerCase()) {
+      throw new AppError('not_owner', 'You are not the owner of this agent');
+    }
+    c.set('agent', { chainId: config.chainId, collection, tokenId, kind, owner });
+    await next();
+  };
+}

@@ -1,0 +1,43 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { chainClient } from '../chain/client';
+import type { AppBindings } from '../types';
+import type { finishLogin as finishRoute, initLogin as initRoute, verifyWalletRoute } from './auth.routes';
+import { finishLogin, startLogin, verifyWallet, type AuthDeps } from './auth.service';
+
+function authDeps(c: Context<AppBindings>): AuthDeps {
+  return {
+    config: c.var.config,
+    kv: c.env.NONCES,
+    db: c.var.db,
+    chain: chainClient(c.var.config),
+    now: () => new Date(),
+    defer: (work) => c.executionCtx.waitUntil(work),
+  };
+}
+
+export const initHandler: RouteHandler<typeof initRoute, AppBindings> = async (c) => {
+  const body = c.req.valid('json');
+  const result = await startLogin(authDeps(c), { wallet: body.walletAddress, chainId: body.chainId });
+  c.header('Cache-Control', 'no-store');
+  return c.json(result, 200);
+};
+
+export const finishHandler: RouteHandler<typeof finishRoute, AppBindings> = async (c) => {
+  const body = c.req.valid('json');
+  const result = await finishLogin(authDeps(c), { wallet: body.walletAddress, chainId: body.chainId, signature: body.signature });
+  c.header('Cache-Control', 'no-store');
+  return c.json(result, 200);
+};
+
+export const verifyHandler: RouteHandler<typeof verifyWalletRoute, AppBindings> = async (c) => {
+  const body = c.req.valid('json');
+  const result = await verifyWallet(authDeps(c), {
+    wallet: body.walletAddress,
+    chainId: body.chainId,
+    message: body.message,
+    signature: body.signature,
+  });
+  c.header('Cache-Control', 'no-store');
+  return c.json(result, 200);
+};

@@ -1,0 +1,64 @@
+import { createSiweMessage, parseSiweMessage, type SiweMessage } from 'viem/siwe';
+import type { Address } from 'viem';
+
+export const SIWE_STATEMENT = 'Sign in to agent-gateway. This request will not trigger a blockchain transaction or cost any gas fees.';
+
+/** A nonce of 192 random bits as 48 hex digits (alphanumeric, as EIP-4361 requires). */
+export function newNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export interface LoginMessageInput {
+  domain: string;
+  uri: string;
+  address: Address;
+  chainId: number;
+  nonce: string;
+  issuedAt: Date;
+  expirationTime: Date;
+}
+
+/** Builds the EIP-4361 text the wallet signs. Domain and URI come from config, never the request. */
+export function buildLoginMessage(input: LoginMessageInput): string {
+  return createSiweMessage({ ...input, version: '1', statement: SIWE_STATEMENT });
+}
+
+export type SiweCheckFailure = 'malformed' | 'wrong_domain' | 'wrong_uri' | 'wrong_chain' | 'wrong_address' | 'wrong_nonce' | 'expired' | 'not_yet_valid';
+
+/**
+ * Checks a SIWE message against what this deployment expects. viem verifies signatures but not
+ * the chain id or URI, so every field that matters is checked here.
+ */
+export function checkSiweMessage(
+  text: string,
+  expected: { domain: string; uri: string; chainId: number; address: Address; nonce?: string; now: Date; maxAgeSeconds?: number },
+  toleranceSeconds = 30,
+): { ok: true; message: Partial<SiweMessage> } | { ok: false; reason: SiweCheckFailure } {
+  let message: Partial<SiweMessage>;
+  try {
+    message = parseSiweMessage(text);
+  } catch {
+    return { ok: false, reason: 'malformed' };
+  }
+  if (!message.domain || !message.address || !message.uri || !message.nonce || message.version !== '1' || !message.issuedAt) {
+    return { ok: false, reason: 'malformed' };
+  }
+  for (const date of [message.issuedAt, message.expirationTime, message.notBefore]) {
+    if (date !== undefined && Number.isNaN(date.getTime())) return { ok: false, reason: 'malformed' };
+  }
+  if (message.domain !== expected.domain) return { ok: false, reason: 'wrong_domain' };
+  if (message.uri !== expected.uri) return { ok: false, reason: 'wrong_uri' };
+  if (message.chainId !== expected.chainId) return { ok: false, reason: 'wrong_chain' };
+  if (message.address.toLowerCase() !== expected.address.toLowerCase()) return { ok: false, reason: 'wrong_address' };
+  if (expected.nonce !== undefined && message.nonce !== expected.nonce) return { ok: false, reason: 'wrong_nonce' };
+  const now = expected.now.getTime();
+  const tolerance = toleranceSeconds * 1000;
+  if (message.issuedAt.getTime() > now + tolerance) return { ok: false, reason: 'not_yet_valid' };
+  if (message.notBefore && message.notBefore.getTime() > now + tolerance) return { ok: false, reason: 'not_yet_valid' };
+  if (message.expirationTime && message.expirationTime.getTime() <= now) return { ok: false, reason: 'expired' };
+  if (expected.maxAgeSeconds !== undefined && message.issuedAt.getTime() + expected.maxAgeSeconds * 1000 <= now) {
+    return { ok: false, reason: 'expired' };
+  }
+  return { ok: true, message };
+}
