@@ -4,6 +4,7 @@ import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { deploySmartWallet, flipCaseOfFirstLetter, mintFreshAgent, newWallet } from '../support/chain';
 import { call, deployment, errorCode } from '../support/http';
 import { agentPath, finish, initLogin, login } from '../support/login';
+import { workerBindingsFor } from '../support/worker';
 
 const stack = inject('stack');
 const testnet = deployment('testnet');
@@ -163,19 +164,10 @@ describe('POST /auth/jwt/finish', () => {
   });
 
   it('refuses an expired nonce (401 login_expired) on a deployment with a 1 s nonce lifetime', async () => {
-    const origin = 'http://127.0.0.1';
     const worker = await startMiniflare({
       scriptPath: stack.scriptPath,
       deployment: 'testnet',
-      bindings: {
-        RPC_URL: testnet.rpcUrl,
-        SIWE_DOMAIN: '127.0.0.1',
-        SIWE_URI: origin,
-        DB_WS_PROXY: stack.bridgeProxy,
-        DATABASE_URL: stack.databaseUrl,
-        JWT__HASH: stack.jwtSecret,
-        NONCE_TTL_SECONDS: '1',
-      },
+      bindings: { ...workerBindingsFor(stack), NONCE_TTL_SECONDS: '1' },
     });
     try {
       const wallet = newWallet();

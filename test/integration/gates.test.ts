@@ -9,6 +9,7 @@ import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { flipCaseOfFirstLetter, fundedWallet, mintFreshAgent, newWallet, transferFreshAgent, type TestAccount } from '../support/chain';
 import { call, deployment, errorCode } from '../support/http';
 import { agentPath, login } from '../support/login';
+import { workerBindingsFor } from '../support/worker';
 
 const stack = inject('stack');
 const testnet = deployment('testnet');
@@ -180,14 +181,7 @@ describe('when the chain RPC is down', () => {
     worker = await startMiniflare({
       scriptPath: stack.scriptPath,
       deployment: 'testnet',
-      bindings: {
-        RPC_URL: anvil.rpcUrl,
-        SIWE_DOMAIN: '127.0.0.1',
-        SIWE_URI: 'http://127.0.0.1',
-        DB_WS_PROXY: stack.bridgeProxy,
-        DATABASE_URL: stack.databaseUrl,
-        JWT__HASH: stack.jwtSecret,
-      },
+      bindings: { ...workerBindingsFor(stack), RPC_URL: anvil.rpcUrl },
     });
     await mintAgent(anvil.rpcUrl, deployer.privateKey, collection, owner.address, 7n);
   });

@@ -2,27 +2,13 @@ import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/lib/processes';
 import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { call, deployment, errorCode } from '../support/http';
+import { workerBindingsFor } from '../support/worker';
 
 const stack = inject('stack');
 
 /** Runs one more worker against the same backends with some bindings replaced. */
 async function workerWith(overrides: Record<string, string>, omit: string[] = []) {
-  const info = stack.testnet;
-  return startMiniflare({
-    scriptPath: stack.scriptPath,
-    deployment: 'testnet',
-    omit,
-    bindings: {
-      CHAIN_ID: String(info.chainId),
-      RPC_URL: info.rpcUrl,
-      SIWE_DOMAIN: 'localhost',
-      SIWE_URI: 'http://localhost',
-      DB_WS_PROXY: stack.bridgeProxy,
-      DATABASE_URL: stack.databaseUrl,
-      JWT__HASH: stack.jwtSecret,
-      ...overrides,
-    },
-  });
+  return startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', omit, bindings: { ...workerBindingsFor(stack), ...overrides } });
 }
 
 describe('GET /health', () => {
