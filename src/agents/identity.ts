@@ -18,15 +18,15 @@ export function isWalletAddress(value: string): boolean {
 export const AddressSchema = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex digits')
-  .refine(isWalletAddress, 'has a bad EIP-55 checksum (use all lower case or the checksummed form)')
+  .refine((value) => !/^0x[0-9a-fA-F]{40}$/.test(value) || isWalletAddress(value), 'has a bad EIP-55 checksum (use all lower case or the checksummed form)')
   .transform((value) => getAddress(value) as Address)
   .openapi({ example: '0x5FbDB2315678afecb367f032d93F642f64180aa3' });
 
 /** A token id: decimal digits, no sign, no leading zeros, below 2^256. Parses to a bigint. */
 export const TokenIdSchema = z
   .string()
-  .regex(/^(0|[1-9][0-9]{0,77})$/, 'must be a decimal integer without sign or leading zeros')
-  .refine((value) => !/^\d+$/.test(value) || BigInt(value) < MAX_TOKEN_ID, 'must be below 2^256')
+  .regex(/^(0|[1-9][0-9]*)$/, 'must be a decimal integer without sign or leading zeros')
+  .refine((value) => !/^\d+$/.test(value) || (value.length <= 78 && BigInt(value) < MAX_TOKEN_ID), 'must be below 2^256')
   .transform((value) => BigInt(value))
   .openapi({ example: '1' });
 

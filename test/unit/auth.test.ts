@@ -1,0 +1,75 @@
+import { SignJWT } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { issueAccessToken, verifyAccessToken } from '../../src/auth/jwt';
+import { buildLoginMessage, checkSiweMessage, newNonce } from '../../src/auth/siwe';
+
+const secret = new TextEncoder().encode('s'.repeat(32));
+const wallet = privateKeyToAccount(generatePrivateKey()).address;
+const now = new Date('2026-06-01T12:00:00Z');
+
+describe('newNonce', () => {
+  it('is 192 random bits as 48 hex digits, different every time', () => {
+    const nonces = new Set(Array.from({ length: 1000 }, newNonce));
+    expect(nonces.size).toBe(1000);
+    for (const n of nonces) expect(n).toMatch(/^[0-9a-f]{48}$/);
+  });
+});
+
+describe('checkSiweMessage', () => {
+  const expected = { domain: 'gw.example', uri: 'https://gw.example', chainId: 80002, address: wallet, nonce: 'a'.repeat(32), now };
+  const message = (overrides: Partial<Parameters<typeof buildLoginMessage>[0]> = {}) =>
+    buildLoginMessage({
+      domain: 'gw.example',
+      uri: 'https://gw.example',
+      address: wallet,
+      chainId: 80002,
+      nonce: 'a'.repeat(32),
+      issuedAt: now,
+      expirationTime: new Date(now.getTime() + 300_000),
+      ...overrides,
+    });
+
+  it('accepts the message it built', () => {
+    expect(checkSiweMessage(message(), expected).ok).toBe(true);
+  });
+  it.each([
+    ['wrong_domain', { domain: 'evil.example' }],
+    ['wrong_uri', { uri: 'https://evil.example' }],
+    ['wrong_chain', { chainId: 137 }],
+    ['wrong_nonce', { nonce: 'b'.repeat(32) }],
+    ['expired', { expirationTime: new Date(now.getTime() - 1) }],
+    ['not_yet_valid', { issuedAt: new Date(now.getTime() + 120_000) }],
+  ] as const)('reports %s', (reason, overrides) => {
+    expect(checkSiweMessage(message(overrides), expected)).toEqual({ ok: false, reason });
+  });
+  it('reports another address and garbage', () => {
+    expect(checkSiweMessage(message({ address: privateKeyToAccount(generatePrivateKey()).address }), expected)).toEqual({ ok: false, reason: 'wrong_address' });
+    expect(checkSiweMessage('hello', expected)).toEqual({ ok: false, reason: 'malformed' });
+  });
+  it('enforces a maximum age when asked', () => {
+    expect(checkSiweMessage(message(), { ...expected, now: new Date(now.getTime() + 301_000), maxAgeSeconds: 300 })).toEqual({ ok: false, reason: 'expired' });
+  });
+});
+
+describe('access tokens', () => {
+  it('round-trips and binds the chain', async () => {
+    const { token, claims } = await issueAccessToken({ secret, wallet, chainId: 137, lifetimeSeconds: 600, now });
+    expect(await verifyAccessToken(token, { secret, chainId: 137, now })).toEqual({ ok: true, claims });
+    expect(await verifyAccessToken(token, { secret, chainId: 80002, now })).toEqual({ ok: false, reason: 'wrong_chain' });
+  });
+  it('allows 30 s of clock skew and no more', async () => {
+    const { token } = await issueAccessToken({ secret, wallet, chainId: 137, lifetimeSeconds: 600, now });
+    expect((await verifyAccessToken(token, { secret, chainId: 137, now: new Date(now.getTime() + 629_000) })).ok).toBe(true);
+    expect(await verifyAccessToken(token, { secret, chainId: 137, now: new Date(now.getTime() + 631_000) })).toEqual({ ok: false, reason: 'expired' });
+    expect((await verifyAccessToken(token, { secret, chainId: 137, now: new Date(now.getTime() - 29_000) })).ok).toBe(true);
+    expect(await verifyAccessToken(token, { secret, chainId: 137, now: new Date(now.getTime() - 31_000) })).toEqual({ ok: false, reason: 'invalid' });
+  });
+  it('refuses a sub that is not an address, and a missing iat', async () => {
+    const t = Math.floor(now.getTime() / 1000);
+    const badSub = await new SignJWT({ cId: 137 }).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setIssuedAt(t).setNotBefore(t).setExpirationTime(t + 60).sign(secret);
+    expect(await verifyAccessToken(badSub, { secret, chainId: 137, now })).toEqual({ ok: false, reason: 'invalid' });
+    const noIat = await new SignJWT({ cId: 137 }).setProtectedHeader({ alg: 'HS256' }).setSubject(wallet).setNotBefore(t).setExpirationTime(t + 60).sign(secret);
+    expect(await verifyAccessToken(noIat, { secret, chainId: 137, now })).toEqual({ ok: false, reason: 'invalid' });
+  });
+});
