@@ -64,22 +64,23 @@ async function stopLeftovers(): Promise<void> {
   } catch {
     /* unreadable: nothing to do */
   }
-  for (const entry of entries) {
-    if (!isAlive(entry.pid)) continue;
-    let cmdline = '';
-    try {
-      cmdline = readFileSync(`/proc/${entry.pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Only a process that still looks like ours: pids get reused.
-    if (!/anvil|postgres|wrangler|workerd/.test(cmdline)) continue;
-    console.log(`stopping ${entry.kind} (pid ${entry.pid}) left by an earlier run`);
-    if (entry.group) await stopProcessGroup(entry.pid);
-    else {
-      process.kill(entry.pid, 'SIGINT');
-    }
-  }
+  // In parallel: an orphaned wrangler may sit out its whole SIGTERM grace period.
+  await Promise.all(
+    entries.map(async (entry) => {
+      if (!isAlive(entry.pid)) return;
+      let cmdline = '';
+      try {
+        cmdline = readFileSync(`/proc/${entry.pid}/cmdline`, 'utf8');
+      } catch {
+        return;
+      }
+      // Only a process that still looks like ours: pids get reused.
+      if (!/anvil|postgres|wrangler|workerd/.test(cmdline)) return;
+      console.log(`stopping ${entry.kind} (pid ${entry.pid}) left by an earlier run`);
+      if (entry.group) await stopProcessGroup(entry.pid);
+      else process.kill(entry.pid, 'SIGINT');
+    }),
+  );
   await rm(pidFile, { force: true });
 }
 

@@ -1,0 +1,102 @@
+/**
+ * The two deployments' wrangler files must stay twins: same code, same runtime, same bindings,
+ * differing only in name, chain and URLs. And every binding must be one the code (src/env.ts)
+ * and the README know about.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../scripts/lib/migrate';
+import { readWranglerConfig, type WranglerConfig } from '../../scripts/lib/worker-bundle';
+import { SECRET_NAMES } from '../../src/env';
+
+type Deployment = 'mainnet' | 'testnet';
+const DEPLOYMENTS: Deployment[] = ['mainnet', 'testnet'];
+const EXPECTED: Record<Deployment, { name: string; chainId: string }> = {
+  mainnet: { name: 'agent-gateway-mainnet', chainId: '137' },
+  testnet: { name: 'agent-gateway-testnet', chainId: '80002' },
+};
+/** The newest compatibility date the pinned wrangler/workerd supports. */
+const NEWEST_COMPATIBILITY_DATE = '2026-05-03';
+
+const config = Object.fromEntries(
+  DEPLOYMENTS.map((d) => [d, readWranglerConfig(d) as WranglerConfig & { main?: string }]),
+) as Record<Deployment, WranglerConfig & { main?: string }>;
+const tomlText = (d: Deployment) => readFileSync(path.join(REPO_ROOT, `wrangler.${d}.toml`), 'utf8');
+/** The comment part of every line of a toml file (naively: everything after the first #). */
+const tomlComments = (d: Deployment) =>
+  tomlText(d)
+    .split('\n')
+    .filter((line) => line.includes('#'))
+    .map((line) => line.slice(line.indexOf('#') + 1))
+    .join('\n');
+
+const varNames = (d: Deployment) => Object.keys(config[d].vars ?? {}).sort();
+const kvBindings = (d: Deployment) => (config[d].kv_namespaces ?? []).map((kv) => kv.binding).sort();
+
+const envSource = readFileSync(path.join(REPO_ROOT, 'src/env.ts'), 'utf8');
+const envInterface = (() => {
+  const start = envSource.indexOf('export interface Env {');
+  const end = envSource.indexOf('\n}', start);
+  if (start < 0 || end < 0) throw new Error('src/env.ts: no `export interface Env { ... }` found');
+  return envSource.slice(start, end);
+})();
+const declaredInEnv = (name: string) => new RegExp(`^\\s*${name}\\??:`, 'm').test(envInterface);
+
+const readmePath = path.join(REPO_ROOT, 'README.md');
+const hasReadme = existsSync(readmePath);
+
+describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
+  it.each(DEPLOYMENTS)('%s has its own name and chain', (d) => {
+    expect(config[d].name).toBe(EXPECTED[d].name);
+    expect(config[d].vars?.CHAIN_ID).toBe(EXPECTED[d].chainId);
+  });
+
+  it('run the same code on the same runtime', () => {
+    expect(config.mainnet.main).toBeTruthy();
+    expect(config.testnet.main).toBe(config.mainnet.main);
+    expect(config.testnet.compatibility_date).toBe(config.mainnet.compatibility_date);
+    expect([...(config.testnet.compatibility_flags ?? [])].sort()).toEqual([...(config.mainnet.compatibility_flags ?? [])].sort());
+  });
+
+  it.each(DEPLOYMENTS)('%s has a compatibility date the pinned runtime supports', (d) => {
+    expect(config[d].compatibility_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(config[d].compatibility_date <= NEWEST_COMPATIBILITY_DATE, `${config[d].compatibility_date} <= ${NEWEST_COMPATIBILITY_DATE}`).toBe(true);
+  });
+
+  it('declare the same vars', () => {
+    expect(varNames('testnet')).toEqual(varNames('mainnet'));
+  });
+
+  it('declare the same KV bindings, NONCES among them', () => {
+    expect(kvBindings('testnet')).toEqual(kvBindings('mainnet'));
+    expect(kvBindings('mainnet')).toContain('NONCES');
+  });
+
+  it.each(DEPLOYMENTS)('every var of %s is declared in the Env interface of src/env.ts', (d) => {
+    const missing = varNames(d).filter((name) => !declaredInEnv(name));
+    expect(missing, 'vars missing from Env').toEqual([]);
+  });
+
+  it.each(DEPLOYMENTS)('%s names every secret in its comments and sets none as a var', (d) => {
+    const comments = tomlComments(d);
+    for (const secret of SECRET_NAMES) {
+      expect(comments, `${secret} mentioned in a comment`).toMatch(new RegExp(`\\b${secret}\\b`));
+      expect(Object.keys(config[d].vars ?? {}), `${secret} set as a var`).not.toContain(secret);
+    }
+  });
+
+  it('secrets and KV bindings are declared in Env too', () => {
+    const missing = [...SECRET_NAMES, ...kvBindings('mainnet')].filter((name) => !declaredInEnv(name));
+    expect(missing).toEqual([]);
+  });
+
+  const readmeTitle = hasReadme
+    ? 'README.md mentions every var, secret and binding'
+    : 'README.md mentions every var, secret and binding (skipped: README.md does not exist)';
+  it.skipIf(!hasReadme)(readmeTitle, () => {
+    const readme = readFileSync(readmePath, 'utf8');
+    const names = [...new Set([...varNames('mainnet'), ...SECRET_NAMES, ...kvBindings('mainnet')])];
+    expect(names.filter((name) => !readme.includes(name)), 'names missing from README.md').toEqual([]);
+  });
+});
