@@ -3,6 +3,7 @@ import { cors } from 'hono/cors';
 import { agents } from './agents';
 import { agentGate } from './agents/gate';
 import { auth } from './auth';
+import { contexts } from './contexts';
 import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
 import { AppError, renderError } from './errors';
@@ -34,7 +35,7 @@ export function createApp() {
       },
     })(c, next);
   });
-  app.use('*', cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'], exposeHeaders: ['X-Request-Id', 'Retry-After'], maxAge: 600 }));
+  app.use('*', cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'], exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed'], maxAge: 600 }));
   app.use('*', jsonBody(routes));
   app.use('*', withDatabase());
 
@@ -46,6 +47,7 @@ export function createApp() {
   app.route('/', health);
   app.route('/', auth);
   app.route('/', agents);
+  app.route('/', contexts);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
@@ -64,6 +66,7 @@ export function createApp() {
     tags: [
       { name: 'Login', description: 'Wallet-signature login (EIP-4361) and chat pairing' },
       { name: 'Agents', description: 'Agent-scoped routes: bearer token, registered collection, on-chain owner' },
+      { name: 'Contexts', description: "The agent's memory: context keys and their messages, in the agent's own storage" },
       { name: 'Operations', description: 'Health and documentation' },
     ],
   }));

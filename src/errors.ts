@@ -9,6 +9,9 @@ import { z } from '@hono/zod-openapi';
 export const ERROR_STATUS = {
   validation_failed: 400,
   invalid_json: 400,
+  context_exists: 400,
+  agent_kind_not_supported: 400,
+  idempotency_key_reused: 400,
   unauthorized: 401,
   token_expired: 401,
   token_wrong_chain: 401,
@@ -20,6 +23,7 @@ export const ERROR_STATUS = {
   not_owner: 403,
   not_found: 404,
   agent_not_found: 404,
+  context_not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, integer, pgSchema, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { check, integer, pgSchema, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 /**
  * The shared schema `gateway`. Per-agent schemas (contexts, messages) are separate and derived
@@ -34,3 +34,27 @@ export const consumedNonces = gateway.table('consumed_nonces', {
   key: text('key').primaryKey(),
   consumedAt: timestamp('consumed_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Where each agent's isolated storage lives: the schema derived from its identity, and the
+ * version of the per-agent template it has been brought up to. Rows appear on an agent's first
+ * write; the rows inside the agent's schema never name the agent.
+ */
+export const agentStorage = gateway.table(
+  'agent_storage',
+  {
+    schemaName: text('schema_name').primaryKey(),
+    chainId: integer('chain_id').notNull(),
+    /** Lower-case 0x-prefixed collection address. */
+    collection: text('collection').notNull(),
+    /** Decimal token id (< 2^256). */
+    tokenId: text('token_id').notNull(),
+    templateVersion: integer('template_version').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    upgradedAt: timestamp('upgraded_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    unique('agent_storage_identity').on(t.chainId, t.collection, t.tokenId),
+    check('agent_storage_schema_name', sql`${t.schemaName} ~ '^agent_[a-z2-7]{32}$'`),
+  ],
+);

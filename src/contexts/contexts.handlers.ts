@@ -1,0 +1,65 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppBindings } from '../types';
+import type * as routes from './contexts.routes';
+import { createKey, createKeys, listKeys } from './contexts.service';
+import { appendMessages, readMessages, type Idempotency, type MessagesDeps } from './messages.service';
+
+function messagesDeps(c: Context<AppBindings>): MessagesDeps {
+  return { pool: c.var.db.pool, defer: (work) => c.executionCtx.waitUntil(work) };
+}
+
+/** What an Idempotency-Key is bound to: the method, the concrete path and the validated body. */
+async function idempotencyFor(c: Context<AppBindings>, key: string | undefined, body: unknown): Promise<Idempotency | undefined> {
+  if (key === undefined) return undefined;
+  const text = `${c.req.method} ${c.req.path}\n${JSON.stringify(body)}`;
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  const requestHash = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  return { key, requestHash };
+}
+
+export const listKeysHandler: RouteHandler<typeof routes.listContextKeys, AppBindings> = async (c) => {
+  const query = c.req.valid('query');
+  const page = await listKeys({ pool: c.var.db.pool }, c.var.agent, {
+    page: query.page,
+    elementsPerPage: query.elementsPerPage,
+    search: query.search,
+    sortDirection: query.sortDirection,
+  });
+  return c.json(page, 200);
+};
+
+export const createContextHandler: RouteHandler<typeof routes.createContext, AppBindings> = async (c) => {
+  await createKey({ pool: c.var.db.pool }, c.var.agent, c.req.valid('json').key);
+  return c.body(null, 200);
+};
+
+export const createContextsHandler: RouteHandler<typeof routes.createContexts, AppBindings> = async (c) => {
+  const results = await createKeys({ pool: c.var.db.pool }, c.var.agent, c.req.valid('json').keys);
+  return c.json({ results }, 200);
+};
+
+export const appendMessageHandler: RouteHandler<typeof routes.appendMessage, AppBindings> = async (c) => {
+  const body = c.req.valid('json');
+  const { contextKey } = c.req.valid('param');
+  const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], body);
+  const result = await appendMessages(messagesDeps(c), c.var.agent, contextKey, [body], idempotency);
+  if (result.replayed) c.header('Idempotent-Replayed', 'true');
+  return c.json(result.messages[0]!, 200);
+};
+
+export const appendMessagesHandler: RouteHandler<typeof routes.appendMessages, AppBindings> = async (c) => {
+  const body = c.req.valid('json');
+  const { contextKey } = c.req.valid('param');
+  const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], body);
+  const result = await appendMessages(messagesDeps(c), c.var.agent, contextKey, body.messages, idempotency);
+  if (result.replayed) c.header('Idempotent-Replayed', 'true');
+  return c.json({ messages: result.messages }, 200);
+};
+
+export const readMessagesHandler: RouteHandler<typeof routes.readMessages, AppBindings> = async (c) => {
+  const { contextKey } = c.req.valid('param');
+  const query = c.req.valid('query');
+  const page = await readMessages(messagesDeps(c), c.var.agent, contextKey, { cursor: query.cursor, limit: query.limit });
+  return c.json(page, 200);
+};

@@ -1,0 +1,204 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { AgentParamsSchema } from '../agents/identity';
+import { errorResponse } from '../errors';
+import { KeyParamSchema, MessageTextSchema, NewKeySchema, NewMessageSchema, RoleSchema } from './rules';
+
+const MAX_PAGE = 1_000_000_000;
+
+const ListQuerySchema = z.object({
+  page: z
+    .string()
+    .regex(/^\d+$/, 'page must be a whole number >= 1')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_PAGE, `page must be between 1 and ${MAX_PAGE}`)
+    .optional()
+    .default(1)
+    .openapi({ param: { name: 'page', in: 'query' }, type: 'integer', example: 1, description: '1-indexed page number (default 1)' }),
+  elementsPerPage: z
+    .string()
+    .regex(/^-?\d{1,12}$/, 'elementsPerPage must be a whole number')
+    .transform((v) => Math.min(100, Math.max(1, Number(v))))
+    .optional()
+    .default(10)
+    .openapi({ param: { name: 'elementsPerPage', in: 'query' }, type: 'integer', example: 10, description: 'Page size, default 10, clamped to 1..100' }),
+  search: z
+    .string()
+    .max(255, 'search must be at most 255 characters')
+    .optional()
+    .openapi({ param: { name: 'search', in: 'query' }, example: 'notes', description: 'Case-insensitive substring; % _ \\ are matched literally' }),
+  sortBy: z
+    .enum(['key'], { error: 'sortBy must be key' })
+    .optional()
+    .default('key')
+    .openapi({ param: { name: 'sortBy', in: 'query' }, description: 'Only `key` is supported' }),
+  sortDirection: z
+    .enum(['asc', 'desc'], { error: 'sortDirection must be asc or desc' })
+    .optional()
+    .default('asc')
+    .openapi({ param: { name: 'sortDirection', in: 'query' }, description: 'Byte order of the keys, `asc` (default) or `desc`' }),
+});
+
+const KeyPageSchema = z
+  .object({
+    page: z.number().int().openapi({ example: 1 }),
+    elementsPerPage: z.number().int().openapi({ example: 10 }),
+    totalElements: z.number().int().openapi({ example: 2, description: 'Number of keys matching the filter (internal keys excluded)' }),
+    contextKeys: z.array(z.string()).openapi({ example: ['customer:42/notes', 'customer:42/preferences'] }),
+  })
+  .openapi('ContextKeyPage');
+
+const ContextParamsSchema = AgentParamsSchema.extend({ contextKey: KeyParamSchema });
+
+const IdempotencyHeadersSchema = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x21-\x7E]{1,255}$/, 'Idempotency-Key must be 1..255 visible ASCII characters')
+    .optional()
+    .openapi({
+      param: { name: 'Idempotency-Key', in: 'header' },
+      example: 'hydrate-2026-11-22-line-1200',
+      description: 'Makes retries safe: the same key with the same request returns the first result and stores nothing new (remembered at least 24 h); the same key with another request is 400 `idempotency_key_reused`.',
+    }),
+});
+
+const StoredMessageSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 1042, description: 'Increasing within a context, in commit order' }),
+    role: RoleSchema,
+    message: z.string(),
+    createdAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
+  })
+  .openapi('ContextMessage');
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
+const ok = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+
+export const listContextKeys = createRoute({
+  method: 'get',
+  path: `${AGENT_PATH}/contexts/keys`,
+  tags: ['Contexts'],
+  summary: "List the agent's context keys",
+  description: 'Keys in byte order, paged. Keys under `conversation-context-discovery/` are internal and never listed. An agent that has never written has no keys.',
+  security: agentRoute.security,
+  request: { params: agentRoute.params, query: ListQuerySchema },
+  responses: { 200: ok('A page of keys', KeyPageSchema), ...agentRoute.errors },
+});
+
+export const createContext = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/context`,
+  tags: ['Contexts'],
+  summary: 'Create a context key',
+  description:
+    'Creates the key; 200 with an empty body. Safe to repeat: a duplicate is 400 `context_exists` with `agent context with key <key> already exists` and changes nothing (treat it as already provisioned). Only agents of `internal` or `expert` collections hold contexts.',
+  security: agentRoute.security,
+  request: { params: agentRoute.params, body: json(z.object({ key: NewKeySchema }).openapi('NewContext')) },
+  responses: {
+    200: { description: 'Created (empty body)' },
+    ...agentRoute.errors,
+    400: errorResponse('`validation_failed` (key format, reserved prefix, bad path), `context_exists` (duplicate), `agent_kind_not_supported` (collection kind is not internal or expert)'),
+    500: errorResponse('`internal_error`: storage failure; nothing is half-written'),
+  },
+});
+
+export const createContexts = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/contexts`,
+  tags: ['Contexts'],
+  summary: 'Create up to 100 context keys in one call',
+  description: 'Batch creation for pipelines: a result per key, in request order: `created`, `exists` (already there, or repeated in this request) or `invalid` (with the reason). Invalid keys do not stop the valid ones.',
+  security: agentRoute.security,
+  request: {
+    params: agentRoute.params,
+    body: json(z.object({ keys: z.array(z.string().max(1_024)).min(1).max(100) }).openapi('NewContexts')),
+  },
+  responses: {
+    200: ok(
+      'A result per key',
+      z
+        .object({
+          results: z.array(
+            z.object({
+              key: z.string(),
+              status: z.enum(['created', 'exists', 'invalid']),
+              reason: z.enum(['too_short', 'too_long', 'bad_characters', 'reserved']).optional(),
+              message: z.string().optional(),
+            }),
+          ),
+        })
+        .openapi('ContextBatchResult'),
+    ),
+    ...agentRoute.errors,
+    400: errorResponse('`validation_failed` (not 1..100 keys), `agent_kind_not_supported`'),
+  },
+});
+
+export const appendMessage = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/context/{contextKey}/message`,
+  tags: ['Contexts'],
+  summary: 'Append a message to a context (memory hydration)',
+  description: "Appends one message to an existing context and bumps the context's updated time. Messages keep the order they are stored in. Send `Idempotency-Key` to make retries safe.",
+  security: agentRoute.security,
+  request: { params: ContextParamsSchema, headers: IdempotencyHeadersSchema, body: json(NewMessageSchema) },
+  responses: {
+    200: ok('The stored message', StoredMessageSchema),
+    ...agentRoute.errors,
+    400: errorResponse('`validation_failed` (role not user/system/assistant, message shorter than 2 characters or over 256 KiB, NUL, contextKey shorter than 2), `idempotency_key_reused`'),
+    404: errorResponse('`context_not_found`: Context not found (or `agent_not_found`)'),
+  },
+});
+
+export const appendMessages = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/context/{contextKey}/messages`,
+  tags: ['Contexts'],
+  summary: 'Append up to 100 messages atomically, in order',
+  description: 'All messages are stored, in the order given, or none. Send `Idempotency-Key` so a pipeline retry stores nothing twice.',
+  security: agentRoute.security,
+  request: {
+    params: ContextParamsSchema,
+    headers: IdempotencyHeadersSchema,
+    body: json(z.object({ messages: z.array(z.object({ message: MessageTextSchema, role: RoleSchema })).min(1).max(100) }).openapi('NewContextMessages')),
+  },
+  responses: {
+    200: ok('The stored messages, in order', z.object({ messages: z.array(StoredMessageSchema) }).openapi('StoredContextMessages')),
+    ...agentRoute.errors,
+    400: errorResponse('`validation_failed` (not 1..100 messages, or one invalid: the issue path names its index), `idempotency_key_reused`'),
+    404: errorResponse('`context_not_found`: Context not found'),
+  },
+});
+
+export const readMessages = createRoute({
+  method: 'get',
+  path: `${AGENT_PATH}/context/{contextKey}/messages`,
+  tags: ['Contexts'],
+  summary: "Read a context's messages back, in order",
+  description: 'So a pipeline can verify what it hydrated: messages in stored order, `limit` at a time; pass `nextCursor` as `cursor` to read on while `hasMore`.',
+  security: agentRoute.security,
+  request: {
+    params: ContextParamsSchema,
+    query: z.object({
+      cursor: z.string().max(200).optional().openapi({ param: { name: 'cursor', in: 'query' }, description: 'nextCursor of the previous page' }),
+      limit: z
+        .string()
+        .regex(/^\d{1,3}$/, 'limit must be a whole number from 1 to 100')
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= 100, 'limit must be from 1 to 100')
+        .optional()
+        .default(50)
+        .openapi({ param: { name: 'limit', in: 'query' }, type: 'integer', example: 50, description: '1..100, default 50' }),
+    }),
+  },
+  responses: {
+    200: ok(
+      'A page of messages',
+      z
+        .object({ messages: z.array(StoredMessageSchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })
+        .openapi('ContextMessagePage'),
+    ),
+    ...agentRoute.errors,
+    404: errorResponse('`context_not_found`: Context not found'),
+  },
+});

@@ -1,0 +1,118 @@
+import type { Pool } from '@neondatabase/serverless';
+import type { Agent } from '../agents/gate';
+import { AppError } from '../errors';
+import { ensureAgentSchema, findAgentSchema, type AgentSchema } from '../storage/agent-storage';
+import { databaseError } from '../storage/db';
+import { keyProblem, KEY_PROBLEM_TEXT, RESERVED_PREFIX, type KeyProblem } from './rules';
+
+export interface ContextsDeps {
+  pool: Pool;
+}
+
+/** Collections whose agents may hold contexts. */
+const CONTEXT_KINDS = new Set(['internal', 'expert']);
+
+/** Excludes the reserved prefix as a byte range (keys sort with COLLATE "C"): index-friendly. */
+const VISIBLE = `NOT (key >= '${RESERVED_PREFIX}' AND key < '${RESERVED_PREFIX.slice(0, -1)}0')`;
+
+export interface KeyPage {
+  page: number;
+  elementsPerPage: number;
+  totalElements: number;
+  contextKeys: string[];
+}
+
+/** Escapes `%`, `_` and `\` so a search string matches literally inside ILIKE. */
+export function likeSubstring(search: string): string {
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Lists the agent's visible keys in byte order; an agent without storage has none. */
+export async function listKeys(
+  deps: ContextsDeps,
+  agent: Agent,
+  query: { page: number; elementsPerPage: number; search?: string; sortDirection: 'asc' | 'desc' },
+): Promise<KeyPage> {
+  const empty: KeyPage = { page: query.page, elementsPerPage: query.elementsPerPage, totalElements: 0, contextKeys: [] };
+  const schema = await findAgentSchema(deps.pool, agent);
+  if (!schema) return empty;
+  const s = schema.quoted;
+  const direction = query.sortDirection === 'desc' ? 'DESC' : 'ASC';
+  const offset = (query.page - 1) * query.elementsPerPage;
+  const search = query.search ? likeSubstring(query.search) : null;
+  const filter = search ? `${VISIBLE} AND key ILIKE $3` : VISIBLE;
+  const total = search ? `(SELECT count(*) FROM ${s}.contexts WHERE ${filter})` : `(SELECT visible FROM ${s}.key_count)`;
+  try {
+    const { rows } = await deps.pool.query<{ total: string; keys: string[] }>(
+      `SELECT ${total} AS total,
+              coalesce((SELECT array_agg(key ORDER BY key ${direction})
+                        FROM (SELECT key FROM ${s}.contexts WHERE ${filter} ORDER BY key ${direction} LIMIT $1 OFFSET $2) page), '{}') AS keys`,
+      search ? [query.elementsPerPage, offset, search] : [query.elementsPerPage, offset],
+    );
+    const row = rows[0];
+    return { ...empty, totalElements: Number(row?.total ?? 0), contextKeys: row?.keys ?? [] };
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+function requireContextKind(agent: Agent): void {
+  if (!CONTEXT_KINDS.has(agent.kind)) {
+    throw new AppError('agent_kind_not_supported', `Agents of kind ${agent.kind} cannot hold contexts; only internal or expert agents can`);
+  }
+}
+
+/** Inserts keys that do not exist yet (one statement); returns the ones created. */
+async function insertKeys(pool: Pool, schema: AgentSchema, keys: string[]): Promise<Set<string>> {
+  const s = schema.quoted;
+  try {
+    const { rows } = await pool.query<{ created: string[] | null }>(
+      `WITH ins AS (
+         INSERT INTO ${s}.contexts (key) SELECT k FROM unnest($1::text[]) AS k ON CONFLICT (key) DO NOTHING RETURNING key
+       ), counted AS (
+         UPDATE ${s}.key_count SET visible = visible + (SELECT count(*) FROM ins WHERE ${VISIBLE}) RETURNING 1
+       )
+       SELECT (SELECT array_agg(key) FROM ins) AS created, (SELECT count(*) FROM counted) AS counted`,
+      [keys],
+    );
+    return new Set(rows[0]?.created ?? []);
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+/** Creates one key. A duplicate is a 400 saying it already exists (clients treat it as provisioned). */
+export async function createKey(deps: ContextsDeps, agent: Agent, key: string): Promise<void> {
+  requireContextKind(agent);
+  const schema = await ensureAgentSchema(deps.pool, agent);
+  const created = await insertKeys(deps.pool, schema, [key]);
+  if (!created.has(key)) {
+    throw new AppError('context_exists', `agent context with key ${key} already exists`);
+  }
+}
+
+export type KeyResult =
+  | { key: string; status: 'created' }
+  | { key: string; status: 'exists' }
+  | { key: string; status: 'invalid'; reason: KeyProblem; message: string };
+
+/** Creates up to 100 keys in one statement; a result per key, in request order. */
+export async function createKeys(deps: ContextsDeps, agent: Agent, keys: string[]): Promise<KeyResult[]> {
+  requireContextKind(agent);
+  const valid = [...new Set(keys.filter((key) => keyProblem(key) === null))];
+  let created = new Set<string>();
+  if (valid.length > 0) {
+    const schema = await ensureAgentSchema(deps.pool, agent);
+    created = await insertKeys(deps.pool, schema, valid);
+  }
+  const reported = new Set<string>();
+  return keys.map((key): KeyResult => {
+    const problem = keyProblem(key);
+    if (problem) return { key, status: 'invalid', reason: problem, message: KEY_PROBLEM_TEXT[problem] };
+    if (created.has(key) && !reported.has(key)) {
+      reported.add(key);
+      return { key, status: 'created' };
+    }
+    return { key, status: 'exists' };
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * The per-agent schema template, as ordered migrations. Each agent schema records the version it
+ * has reached (gateway.agent_storage.template_version); requests upgrade an outdated schema lazily
+ * and `npm run agents:upgrade` walks them all. Steps are SQL parameterised by the schema's quoted
+ * name, so they live here rather than in drizzle/ (whose migrations target fixed schemas).
+ *
+ * Keep the template small: every relation costs catalog rows times the number of agents.
+ * v1: contexts (key sorted in byte order, pg_trgm index for substring search), messages (ordered
+ *     by an identity id within a context), idempotency records, and a one-row key counter so an
+ *     unfiltered list answers totalElements without counting 10^6 rows.
+ */
+export interface TemplateStep {
+  version: number;
+  statements: (schema: string) => string[];
+}
+
+export const AGENT_TEMPLATE: readonly TemplateStep[] = [
+  {
+    version: 1,
+    statements: (s) => [
+      `CREATE TABLE ${s}.contexts (
+        key text COLLATE "C" PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX contexts_key_trgm ON ${s}.contexts USING gin (key public.gin_trgm_ops)`,
+      `CREATE TABLE ${s}.messages (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        context_key text COLLATE "C" NOT NULL REFERENCES ${s}.contexts (key),
+        role text NOT NULL CHECK (role IN ('user', 'system', 'assistant')),
+        message text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE INDEX messages_context_id ON ${s}.messages (context_key, id)`,
+      `CREATE TABLE ${s}.idempotency (
+        key text PRIMARY KEY,
+        request_hash text NOT NULL,
+        response jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      `CREATE TABLE ${s}.key_count (
+        only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        visible bigint NOT NULL DEFAULT 0
+      )`,
+      `INSERT INTO ${s}.key_count DEFAULT VALUES`,
+    ],
+  },
+];
+
+export const TEMPLATE_VERSION = AGENT_TEMPLATE[AGENT_TEMPLATE.length - 1]!.version;
