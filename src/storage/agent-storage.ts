@@ -1,7 +1,14 @@
-import type { Pool, PoolClient } from '@neondatabase/serverless';
 import type { AgentIdentity } from '../agents/identity';
 import { databaseError } from './db';
-import { AGENT_TEMPLATE, TEMPLATE_VERSION } from './agent-template';
+import { AGENT_TEMPLATE, TEMPLATE_VERSION, type TemplateStep } from './agent-template';
+
+/** What provisioning needs of a pool: the Neon driver's in the worker, `pg`'s in scripts. */
+export interface SqlClient {
+  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+export interface SqlPool extends SqlClient {
+  connect(): Promise<SqlClient & { release(): void }>;
+}
 
 /** The quoted, schema-qualified name of an agent's storage: derived from identity, never user text. */
 export interface AgentSchema {
@@ -36,7 +43,7 @@ export async function agentSchemaName(agent: AgentIdentity): Promise<AgentSchema
 const ready = new Set<string>();
 
 /** The agent's schema if it exists (upgraded to the current template), else null. Creates nothing. */
-export async function findAgentSchema(pool: Pool, agent: AgentIdentity): Promise<AgentSchema | null> {
+export async function findAgentSchema(pool: SqlPool, agent: AgentIdentity): Promise<AgentSchema | null> {
   const schema = await agentSchemaName(agent);
   if (ready.has(schema.name)) return schema;
   try {
@@ -58,7 +65,7 @@ export async function findAgentSchema(pool: Pool, agent: AgentIdentity): Promise
  * The agent's schema, created (or upgraded) on first need under a transaction-scoped advisory
  * lock, so any number of concurrent first writes produce one schema and no error.
  */
-export async function ensureAgentSchema(pool: Pool, agent: AgentIdentity): Promise<AgentSchema> {
+export async function ensureAgentSchema(pool: SqlPool, agent: AgentIdentity): Promise<AgentSchema> {
   const existing = await findAgentSchema(pool, agent);
   if (existing) return existing;
   const schema = await agentSchemaName(agent);
@@ -71,8 +78,17 @@ export async function ensureAgentSchema(pool: Pool, agent: AgentIdentity): Promi
   return schema;
 }
 
-/** Brings one agent schema to the current template version (creating it when absent). */
-export async function provision(pool: Pool, agent: AgentIdentity, schema: AgentSchema): Promise<number> {
+/**
+ * Brings one agent schema to the template's last version (creating it when absent), under a
+ * transaction-scoped advisory lock on the schema name. Returns the version it found.
+ */
+export async function provision(
+  pool: SqlPool,
+  agent: AgentIdentity,
+  schema: AgentSchema,
+  template: readonly TemplateStep[] = AGENT_TEMPLATE,
+): Promise<number> {
+  const target = template[template.length - 1]!.version;
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -83,17 +99,17 @@ export async function provision(pool: Pool, agent: AgentIdentity, schema: AgentS
     );
     const from = rows[0]?.template_version ?? 0;
     if (from === 0) await client.query(`CREATE SCHEMA ${schema.quoted}`);
-    await applySteps(client, schema, from);
+    await applySteps(client, schema, from, template);
     if (from === 0) {
       await client.query(
         `insert into "gateway"."agent_storage" (schema_name, chain_id, collection, token_id, template_version)
          values ($1, $2, $3, $4, $5)`,
-        [schema.name, agent.chainId, agent.collection.toLowerCase(), agent.tokenId.toString(), TEMPLATE_VERSION],
+        [schema.name, agent.chainId, agent.collection.toLowerCase(), agent.tokenId.toString(), target],
       );
-    } else if (from < TEMPLATE_VERSION) {
+    } else if (from < target) {
       await client.query(
         'update "gateway"."agent_storage" set template_version = $2, upgraded_at = now() where schema_name = $1',
-        [schema.name, TEMPLATE_VERSION],
+        [schema.name, target],
       );
     }
     await client.query('COMMIT');
@@ -106,8 +122,8 @@ export async function provision(pool: Pool, agent: AgentIdentity, schema: AgentS
   }
 }
 
-async function applySteps(client: PoolClient, schema: AgentSchema, from: number): Promise<void> {
-  for (const step of AGENT_TEMPLATE) {
+async function applySteps(client: SqlClient, schema: AgentSchema, from: number, template: readonly TemplateStep[]): Promise<void> {
+  for (const step of template) {
     if (step.version <= from) continue;
     for (const statement of step.statements(schema.quoted)) await client.query(statement);
   }

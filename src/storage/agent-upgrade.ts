@@ -1,0 +1,64 @@
+import type { Address } from 'viem';
+import { AGENT_TEMPLATE, type TemplateStep } from './agent-template';
+import { provision, type SqlPool } from './agent-storage';
+
+export interface UpgradeProgress {
+  done: number;
+  total: number;
+  failed: number;
+  /** The last schema handled: pass as `after` to resume from there. */
+  cursor: string;
+}
+
+export interface UpgradeResult extends UpgradeProgress {
+  failures: { schema: string; reason: string }[];
+}
+
+/**
+ * Brings every agent schema below the template's last version up to it, in batches ordered by
+ * schema name. Safe to stop and run again: finished schemas no longer qualify, and `after`
+ * resumes past a given schema. One schema failing is reported and does not stop the walk.
+ */
+export async function upgradeAgentSchemas(
+  pool: SqlPool,
+  options: {
+    template?: readonly TemplateStep[];
+    batchSize?: number;
+    after?: string;
+    onProgress?: (progress: UpgradeProgress) => void;
+  } = {},
+): Promise<UpgradeResult> {
+  const template = options.template ?? AGENT_TEMPLATE;
+  const target = template[template.length - 1]!.version;
+  const batchSize = options.batchSize ?? 100;
+  let cursor = options.after ?? '';
+  const { rows: countRows } = await pool.query<{ n: string }>(
+    'select count(*) as n from "gateway"."agent_storage" where template_version < $1 and schema_name > $2',
+    [target, cursor],
+  );
+  const progress: UpgradeProgress = { done: 0, total: Number(countRows[0]?.n ?? 0), failed: 0, cursor };
+  const failures: UpgradeResult['failures'] = [];
+  options.onProgress?.({ ...progress });
+  for (;;) {
+    const { rows } = await pool.query<{ schema_name: string; chain_id: number; collection: string; token_id: string }>(
+      `select schema_name, chain_id, collection, token_id from "gateway"."agent_storage"
+       where template_version < $1 and schema_name > $2 order by schema_name limit $3`,
+      [target, cursor, batchSize],
+    );
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const agent = { chainId: row.chain_id, collection: row.collection as Address, tokenId: BigInt(row.token_id) };
+      try {
+        await provision(pool, agent, { name: row.schema_name, quoted: `"${row.schema_name}"` }, template);
+        progress.done += 1;
+      } catch (err) {
+        progress.failed += 1;
+        failures.push({ schema: row.schema_name, reason: err instanceof Error ? err.message.split('\n')[0]! : String(err) });
+      }
+      cursor = row.schema_name;
+      progress.cursor = cursor;
+      options.onProgress?.({ ...progress });
+    }
+  }
+  return { ...progress, failures };
+}

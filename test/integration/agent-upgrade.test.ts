@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { getAddress } from 'viem';
+import { migrateGateway } from '../../scripts/lib/migrate';
+import { ensureDatabase } from '../../scripts/lib/postgres';
+import { agentSchemaName, provision, type SqlPool } from '../../src/storage/agent-storage';
+import { AGENT_TEMPLATE, TEMPLATE_VERSION } from '../../src/storage/agent-template';
+import { upgradeAgentSchemas, type UpgradeProgress } from '../../src/storage/agent-upgrade';
+
+const stack = inject('stack');
+// A database of its own: the walk touches every agent schema it finds.
+const database = `upgrade_${randomBytes(4).toString('hex')}`;
+let pool: pg.Pool;
+const sql = () => pool as unknown as SqlPool;
+
+const V2 = [...AGENT_TEMPLATE, { version: TEMPLATE_VERSION + 1, statements: (s: string) => [`CREATE TABLE ${s}.upgrade_marker (x int)`] }];
+const agents = Array.from({ length: 7 }, (_, i) => ({
+  chainId: 80002,
+  collection: getAddress(`0x${'ab'.repeat(19)}${i.toString(16).padStart(2, '0')}`),
+  tokenId: BigInt(i + 1),
+}));
+
+beforeAll(async () => {
+  await ensureDatabase(stack.postgresAdminUrl, database);
+  const url = stack.postgresAdminUrl.replace(/\/postgres$/, `/${database}`);
+  await migrateGateway(url);
+  pool = new pg.Pool({ connectionString: url, max: 4 });
+  for (const agent of agents) await provision(sql(), agent, await agentSchemaName(agent));
+});
+
+afterAll(async () => {
+  await pool?.end();
+  const admin = new pg.Client({ connectionString: stack.postgresAdminUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists "${database}" with (force)`);
+  await admin.end();
+});
+
+async function versions(): Promise<number[]> {
+  const { rows } = await pool.query<{ template_version: number }>('select template_version from gateway.agent_storage order by schema_name');
+  return rows.map((r) => r.template_version);
+}
+
+describe('per-agent template upgrades', () => {
+  it('provisions schemas at the current template version, idempotently', async () => {
+    expect(await versions()).toEqual(agents.map(() => TEMPLATE_VERSION));
+    expect(await provision(sql(), agents[0]!, await agentSchemaName(agents[0]!))).toBe(TEMPLATE_VERSION);
+  });
+
+  it('walks every schema in resumable batches, reporting progress, and a rerun finishes the rest', async () => {
+    const seen: UpgradeProgress[] = [];
+    // Stop the first run after 3 schemas, as a crash would.
+    await expect(
+      upgradeAgentSchemas(sql(), {
+        template: V2,
+        batchSize: 2,
+        onProgress: (p) => {
+          seen.push(p);
+          if (p.done === 3) throw new Error('stopped');
+        },
+      }),
+    ).rejects.toThrow('stopped');
+    expect(seen[0]).toMatchObject({ done: 0, total: 7 });
+    expect((await versions()).filter((v) => v === TEMPLATE_VERSION + 1)).toHaveLength(3);
+
+    const rest = await upgradeAgentSchemas(sql(), { template: V2, batchSize: 2 });
+    expect(rest).toMatchObject({ done: 4, total: 4, failed: 0 });
+    expect(await versions()).toEqual(agents.map(() => TEMPLATE_VERSION + 1));
+    for (const agent of agents) {
+      const { rowCount } = await pool.query('select 1 from information_schema.tables where table_schema = $1 and table_name = $2', [
+        (await agentSchemaName(agent)).name,
+        'upgrade_marker',
+      ]);
+      expect(rowCount).toBe(1);
+    }
+    expect(await upgradeAgentSchemas(sql(), { template: V2 })).toMatchObject({ done: 0, total: 0 });
+  });
+
+  it('reports a schema that fails and goes on with the others', async () => {
+    const V3 = [...V2, { version: TEMPLATE_VERSION + 2, statements: (s: string) => [`CREATE TABLE ${s}.v3 (x int)`] }];
+    const broken = await agentSchemaName(agents[2]!);
+    await pool.query(`CREATE TABLE ${broken.quoted}.v3 (y int)`); // the step will collide here
+    const result = await upgradeAgentSchemas(sql(), { template: V3 });
+    expect(result).toMatchObject({ done: 6, failed: 1 });
+    expect(result.failures[0]?.schema).toBe(broken.name);
+  });
+});
