@@ -27,28 +27,41 @@ export function likeSubstring(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Lists the agent's visible keys in byte order; an agent without storage has none. */
-export async function listKeys(
-  deps: ContextsDeps,
-  agent: Agent,
-  query: { page: number; elementsPerPage: number; search?: string; sortDirection: 'asc' | 'desc' },
-): Promise<KeyPage> {
-  const empty: KeyPage = { page: query.page, elementsPerPage: query.elementsPerPage, totalElements: 0, contextKeys: [] };
-  const schema = await findAgentSchema(deps.pool, agent);
-  if (!schema) return empty;
+export interface ListQuery {
+  page: number;
+  elementsPerPage: number;
+  search?: string;
+  sortDirection: 'asc' | 'desc';
+}
+
+/**
+ * The one statement behind a key page: the page and its total together. Exported so the
+ * benchmark can run the very same SQL straight against Postgres as the floor.
+ */
+export function listKeysSql(schema: AgentSchema, query: ListQuery): { text: string; values: unknown[] } {
   const s = schema.quoted;
   const direction = query.sortDirection === 'desc' ? 'DESC' : 'ASC';
   const offset = (query.page - 1) * query.elementsPerPage;
   const search = query.search ? likeSubstring(query.search) : null;
   const filter = search ? `${VISIBLE} AND key ILIKE $3` : VISIBLE;
+  // Unfiltered totals come from the counter kept with every insert: counting 10^6 rows is not O(1).
   const total = search ? `(SELECT count(*) FROM ${s}.contexts WHERE ${filter})` : `(SELECT visible FROM ${s}.key_count)`;
-  try {
-    const { rows } = await deps.pool.query<{ total: string; keys: string[] }>(
-      `SELECT ${total} AS total,
+  return {
+    text: `SELECT ${total} AS total,
               coalesce((SELECT array_agg(key ORDER BY key ${direction})
                         FROM (SELECT key FROM ${s}.contexts WHERE ${filter} ORDER BY key ${direction} LIMIT $1 OFFSET $2) page), '{}') AS keys`,
-      search ? [query.elementsPerPage, offset, search] : [query.elementsPerPage, offset],
-    );
+    values: search ? [query.elementsPerPage, offset, search] : [query.elementsPerPage, offset],
+  };
+}
+
+/** Lists the agent's visible keys in byte order; an agent without storage has none. */
+export async function listKeys(deps: ContextsDeps, agent: Agent, query: ListQuery): Promise<KeyPage> {
+  const empty: KeyPage = { page: query.page, elementsPerPage: query.elementsPerPage, totalElements: 0, contextKeys: [] };
+  const schema = await findAgentSchema(deps.pool, agent);
+  if (!schema) return empty;
+  const { text, values } = listKeysSql(schema, query);
+  try {
+    const { rows } = await deps.pool.query<{ total: string; keys: string[] }>(text, values);
     const row = rows[0];
     return { ...empty, totalElements: Number(row?.total ?? 0), contextKeys: row?.keys ?? [] };
   } catch (err) {

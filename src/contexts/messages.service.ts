@@ -57,19 +57,24 @@ function toMessage(row: Row): StoredMessage {
 /**
  * Appends messages to an existing context, atomically and in order, in one statement: the context
  * row is locked (its updated_at bumped) before ids are drawn, so concurrent appends to one context
- * get ids in commit order.
+ * get ids in commit order. Exported so the benchmark can run the same SQL as the floor.
  */
-async function insertMessages(db: Pool | PoolClient, schema: AgentSchema, key: string, messages: NewMessage[]): Promise<StoredMessage[]> {
+export function appendSql(schema: AgentSchema, key: string, messages: NewMessage[]): { text: string; values: unknown[] } {
   const s = schema.quoted;
-  const { rows } = await db.query<Row>(
-    `WITH c AS (UPDATE ${s}.contexts SET updated_at = now() WHERE key = $1 RETURNING key)
+  return {
+    text: `WITH c AS (UPDATE ${s}.contexts SET updated_at = now() WHERE key = $1 RETURNING key)
      INSERT INTO ${s}.messages (context_key, role, message)
      SELECT c.key, m.role, m.message
      FROM c CROSS JOIN unnest($2::text[], $3::text[]) WITH ORDINALITY AS m(role, message, ord)
      ORDER BY m.ord
      RETURNING id, role, message, created_at`,
-    [key, messages.map((m) => m.role), messages.map((m) => m.message)],
-  );
+    values: [key, messages.map((m) => m.role), messages.map((m) => m.message)],
+  };
+}
+
+async function insertMessages(db: Pool | PoolClient, schema: AgentSchema, key: string, messages: NewMessage[]): Promise<StoredMessage[]> {
+  const { text, values } = appendSql(schema, key, messages);
+  const { rows } = await db.query<Row>(text, values);
   return rows.map(toMessage).sort((a, b) => a.id - b.id);
 }
 
