@@ -13,7 +13,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from './lib/migrate';
 import { isAlive, isPortFree, stopProcessGroup } from './lib/processes';
-import { CHAIN_OF, DEPLOYMENT_NAMES, newJwtSecret, startBackends, workerBindings, type Backends, type DeploymentName } from './lib/stack';
+import { CHAIN_OF, DEPLOYMENT_NAMES, newJwtSecret, newVaultKek, startBackends, workerBindings, type Backends, type DeploymentName } from './lib/stack';
 import { startWranglerDev, type RunningWorker } from './lib/wrangler-dev';
 
 const startedAt = Date.now();
@@ -84,10 +84,11 @@ async function stopLeftovers(): Promise<void> {
   await rm(pidFile, { force: true });
 }
 
-async function loadJwtSecret(): Promise<string> {
-  const file = path.join(stateDir, 'jwt-secret');
+/** A dev secret kept under the state dir (mode 0600), so tokens and vault entries survive restarts. */
+async function loadSecret(name: string, make: () => string): Promise<string> {
+  const file = path.join(stateDir, name);
   if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
-  const secret = newJwtSecret();
+  const secret = make();
   await writeFile(file, secret + '\n', { mode: 0o600 });
   return secret;
 }
@@ -141,7 +142,7 @@ async function main(): Promise<void> {
   const ready = backends;
 
   console.log('starting both workers under wrangler dev...');
-  const jwtSecret = await loadJwtSecret();
+  const secrets = { jwtSecret: await loadSecret('jwt-secret', newJwtSecret), vaultKek: await loadSecret('vault-kek', newVaultKek) };
   const started = await Promise.all(
     DEPLOYMENT_NAMES.map(async (name: DeploymentName) => {
       const workerPort = ports[name].port;
@@ -152,7 +153,7 @@ async function main(): Promise<void> {
         inspectorPort: ports[`${name}Inspector`].port,
         stateDir,
         name,
-        bindings: workerBindings(ready, name, origin, jwtSecret),
+        bindings: workerBindings(ready, name, origin, secrets),
       });
       workers.push(worker);
       await recordPid(`wrangler-${name}`, worker.pid, true);

@@ -1,13 +1,14 @@
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { agents } from './agents';
 import { agentGate } from './agents/gate';
 import { auth } from './auth';
 import { contexts } from './contexts';
+import { settings } from './settings';
 import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
 import { AppError, renderError } from './errors';
 import { health } from './health';
+import { bodyLimit } from './http/body-limit';
 import { withConfig } from './http/config';
 import { withDatabase } from './http/database';
 import { jsonBody } from './http/json-body';
@@ -27,14 +28,7 @@ export function createApp() {
 
   app.use('*', requestId());
   app.use('*', withConfig());
-  app.use('*', async function bodyLimitMiddleware(c, next) {
-    return bodyLimit({
-      maxSize: c.var.config.maxBodyBytes,
-      onError: () => {
-        throw new AppError('payload_too_large', `The request body is larger than ${c.var.config.maxBodyBytes} bytes`);
-      },
-    })(c, next);
-  });
+  app.use('*', bodyLimit());
   app.use('*', cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'], exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed'], maxAge: 600 }));
   app.use('*', jsonBody(routes));
   app.use('*', withDatabase());
@@ -48,6 +42,7 @@ export function createApp() {
   app.route('/', auth);
   app.route('/', agents);
   app.route('/', contexts);
+  app.route('/', settings);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
@@ -67,6 +62,7 @@ export function createApp() {
       { name: 'Login', description: 'Wallet-signature login (EIP-4361) and chat pairing' },
       { name: 'Agents', description: 'Agent-scoped routes: bearer token, registered collection, on-chain owner' },
       { name: 'Contexts', description: "The agent's memory: context keys and their messages, in the agent's own storage" },
+      { name: 'Settings', description: 'LLM settings and prompt templates (dashboard); secrets go to the vault and are never returned' },
       { name: 'Operations', description: 'Health and documentation' },
     ],
   }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEPLOYMENTS, isChainId, type ChainId } from './chains';
 import type { Env } from './env';
+import { parseKekSpec } from './vault/crypto';
 
 /** The deployment's configuration, parsed once per `env` object and frozen. */
 export interface Config {
@@ -17,6 +18,9 @@ export interface Config {
   readonly nonceTtlSeconds: number;
   readonly maxBodyBytes: number;
   readonly maxTokensPerRequest: number;
+  /** Vault key encryption keys, as configured (`v<version>:<base64>`); imported on first use. */
+  readonly vaultKek: string;
+  readonly vaultKekPrevious: string | undefined;
   readonly warnings: readonly string[];
 }
 
@@ -74,6 +78,13 @@ const envSchema = z.object({
   NONCE_TTL_SECONDS: intVar('NONCE_TTL_SECONDS', 300, 1, 3_600),
   MAX_BODY_BYTES: intVar('MAX_BODY_BYTES', 1_048_576, 1_024, 100 * 1_048_576),
   TOKEN__MAX_TOKENS_PER_REQUEST: intVar('TOKEN__MAX_TOKENS_PER_REQUEST', 100_000, 1, 10_000_000),
+  VAULT_KEK: z
+    .string({ error: 'is required' })
+    .refine((v) => parseKekSpec(v) !== null, { message: 'must be v<version>:<base64 of 32 bytes>' }),
+  VAULT_KEK_PREVIOUS: z
+    .string()
+    .refine((v) => parseKekSpec(v) !== null, { message: 'must be v<version>:<base64 of 32 bytes>' })
+    .optional(),
   DB_WS_PROXY: z
     .string()
     .regex(/^[a-z0-9.-]+:\d{1,5}$/i, 'must be host:port')
@@ -126,6 +137,8 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     nonceTtlSeconds: vars.NONCE_TTL_SECONDS,
     maxBodyBytes: vars.MAX_BODY_BYTES,
     maxTokensPerRequest: vars.TOKEN__MAX_TOKENS_PER_REQUEST,
+    vaultKek: vars.VAULT_KEK,
+    vaultKekPrevious: vars.VAULT_KEK_PREVIOUS,
     warnings: Object.freeze(warnings),
   });
 }

@@ -19,9 +19,13 @@ export interface Env {
   // secrets
   DATABASE_URL: string;
   JWT__HASH: string;
+  /** Key encryption key of the vault: `v<version>:<base64 of 32 bytes>`. */
+  VAULT_KEK: string;
+  /** The previous KEK, only while `npm run vault:rotate` re-wraps secrets. */
+  VAULT_KEK_PREVIOUS?: string;
   // bindings
   NONCES: KVNamespace;
 }
 
 /** Names of the secrets a deployment needs (`wrangler secret put <NAME>`). */
-export const SECRET_NAMES = ['DATABASE_URL', 'JWT__HASH'] as const;
+export const SECRET_NAMES = ['DATABASE_URL', 'JWT__HASH', 'VAULT_KEK', 'VAULT_KEK_PREVIOUS'] as const;

@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   agent_not_found: 404,
   context_not_found: 404,
+  llm_settings_not_found: 404,
+  prompt_template_not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,

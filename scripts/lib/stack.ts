@@ -98,7 +98,7 @@ export function workerBindings(
   backends: Backends,
   name: DeploymentName,
   origin: string,
-  jwtSecret: string,
+  secrets: { jwtSecret: string; vaultKek: string },
 ): Record<string, string> {
   const chain = backends.chains[name];
   return {
@@ -108,10 +108,16 @@ export function workerBindings(
     SIWE_URI: origin,
     DB_WS_PROXY: backends.bridge.proxy,
     DATABASE_URL: backends.databaseUrl,
-    JWT__HASH: jwtSecret,
+    JWT__HASH: secrets.jwtSecret,
+    VAULT_KEK: secrets.vaultKek,
   };
 }
 
 export function newJwtSecret(): string {
   return randomBytes(32).toString('base64url');
+}
+
+/** A fresh vault key encryption key, `v<version>:<base64 of 32 bytes>`. */
+export function newVaultKek(version = 1): string {
+  return `v${version}:${randomBytes(32).toString('base64')}`;
 }

@@ -9,10 +9,14 @@ function messagesDeps(c: Context<AppBindings>): MessagesDeps {
   return { pool: c.var.db.pool, defer: (work) => c.executionCtx.waitUntil(work) };
 }
 
-/** What an Idempotency-Key is bound to: the method, the concrete path and the validated body. */
-async function idempotencyFor(c: Context<AppBindings>, key: string | undefined, body: unknown): Promise<Idempotency | undefined> {
+/**
+ * What an Idempotency-Key is bound to (within the agent's own storage): the operation, the decoded
+ * context key and the validated body. Spelling the same request differently (a lower-case address,
+ * `%3A` for `:`) is the same request.
+ */
+async function idempotencyFor(c: Context<AppBindings>, key: string | undefined, contextKey: string, body: unknown): Promise<Idempotency | undefined> {
   if (key === undefined) return undefined;
-  const text = `${c.req.method} ${c.req.path}\n${JSON.stringify(body)}`;
+  const text = `${c.req.method} ${c.req.routePath}\n${contextKey}\n${JSON.stringify(body)}`;
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   const requestHash = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
   return { key, requestHash };
@@ -42,7 +46,7 @@ export const createContextsHandler: RouteHandler<typeof routes.createContexts, A
 export const appendMessageHandler: RouteHandler<typeof routes.appendMessage, AppBindings> = async (c) => {
   const body = c.req.valid('json');
   const { contextKey } = c.req.valid('param');
-  const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], body);
+  const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], contextKey, body);
   const result = await appendMessages(messagesDeps(c), c.var.agent, contextKey, [body], idempotency);
   if (result.replayed) c.header('Idempotent-Replayed', 'true');
   return c.json(result.messages[0]!, 200);
@@ -51,7 +55,7 @@ export const appendMessageHandler: RouteHandler<typeof routes.appendMessage, App
 export const appendMessagesHandler: RouteHandler<typeof routes.appendMessages, AppBindings> = async (c) => {
   const body = c.req.valid('json');
   const { contextKey } = c.req.valid('param');
-  const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], body);
+  const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], contextKey, body);
   const result = await appendMessages(messagesDeps(c), c.var.agent, contextKey, body.messages, idempotency);
   if (result.replayed) c.header('Idempotent-Replayed', 'true');
   return c.json({ messages: result.messages }, 200);

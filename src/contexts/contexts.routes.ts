@@ -56,7 +56,7 @@ const IdempotencyHeadersSchema = z.object({
     .regex(/^[\x21-\x7E]{1,255}$/, 'Idempotency-Key must be 1..255 visible ASCII characters')
     .optional()
     .openapi({
-      param: { name: 'Idempotency-Key', in: 'header' },
+      param: { name: 'idempotency-key', in: 'header' },
       example: 'hydrate-2026-11-22-line-1200',
       description: 'Makes retries safe: the same key with the same request returns the first result and stores nothing new (remembered at least 24 h); the same key with another request is 400 `idempotency_key_reused`.',
     }),
@@ -111,7 +111,7 @@ export const createContexts = createRoute({
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
-    body: json(z.object({ keys: z.array(z.string().max(1_024)).min(1).max(100) }).openapi('NewContexts')),
+    body: json(z.object({ keys: z.array(z.string()).min(1).max(100) }).openapi('NewContexts')),
   },
   responses: {
     200: ok(

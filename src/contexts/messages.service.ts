@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '@neondatabase/serverless';
 import type { Agent } from '../agents/gate';
 import { AppError } from '../errors';
-import { ensureAgentSchema, findAgentSchema, type AgentSchema } from '../storage/agent-storage';
+import { findAgentSchema, type AgentSchema } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';
 import type { ROLES } from './rules';
 
@@ -86,7 +86,8 @@ export async function appendMessages(
   messages: NewMessage[],
   idempotency?: Idempotency,
 ): Promise<AppendResult> {
-  const schema = idempotency ? await ensureAgentSchema(deps.pool, agent) : await findAgentSchema(deps.pool, agent);
+  // Appending never provisions storage: without a schema there is no context to append to.
+  const schema = await findAgentSchema(deps.pool, agent);
   if (!schema) throw contextNotFound();
   if (!idempotency) {
     let stored: StoredMessage[];

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, integer, pgSchema, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { check, customType, doublePrecision, index, integer, pgSchema, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * The shared schema `gateway`. Per-agent schemas (contexts, messages) are separate and derived
@@ -57,4 +57,65 @@ export const agentStorage = gateway.table(
     unique('agent_storage_identity').on(t.chainId, t.collection, t.tokenId),
     check('agent_storage_schema_name', sql`${t.schemaName} ~ '^agent_[a-z2-7]{32}$'`),
   ],
+);
+
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => new Uint8Array(value),
+});
+
+/** The agent a gateway row belongs to: chain, lower-case collection, decimal token id. */
+const agentColumns = () => ({
+  chainId: integer('chain_id').notNull(),
+  collection: text('collection').notNull(),
+  tokenId: text('token_id').notNull(),
+});
+
+/**
+ * Secrets (API keys, tool-server credentials, database passwords), envelope-encrypted (DESIGN §7):
+ * the data key wrapped by the KEK of `kek_version`; additional data binds both to the entry id,
+ * the agent and `owner` (the record using the secret). Never returned by any endpoint.
+ */
+export const vaultEntries = gateway.table(
+  'vault_entries',
+  {
+    id: uuid('id').primaryKey(),
+    ...agentColumns(),
+    /** The record using this secret, e.g. `llm_settings` or `mcp_connection:<id>`. */
+    owner: text('owner').notNull(),
+    kekVersion: integer('kek_version').notNull(),
+    wrappedKey: bytea('wrapped_key').notNull(),
+    ciphertext: bytea('ciphertext').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('vault_entries_agent').on(t.chainId, t.collection, t.tokenId), index('vault_entries_kek_version').on(t.kekVersion)],
+);
+
+/** An agent's LLM settings; the API key lives in the vault. */
+export const llmSettings = gateway.table(
+  'llm_settings',
+  {
+    ...agentColumns(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    temperature: doublePrecision('temperature').notNull(),
+    maxTokens: integer('max_tokens').notNull(),
+    apiKeyEntry: uuid('api_key_entry').references(() => vaultEntries.id, { onDelete: 'set null' }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId] })],
+);
+
+/** An agent's prompt templates, addressed by key. */
+export const promptTemplates = gateway.table(
+  'prompt_templates',
+  {
+    ...agentColumns(),
+    key: text('key').notNull(),
+    template: text('template').notNull(),
+    description: text('description'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId, t.key] })],
 );

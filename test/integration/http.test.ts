@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { newWallet } from '../support/chain';
-import { call, deployment, errorCode } from '../support/http';
+import { call, deployment, errorCode, postEarlyAnswer } from '../support/http';
 import { workerBindingsFor } from '../support/worker';
 
 const stack = inject('stack');
@@ -54,24 +54,11 @@ describe('bad input at the edge', () => {
       bindings: { ...workerBindingsFor(stack), MAX_BODY_BYTES: '2048' },
     });
     try {
-      const big = JSON.stringify({ walletAddress: 'x'.repeat(5_000), chainId: 80002 });
-      const declared = await call(worker.url, init, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+      const big = new TextEncoder().encode(JSON.stringify({ walletAddress: 'x'.repeat(5_000), chainId: 80002 }));
+      const declared = await postEarlyAnswer(worker.url + init, big, { chunked: false });
       expect(declared.status).toBe(413);
       expect(errorCode(declared)).toBe('payload_too_large');
-      const bytes = new TextEncoder().encode(big);
-      const stream = new ReadableStream<Uint8Array>({
-        start(controller) {
-          for (let i = 0; i < bytes.length; i += 1_000) controller.enqueue(bytes.slice(i, i + 1_000));
-          controller.close();
-        },
-      });
-      const streamed = await call(worker.url, init, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: stream,
-        // @ts-expect-error Node's fetch needs duplex for a streamed body
-        duplex: 'half',
-      });
+      const streamed = await postEarlyAnswer(worker.url + init, big, { chunked: true });
       expect(streamed.status).toBe(413);
       expect(errorCode(streamed)).toBe('payload_too_large');
       const fits = await call(worker.url, init, { method: 'POST', headers: { 'content-type': 'application/json' }, body: validBody() });
@@ -138,15 +125,21 @@ describe('every response', () => {
 });
 
 describe('documentation', () => {
-  it('serves an OpenAPI 3.1 document listing every route with its error responses', async () => {
-    const res = await call<{ openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>(baseUrl, '/openapi.json');
+  it('serves an OpenAPI 3.1 document listing every route, each agent route with its gate errors', async () => {
+    const res = await call<{ openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>> }>(baseUrl, '/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toMatch(/^3\.1/);
-    expect(Object.keys(res.body.paths).sort()).toEqual(
-      ['/agent/{agentCollectionAddress}/{agentTokenId}', '/auth/jwt/finish', '/auth/jwt/init', '/health', '/wallet/verify'].sort(),
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining(['/agent/{agentCollectionAddress}/{agentTokenId}', '/auth/jwt/finish', '/auth/jwt/init', '/health', '/wallet/verify']),
     );
-    const agent = res.body.paths['/agent/{agentCollectionAddress}/{agentTokenId}']!.get!;
-    expect(Object.keys(agent.responses).sort()).toEqual(['200', '400', '401', '403', '404', '503']);
+    for (const [path, operations] of Object.entries(res.body.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        expect(operation.responses, `${method} ${path}`).toHaveProperty('200');
+        if (!path.startsWith('/agent/')) continue;
+        expect(operation.security, `${method} ${path}`).toEqual([{ bearer: [] }]);
+        for (const status of ['400', '401', '403', '404', '503']) expect(operation.responses, `${method} ${path}`).toHaveProperty(status);
+      }
+    }
   });
 
   it('serves the interactive reference at /docs, and / leads there', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { freePort } from '../../scripts/lib/processes';
-import { DEPLOYMENT_NAMES, newJwtSecret, startBackends, workerBindings } from '../../scripts/lib/stack';
+import { DEPLOYMENT_NAMES, newJwtSecret, newVaultKek, startBackends, workerBindings } from '../../scripts/lib/stack';
 import { buildWorker, startMiniflare } from '../../scripts/lib/worker-bundle';
 import type { StackInfo } from './stack-info';
 
@@ -21,11 +21,12 @@ export default async function setup(project: TestProject) {
     buildWorker(path.join(stateDir, 'bundle')),
   ]);
   const jwtSecret = newJwtSecret();
+  const vaultKek = newVaultKek();
   const workers = await Promise.all(
     DEPLOYMENT_NAMES.map(async (name) => {
       const port = await freePort();
       const origin = `http://127.0.0.1:${port}`;
-      return startMiniflare({ scriptPath, deployment: name, port, bindings: workerBindings(backends, name, origin, jwtSecret) });
+      return startMiniflare({ scriptPath, deployment: name, port, bindings: workerBindings(backends, name, origin, { jwtSecret, vaultKek }) });
     }),
   );
   const [mainnet, testnet] = workers as [(typeof workers)[0], (typeof workers)[0]];
@@ -35,6 +36,7 @@ export default async function setup(project: TestProject) {
     postgresAdminUrl: backends.postgres.adminUrl,
     bridgeProxy: backends.bridge.proxy,
     jwtSecret,
+    vaultKek,
     accounts: backends.accounts.map((a) => ({ ...a })),
     mainnet: { chainId: 137, baseUrl: mainnet.url, rpcUrl: backends.chains.mainnet.rpcUrl, collection: backends.chains.mainnet.collection },
     testnet: { chainId: 80002, baseUrl: testnet.url, rpcUrl: backends.chains.testnet.rpcUrl, collection: backends.chains.testnet.collection },

@@ -45,3 +45,37 @@ export function errorCode(res: JsonResponse): string {
   }
   return body.error.code;
 }
+
+/**
+ * POSTs a body with node:http and resolves with the response even when the server answers
+ * before reading the whole body (an early 413 closes the socket under the writer: EPIPE).
+ */
+export async function postEarlyAnswer(url: string, body: Uint8Array, options: { chunked: boolean }): Promise<JsonResponse> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(options.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }),
+      },
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers, text, body: text ? JSON.parse(text) : undefined });
+      });
+    });
+    let answered = false;
+    req.on('response', () => (answered = true));
+    req.on('error', (err) => {
+      if (!answered) setTimeout(() => reject(err), 2_000); // a response may still arrive
+    });
+    for (let i = 0; i < body.length; i += 1_000) req.write(body.slice(i, i + 1_000));
+    req.end();
+  });
+}

@@ -14,6 +14,7 @@ export interface StackInfo {
   postgresAdminUrl: string;
   bridgeProxy: string;
   jwtSecret: string;
+  vaultKek: string;
   accounts: { address: string; privateKey: Hex }[];
   mainnet: DeploymentInfo;
   testnet: DeploymentInfo;

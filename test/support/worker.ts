@@ -10,5 +10,6 @@ export function workerBindingsFor(stack: StackInfo): Record<string, string> {
     DB_WS_PROXY: stack.bridgeProxy,
     DATABASE_URL: stack.databaseUrl,
     JWT__HASH: stack.jwtSecret,
+    VAULT_KEK: stack.vaultKek,
   };
 }

@@ -3,6 +3,7 @@ import { ConfigError, parseConfig, type Config } from '../../src/config';
 
 const SECRET = 'a-test-secret-that-is-32-bytes!!'; // 32 ASCII bytes
 const DB_PASSWORD = 'db-pa55word-value';
+const KEK = `v1:${Buffer.alloc(32, 7).toString('base64')}`;
 
 /** A complete, valid testnet env with only the required bindings. */
 const validEnv = () => ({
@@ -12,6 +13,7 @@ const validEnv = () => ({
   SIWE_DOMAIN: '127.0.0.1:8788',
   SIWE_URI: 'http://127.0.0.1:8788',
   JWT__HASH: SECRET,
+  VAULT_KEK: KEK,
 });
 
 type EnvInput = Parameters<typeof parseConfig>[0];

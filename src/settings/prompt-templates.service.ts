@@ -1,0 +1,63 @@
+import { and, eq } from 'drizzle-orm';
+import type { Agent } from '../agents/gate';
+import { AppError } from '../errors';
+import { databaseError, type Database } from '../storage/db';
+import { promptTemplates } from '../storage/schema';
+import { agentRef } from '../vault/store';
+
+export interface PromptTemplate {
+  key: string;
+  template: string;
+  description: string | null;
+  updatedAt: string;
+}
+
+function toTemplate(row: typeof promptTemplates.$inferSelect): PromptTemplate {
+  return { key: row.key, template: row.template, description: row.description, updatedAt: row.updatedAt.toISOString() };
+}
+
+export async function getPromptTemplate(db: Database, agent: Agent, key: string): Promise<PromptTemplate> {
+  const ref = agentRef(agent);
+  let row: typeof promptTemplates.$inferSelect | undefined;
+  try {
+    [row] = await db.orm
+      .select()
+      .from(promptTemplates)
+      .where(
+        and(
+          eq(promptTemplates.chainId, ref.chainId),
+          eq(promptTemplates.collection, ref.collection),
+          eq(promptTemplates.tokenId, ref.tokenId),
+          eq(promptTemplates.key, key),
+        ),
+      )
+      .limit(1);
+  } catch (err) {
+    throw databaseError(err);
+  }
+  if (!row) throw new AppError('prompt_template_not_found', `No prompt template with key ${key}`);
+  return toTemplate(row);
+}
+
+/** Creates or replaces the template under `key`. */
+export async function savePromptTemplate(
+  db: Database,
+  agent: Agent,
+  key: string,
+  input: { template: string; description?: string | null },
+): Promise<PromptTemplate> {
+  const values = { template: input.template, description: input.description ?? null, updatedAt: new Date() };
+  try {
+    const [row] = await db.orm
+      .insert(promptTemplates)
+      .values({ ...agentRef(agent), key, ...values })
+      .onConflictDoUpdate({
+        target: [promptTemplates.chainId, promptTemplates.collection, promptTemplates.tokenId, promptTemplates.key],
+        set: values,
+      })
+      .returning();
+    return toTemplate(row!);
+  } catch (err) {
+    throw databaseError(err);
+  }
+}

@@ -1,0 +1,23 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppBindings } from '../types';
+import { keyRing } from '../vault/store';
+import { getLlmSettings, saveLlmSettings, type SettingsDeps } from './llm.service';
+import { getPromptTemplate, savePromptTemplate } from './prompt-templates.service';
+import type * as routes from './settings.routes';
+
+function settingsDeps(c: Context<AppBindings>): SettingsDeps {
+  return { db: c.var.db, ring: () => keyRing(c.var.config), maxTokensPerRequest: c.var.config.maxTokensPerRequest };
+}
+
+export const getLlmHandler: RouteHandler<typeof routes.getLlmSettings, AppBindings> = async (c) =>
+  c.json(await getLlmSettings(settingsDeps(c), c.var.agent), 200);
+
+export const saveLlmHandler: RouteHandler<typeof routes.saveLlmSettings, AppBindings> = async (c) =>
+  c.json(await saveLlmSettings(settingsDeps(c), c.var.agent, c.req.valid('json')), 200);
+
+export const getTemplateHandler: RouteHandler<typeof routes.getPromptTemplate, AppBindings> = async (c) =>
+  c.json(await getPromptTemplate(c.var.db, c.var.agent, c.req.valid('param').key), 200);
+
+export const saveTemplateHandler: RouteHandler<typeof routes.savePromptTemplate, AppBindings> = async (c) =>
+  c.json(await savePromptTemplate(c.var.db, c.var.agent, c.req.valid('param').key, c.req.valid('json')), 200);

@@ -1,0 +1,99 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { AgentParamsSchema } from '../agents/identity';
+import { errorResponse } from '../errors';
+
+const LlmSettingsSchema = z
+  .object({
+    provider: z.string().openapi({ example: 'openai' }),
+    model: z.string().openapi({ example: 'gpt-4.1-mini' }),
+    temperature: z.number().openapi({ example: 0.3 }),
+    maxTokens: z.number().int().openapi({ example: 4096 }),
+    apiKeySet: z.boolean().openapi({ description: 'Whether an API key is stored (in the vault). The key is never returned.' }),
+    updatedAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
+  })
+  .openapi('LlmSettings');
+
+const LlmSettingsInputSchema = z
+  .object({
+    provider: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'provider must be a lower-case name such as openai or anthropic').openapi({ example: 'openai' }),
+    model: z.string().min(1).max(128).regex(/^[\x21-\x7E]+$/, 'model must be visible ASCII without spaces').openapi({ example: 'gpt-4.1-mini' }),
+    temperature: z.number().min(0).max(2).openapi({ example: 0.3 }),
+    maxTokens: z.number().int().min(1).openapi({ example: 4096, description: 'At most TOKEN__MAX_TOKENS_PER_REQUEST (default 100000)' }),
+    apiKey: z
+      .string()
+      .min(1)
+      .max(4_096)
+      .nullable()
+      .optional()
+      .openapi({ description: 'The provider API key, stored encrypted in the vault and never returned. Omit to keep the stored key; null removes it.', example: 'sk-...' }),
+  })
+  .openapi('LlmSettingsInput');
+
+const TemplateKeySchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._\-:@]{1,128}$/, 'key must be 1..128 characters of A-Z a-z 0-9 . _ - : @')
+  .openapi({ param: { name: 'key', in: 'path' }, example: 'system-default' });
+
+const PromptTemplateSchema = z
+  .object({
+    key: z.string(),
+    template: z.string(),
+    description: z.string().nullable(),
+    updatedAt: z.string(),
+  })
+  .openapi('PromptTemplate');
+
+const PromptTemplateInputSchema = z
+  .object({
+    template: z.string().min(1).max(65_536).refine((t) => !t.includes('\u0000') && t.isWellFormed(), 'template must be well-formed text without NUL').openapi({ example: 'You are a helpful agent for {{customer}}.' }),
+    description: z.string().max(1_024).nullable().optional().openapi({ example: 'Default system prompt' }),
+  })
+  .openapi('PromptTemplateInput');
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
+const ok = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+
+export const getLlmSettings = createRoute({
+  method: 'get',
+  path: `${AGENT_PATH}/llm/settings`,
+  tags: ['Settings'],
+  summary: "The agent's LLM settings",
+  description: 'Provider, model, temperature, max tokens, and whether an API key is stored; never the key.',
+  security: agentRoute.security,
+  request: { params: agentRoute.params },
+  responses: { 200: ok('The settings', LlmSettingsSchema), ...agentRoute.errors, 404: errorResponse('`llm_settings_not_found` (never set), or `agent_not_found`') },
+});
+
+export const saveLlmSettings = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/llm/settings`,
+  tags: ['Settings'],
+  summary: "Set the agent's LLM settings",
+  description: 'Replaces the settings. `maxTokens` above TOKEN__MAX_TOKENS_PER_REQUEST is rejected. A new `apiKey` is encrypted into the vault and the previous one destroyed.',
+  security: agentRoute.security,
+  request: { params: agentRoute.params, body: json(LlmSettingsInputSchema) },
+  responses: { 200: ok('The saved settings', LlmSettingsSchema), ...agentRoute.errors },
+});
+
+const TemplateParams = AgentParamsSchema.extend({ key: TemplateKeySchema });
+
+export const getPromptTemplate = createRoute({
+  method: 'get',
+  path: `${AGENT_PATH}/prompt-template/{key}`,
+  tags: ['Settings'],
+  summary: 'A prompt template by key',
+  security: agentRoute.security,
+  request: { params: TemplateParams },
+  responses: { 200: ok('The template', PromptTemplateSchema), ...agentRoute.errors, 404: errorResponse('`prompt_template_not_found`, or `agent_not_found`') },
+});
+
+export const savePromptTemplate = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/prompt-template/{key}`,
+  tags: ['Settings'],
+  summary: 'Create or replace a prompt template',
+  security: agentRoute.security,
+  request: { params: TemplateParams, body: json(PromptTemplateInputSchema) },
+  responses: { 200: ok('The saved template', PromptTemplateSchema), ...agentRoute.errors },
+});

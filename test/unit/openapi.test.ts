@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app';
+
+describe('the OpenAPI document', () => {
+  const app = createApp();
+  const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'agent-gateway', version: 'test' } });
+
+  it('generates, and documents every route the app serves', () => {
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+      for (const method of Object.keys(ops ?? {})) documented.add(`${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`);
+    }
+    const served = app.routes
+      .filter((r) => r.method !== 'ALL' && !r.path.includes('*') && !['/docs', '/', '/openapi.json'].includes(r.path))
+      .map((r) => `${r.method} ${r.path}`);
+    expect(served.length).toBeGreaterThan(5);
+    for (const route of served) expect(documented, route).toContain(route);
+  });
+
+  it('gives every operation a summary and a description or an obvious summary, and tags', () => {
+    for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+      for (const [method, op] of Object.entries(ops ?? {}) as [string, { summary?: string; tags?: string[] }][]) {
+        expect(op.summary, `${method} ${path}`).toBeTruthy();
+        expect(op.tags?.length, `${method} ${path}`).toBeGreaterThan(0);
+      }
+    }
+  });
+});
