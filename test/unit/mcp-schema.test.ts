@@ -1,0 +1,161 @@
+import { Validator } from '@cfworker/json-schema';
+import { describe, expect, it } from 'vitest';
+import { checkToolSchema, validateArguments } from '../../src/mcp/schema-check';
+
+function passes(schema: unknown): void {
+  expect(checkToolSchema(schema), JSON.stringify(schema)).toEqual({ ok: true });
+}
+
+function fails(schema: unknown, problem?: RegExp): void {
+  const result = checkToolSchema(schema);
+  expect(result.ok, JSON.stringify(schema)).toBe(false);
+  if (!result.ok && problem) expect(result.problem).toMatch(problem);
+}
+
+describe('checkToolSchema: schemas that pass', () => {
+  it('accepts the usual MCP input schemas', () => {
+    passes({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] });
+    passes({});
+    passes({ type: 'object' });
+    passes({ type: ['object'] });
+    passes({ type: 'object', properties: {}, additionalProperties: false });
+  });
+
+  it('accepts what the MCP SDK emits (draft-07 $schema, nested objects, enums, arrays)', () => {
+    passes({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: {
+        text: { type: 'string', minLength: 1, description: 'the text' },
+        mode: { type: 'string', enum: ['a', 'b'] },
+        tags: { type: 'array', items: { type: 'string' }, maxItems: 10 },
+        opts: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, additionalProperties: false },
+        either: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      },
+      required: ['text'],
+      additionalProperties: false,
+    });
+  });
+
+  it('accepts 2020-12 keywords: $defs and $ref, prefixItems, unevaluatedProperties, dependentRequired', () => {
+    passes({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { point: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }], items: false } },
+      properties: { p: { $ref: '#/$defs/point' }, name: { type: 'string', pattern: '^[a-z]+$' } },
+      dependentRequired: { name: ['p'] },
+      unevaluatedProperties: false,
+    });
+  });
+});
+
+describe('checkToolSchema: schemas that fail', () => {
+  it('rejects typos the naive validator lets through', () => {
+    fails({ type: 'strin' }, /type/);
+    fails({ type: 'object', properties: [] }, /properties/);
+    fails({ required: 'x' }, /required/);
+  });
+
+  it('rejects typos deep inside (dynamic refs resolved)', () => {
+    fails({ type: 'object', properties: { q: { type: 'strin' } } }, /properties\/q\/type/);
+    fails({ type: 'object', properties: { q: { type: 'array', items: { type: 'nmber' } } } }, /items\/type/);
+    fails({ type: 'object', $defs: { x: { type: 'strin' } } }, /\$defs\/x/);
+    fails({ type: 'object', properties: { a: { anyOf: [{ type: 'sting' }] } } });
+    fails({ type: 'object', properties: { a: { not: { required: 'x' } } } });
+    fails({ type: 'object', definitions: { x: { type: 'strin' } } });
+  });
+
+  it('rejects bad values of validation keywords', () => {
+    fails({ type: 'object', minProperties: -1 });
+    fails({ type: 'object', anyOf: [] });
+    fails({ type: 'object', required: ['a', 'a'] });
+    fails({ type: 'object', properties: { a: { pattern: '(' } } }, /regex/);
+    fails({ type: 'object', properties: { a: { maxLength: 1.5 } } });
+    fails({ type: 'object', properties: { a: true, b: 5 } });
+  });
+
+  it('rejects what is not an object schema', () => {
+    fails({ type: 'string' }, /object/);
+    fails({ type: ['object', 'null'] }, /object/);
+    fails(true, /JSON object/);
+    fails(null);
+    fails([]);
+    fails('{"type":"object"}');
+    fails(undefined);
+  });
+
+  it('is not fooled by cfworker without the rewrite (why the meta-schema is embedded)', () => {
+    // The plain 2020-12 meta-schema relies on $dynamicRef, which cfworker ignores.
+    const naive = new Validator(
+      {
+        $id: 'https://example.test/naive',
+        type: 'object',
+        properties: { properties: { type: 'object', additionalProperties: { $dynamicRef: '#meta' } } },
+      },
+      '2020-12',
+    );
+    expect(naive.validate({ properties: { q: { type: 'strin' } } }).valid).toBe(true);
+    fails({ properties: { q: { type: 'strin' } } });
+  });
+
+  it('does not change the schema it checks', () => {
+    const schema = { type: 'object', properties: { q: { $ref: '#/$defs/q' } }, $defs: { q: { type: 'string' } } };
+    const copy = structuredClone(schema);
+    checkToolSchema(schema);
+    validateArguments(schema, { q: 'x' });
+    expect(schema).toEqual(copy);
+    expect(Object.getOwnPropertyNames(schema)).toEqual(Object.getOwnPropertyNames(copy));
+  });
+});
+
+describe('validateArguments', () => {
+  const schema = {
+    type: 'object',
+    properties: { q: { type: 'string', minLength: 1 }, n: { type: 'integer', minimum: 0 } },
+    required: ['q'],
+    additionalProperties: false,
+  };
+
+  it('accepts matching arguments', () => {
+    expect(validateArguments(schema, { q: 'x' })).toEqual({ ok: true });
+    expect(validateArguments(schema, { q: 'x', n: 3 })).toEqual({ ok: true });
+    expect(validateArguments({}, { anything: [1, 2] })).toEqual({ ok: true });
+    expect(validateArguments({ type: 'object' }, {})).toEqual({ ok: true });
+  });
+
+  it('lists what is wrong', () => {
+    const result = validateArguments(schema, { n: -1, extra: true });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const text = result.problems.join('\n');
+    expect(text).toMatch(/required property "q"/);
+    expect(text).toMatch(/#\/n/);
+    expect(text).toMatch(/extra/);
+  });
+
+  it('checks types', () => {
+    expect(validateArguments(schema, { q: 5 }).ok).toBe(false);
+    expect(validateArguments(schema, { q: 'x', n: 1.5 }).ok).toBe(false);
+    expect(validateArguments(schema, { q: '' }).ok).toBe(false);
+  });
+
+  it('requires an arguments object', () => {
+    for (const args of [null, [], 'x', 5, undefined]) {
+      expect(validateArguments(schema, args)).toMatchObject({ ok: false, problems: ['arguments must be a JSON object'] });
+    }
+  });
+
+  it('follows local $refs', () => {
+    const withRef = { type: 'object', properties: { a: { $ref: '#/$defs/a' } }, $defs: { a: { type: 'number' } } };
+    expect(validateArguments(withRef, { a: 1 })).toEqual({ ok: true });
+    expect(validateArguments(withRef, { a: 'x' }).ok).toBe(false);
+  });
+
+  it('reports a schema it cannot use instead of throwing', () => {
+    const remote = { type: 'object', properties: { a: { $ref: 'https://schemas.example.com/a' } } };
+    const result = validateArguments(remote, { a: 1 });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems[0]).toMatch(/cannot be checked/);
+    expect(validateArguments('nope', {}).ok).toBe(false);
+  });
+});
