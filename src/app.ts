@@ -3,6 +3,7 @@ import { agents } from './agents';
 import { agentGate } from './agents/gate';
 import { auth } from './auth';
 import { contexts } from './contexts';
+import { mcp } from './mcp';
 import { settings } from './settings';
 import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
@@ -43,6 +44,7 @@ export function createApp() {
   app.route('/', agents);
   app.route('/', contexts);
   app.route('/', settings);
+  app.route('/', mcp);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
@@ -62,6 +64,7 @@ export function createApp() {
       { name: 'Login', description: 'Wallet-signature login (EIP-4361) and chat pairing' },
       { name: 'Agents', description: 'Agent-scoped routes: bearer token, registered collection, on-chain owner' },
       { name: 'Contexts', description: "The agent's memory: context keys and their messages, in the agent's own storage" },
+      { name: 'Tool servers', description: 'External MCP tool servers an agent may call; credentials go to the vault' },
       { name: 'Settings', description: 'LLM settings and prompt templates (dashboard); secrets go to the vault and are never returned' },
       { name: 'Operations', description: 'Health and documentation' },
     ],

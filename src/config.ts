@@ -18,6 +18,7 @@ export interface Config {
   readonly nonceTtlSeconds: number;
   readonly maxBodyBytes: number;
   readonly maxTokensPerRequest: number;
+  readonly mcpTimeoutMs: number;
   /** Vault key encryption keys, as configured (`v<version>:<base64>`); imported on first use. */
   readonly vaultKek: string;
   readonly vaultKekPrevious: string | undefined;
@@ -78,6 +79,7 @@ const envSchema = z.object({
   NONCE_TTL_SECONDS: intVar('NONCE_TTL_SECONDS', 300, 1, 3_600),
   MAX_BODY_BYTES: intVar('MAX_BODY_BYTES', 1_048_576, 1_024, 100 * 1_048_576),
   TOKEN__MAX_TOKENS_PER_REQUEST: intVar('TOKEN__MAX_TOKENS_PER_REQUEST', 100_000, 1, 10_000_000),
+  MCP_TIMEOUT_MS: intVar('MCP_TIMEOUT_MS', 10_000, 100, 60_000),
   VAULT_KEK: z
     .string({ error: 'is required' })
     .refine((v) => parseKekSpec(v) !== null, { message: 'must be v<version>:<base64 of 32 bytes>' }),
@@ -137,6 +139,7 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     nonceTtlSeconds: vars.NONCE_TTL_SECONDS,
     maxBodyBytes: vars.MAX_BODY_BYTES,
     maxTokensPerRequest: vars.TOKEN__MAX_TOKENS_PER_REQUEST,
+    mcpTimeoutMs: vars.MCP_TIMEOUT_MS,
     vaultKek: vars.VAULT_KEK,
     vaultKekPrevious: vars.VAULT_KEK_PREVIOUS,
     warnings: Object.freeze(warnings),

@@ -12,6 +12,8 @@ export interface Env {
   NONCE_TTL_SECONDS?: string;
   MAX_BODY_BYTES?: string;
   TOKEN__MAX_TOKENS_PER_REQUEST?: string;
+  /** Deadline of one tool-server operation (handshake, retries and pages included), ms. */
+  MCP_TIMEOUT_MS?: string;
   /** The bare name is a common mistake: it is ignored, with a warning. */
   MAX_TOKENS_PER_REQUEST?: string;
   /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */

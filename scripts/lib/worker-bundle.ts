@@ -42,11 +42,17 @@ export async function startMiniflare(options: {
   /** Bindings to leave out, to test a misconfigured deployment. */
   omit?: string[];
   port?: number;
+  /**
+   * Outbound routes by host (`tools.example` -> `http://127.0.0.1:1234`): the worker's fetches to
+   * `https://<host>/...` reach that origin over plain HTTP, through a router worker set as its
+   * outbound service; everything else (the database WebSocket, the RPC) passes through unchanged.
+   */
+  outboundRoutes?: Record<string, string>;
 }): Promise<{ url: string; miniflare: Miniflare; dispose(): Promise<void> }> {
   const config = readWranglerConfig(options.deployment);
   const bindings: Record<string, string> = { ...config.vars, ...options.bindings };
   for (const name of options.omit ?? []) delete bindings[name];
-  const miniflare = new Miniflare({
+  const gateway = {
     name: config.name,
     modules: true,
     scriptPath: options.scriptPath,
@@ -55,9 +61,38 @@ export async function startMiniflare(options: {
     compatibilityFlags: config.compatibility_flags ?? [],
     kvNamespaces: config.kv_namespaces.map((kv) => kv.binding),
     bindings,
+  };
+  const miniflare = new Miniflare({
     host: '127.0.0.1',
     port: options.port ?? 0,
+    workers: options.outboundRoutes
+      ? [
+          { ...gateway, outboundService: 'outbound-router' },
+          {
+            name: 'outbound-router',
+            modules: true,
+            script: OUTBOUND_ROUTER,
+            compatibilityDate: config.compatibility_date,
+            bindings: { ROUTES: JSON.stringify(options.outboundRoutes) },
+          },
+        ]
+      : [gateway],
   });
   const url = (await miniflare.ready).toString().replace(/\/$/, '');
   return { url, miniflare, dispose: () => miniflare.dispose() };
 }
+
+/** Routes https requests for known hosts to loopback origins; passes everything else through. */
+const OUTBOUND_ROUTER = `
+export default {
+  async fetch(request, env) {
+    const routes = JSON.parse(env.ROUTES);
+    const url = new URL(request.url);
+    const origin = routes[url.host];
+    if (origin && url.protocol === 'https:') {
+      return fetch(new Request(origin + url.pathname + url.search, request), { redirect: 'manual' });
+    }
+    return fetch(request);
+  },
+};
+`;

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, customType, doublePrecision, index, integer, pgSchema, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { check, customType, doublePrecision, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * The shared schema `gateway`. Per-agent schemas (contexts, messages) are separate and derived
@@ -118,4 +118,28 @@ export const promptTemplates = gateway.table(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId, t.key] })],
+);
+
+/**
+ * External tool servers (MCP) an agent may call. `url` is the canonical form, unique per agent;
+ * the credential (bearer token or custom header value) lives in the vault, the header name here.
+ * `tools` is the snapshot of tools/list taken when the connection was registered.
+ */
+export const mcpConnections = gateway.table(
+  'mcp_connections',
+  {
+    id: uuid('id').primaryKey(),
+    ...agentColumns(),
+    url: text('url').notNull(),
+    name: text('name'),
+    authType: text('auth_type').notNull(),
+    headerName: text('header_name'),
+    secretEntry: uuid('secret_entry').references(() => vaultEntries.id, { onDelete: 'set null' }),
+    tools: jsonb('tools').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    unique('mcp_connections_agent_url').on(t.chainId, t.collection, t.tokenId, t.url),
+    check('mcp_connections_auth_type', sql`${t.authType} in ('none', 'bearer', 'header')`),
+  ],
 );

@@ -1,0 +1,207 @@
+import { and, eq } from 'drizzle-orm';
+import type { Agent } from '../agents/gate';
+import { AppError } from '../errors';
+import { databaseError, type Database } from '../storage/db';
+import { mcpConnections } from '../storage/schema';
+import type { KeyRing } from '../vault/crypto';
+import { agentRef, deleteSecret, readSecret, storeSecret, type AgentRef } from '../vault/store';
+import { checkCredentialHeader, checkToolServer, createMcpClient, McpError, type CallResult, type McpAuth, type Tool } from './client';
+import { toolServerError } from './errors';
+import { validateArguments } from './schema-check';
+import { canonicalToolServerUrl } from './url';
+
+export type AuthInput = { type: 'none' } | { type: 'bearer'; value: string } | { type: 'header'; headerName: string; value: string };
+
+export interface ConnectionView {
+  id: string;
+  url: string;
+  name: string | null;
+  auth: { type: 'none' | 'bearer' | 'header'; headerName?: string; valueSet: boolean };
+  tools: { name: string; description: string }[];
+  createdAt: string;
+}
+
+export interface McpDeps {
+  db: Database;
+  ring: () => Promise<KeyRing>;
+  /** fetch for tool servers (tests route https hosts to loopback servers). */
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+const DUPLICATE = 'MCPConnection URL already exists for this agent';
+type Row = typeof mcpConnections.$inferSelect;
+
+const owner = (id: string) => `mcp_connection:${id}`;
+
+function view(row: Row): ConnectionView {
+  const tools = (row.tools as Tool[]).map((t) => ({ name: t.name, description: t.description }));
+  const type = row.authType as ConnectionView['auth']['type'];
+  return {
+    id: row.id,
+    url: row.url,
+    name: row.name,
+    auth: { type, ...(row.headerName ? { headerName: row.headerName } : {}), valueSet: row.secretEntry !== null },
+    tools,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+const whereAgent = (ref: AgentRef) =>
+  and(eq(mcpConnections.chainId, ref.chainId), eq(mcpConnections.collection, ref.collection), eq(mcpConnections.tokenId, ref.tokenId));
+
+function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, i = 0; e && i < 5; i++) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function clientAuth(auth: AuthInput): McpAuth {
+  switch (auth.type) {
+    case 'none':
+      return { type: 'none' };
+    case 'bearer':
+      return { type: 'bearer', token: auth.value };
+    case 'header':
+      return { type: 'header', name: auth.headerName, value: auth.value };
+  }
+}
+
+/**
+ * Registers a tool server: URL rules (https only, canonical, unique per agent), the handshake and
+ * tools/list with every input schema validated, then the credential into the vault and the
+ * connection with its tool snapshot, in one transaction.
+ */
+export async function addConnection(deps: McpDeps, agent: Agent, input: { url: string; name?: string; auth: AuthInput }): Promise<ConnectionView> {
+  const canonical = canonicalToolServerUrl(input.url);
+  if (!canonical.ok) throw new AppError('invalid_tool_server_url', canonical.message, { details: { reason: canonical.reason } });
+  if (input.auth.type === 'header') {
+    const check = checkCredentialHeader(input.auth.headerName, input.auth.value);
+    if (!check.ok) throw new AppError('validation_failed', check.problem, { details: { issues: [{ path: 'auth', message: check.problem }] } });
+  }
+  const ref = agentRef(agent);
+  const existing = await deps.db.orm
+    .select({ id: mcpConnections.id })
+    .from(mcpConnections)
+    .where(and(whereAgent(ref), eq(mcpConnections.url, canonical.url)))
+    .limit(1)
+    .catch((err: unknown) => {
+      throw databaseError(err);
+    });
+  if (existing.length > 0) throw new AppError('mcp_connection_exists', DUPLICATE);
+
+  const client = createMcpClient({ url: canonical.url, auth: clientAuth(input.auth), fetch: deps.fetch, timeoutMs: deps.timeoutMs });
+  const checked = await checkToolServer(client);
+  await client.close();
+  if (!checked.ok) throw toolServerError(checked.error, 'register');
+
+  const id = crypto.randomUUID();
+  const ring = input.auth.type === 'none' ? undefined : await deps.ring();
+  try {
+    const row = await deps.db.orm.transaction(async (tx) => {
+      const secretEntry = input.auth.type === 'none' || !ring ? null : await storeSecret(tx, ring, ref, owner(id), input.auth.value);
+      const [saved] = await tx
+        .insert(mcpConnections)
+        .values({
+          id,
+          ...ref,
+          url: canonical.url,
+          name: input.name ?? null,
+          authType: input.auth.type,
+          headerName: input.auth.type === 'header' ? input.auth.headerName : null,
+          secretEntry,
+          tools: checked.tools,
+        })
+        .returning();
+      return saved!;
+    });
+    return view(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError('mcp_connection_exists', DUPLICATE);
+    throw databaseError(err);
+  }
+}
+
+export async function listConnections(deps: McpDeps, agent: Agent): Promise<ConnectionView[]> {
+  try {
+    const rows = await deps.db.orm.select().from(mcpConnections).where(whereAgent(agentRef(agent))).orderBy(mcpConnections.createdAt, mcpConnections.id);
+    return rows.map(view);
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+async function findConnection(deps: McpDeps, agent: Agent, id: string): Promise<Row> {
+  let row: Row | undefined;
+  try {
+    [row] = await deps.db.orm.select().from(mcpConnections).where(and(whereAgent(agentRef(agent)), eq(mcpConnections.id, id))).limit(1);
+  } catch (err) {
+    throw databaseError(err);
+  }
+  if (!row) throw new AppError('mcp_connection_not_found', 'MCP connection not found');
+  return row;
+}
+
+/** Removes the connection and destroys its credential. A second delete is 404. */
+export async function removeConnection(deps: McpDeps, agent: Agent, id: string): Promise<void> {
+  const ref = agentRef(agent);
+  let removed: Row | undefined;
+  try {
+    removed = await deps.db.orm.transaction(async (tx) => {
+      const [row] = await tx.delete(mcpConnections).where(and(whereAgent(ref), eq(mcpConnections.id, id))).returning();
+      if (row?.secretEntry) await deleteSecret(tx, row.secretEntry);
+      return row;
+    });
+  } catch (err) {
+    throw databaseError(err);
+  }
+  if (!removed) throw new AppError('mcp_connection_not_found', 'MCP connection not found');
+}
+
+async function connectedClient(deps: McpDeps, agent: Agent, row: Row) {
+  let auth: McpAuth = { type: 'none' };
+  if (row.authType !== 'none') {
+    const secret = row.secretEntry ? await readSecret(deps.db.orm, await deps.ring(), agentRef(agent), owner(row.id), row.secretEntry) : null;
+    if (secret === null) throw new AppError('internal_error', 'The connection has lost its credential; register it again');
+    auth = row.authType === 'bearer' ? { type: 'bearer', token: secret } : { type: 'header', name: row.headerName ?? '', value: secret };
+  }
+  return createMcpClient({ url: row.url, auth, fetch: deps.fetch, timeoutMs: deps.timeoutMs });
+}
+
+/** A live tools/list with the server's health (latency). */
+export async function liveTools(deps: McpDeps, agent: Agent, id: string): Promise<{ tools: Tool[]; health: { ok: true; latencyMs: number } }> {
+  const row = await findConnection(deps, agent, id);
+  const client = await connectedClient(deps, agent, row);
+  const started = Date.now();
+  try {
+    const tools = await client.listTools();
+    return { tools, health: { ok: true, latencyMs: Date.now() - started } };
+  } catch (err) {
+    if (err instanceof McpError) throw toolServerError(err, 'use');
+    throw err;
+  } finally {
+    await client.close();
+  }
+}
+
+/** tools/call, with the arguments checked against the tool's schema (from registration) first. */
+export async function callTool(deps: McpDeps, agent: Agent, id: string, input: { name: string; arguments: Record<string, unknown> }): Promise<CallResult> {
+  const row = await findConnection(deps, agent, id);
+  const tool = (row.tools as Tool[]).find((t) => t.name === input.name);
+  if (!tool) throw new AppError('tool_not_found', `The connection has no tool named ${input.name}`);
+  const valid = validateArguments(tool.inputSchema, input.arguments);
+  if (!valid.ok) {
+    throw new AppError('invalid_tool_arguments', `The arguments do not match the input schema of ${tool.name}`, { details: { problems: valid.problems } });
+  }
+  const client = await connectedClient(deps, agent, row);
+  try {
+    return await client.callTool(input.name, input.arguments);
+  } catch (err) {
+    if (err instanceof McpError) throw toolServerError(err, 'use');
+    throw err;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,135 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { AgentParamsSchema } from '../agents/identity';
+import { errorResponse } from '../errors';
+
+const AuthInputSchema = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('none') }),
+    z.object({ type: z.literal('bearer'), value: z.string().min(1).max(8_192).openapi({ description: 'Sent as Authorization: Bearer <value>; stored in the vault' }) }),
+    z.object({
+      type: z.literal('header'),
+      headerName: z.string().min(1).max(100).openapi({ example: 'x-api-key' }),
+      value: z.string().min(1).max(8_192).openapi({ description: 'Stored in the vault, never returned' }),
+    }),
+  ])
+  .openapi('ToolServerAuthInput', { example: { type: 'header', headerName: 'x-api-key', value: '...' } });
+
+const ConnectionSchema = z
+  .object({
+    id: z.string().openapi({ example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }),
+    url: z.string().openapi({ example: 'https://tools.example.com/mcp', description: 'Canonical form: lower-case host, no default port' }),
+    name: z.string().nullable(),
+    auth: z.object({
+      type: z.enum(['none', 'bearer', 'header']),
+      headerName: z.string().optional(),
+      valueSet: z.boolean().openapi({ description: 'A credential is stored; its value is never returned' }),
+    }),
+    tools: z.array(z.object({ name: z.string(), description: z.string() })).openapi({ description: 'Snapshot of tools/list at registration' }),
+    createdAt: z.string(),
+  })
+  .openapi('McpConnection');
+
+const ToolSchema = z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) }).openapi('McpTool');
+
+const ConnectionParams = AgentParamsSchema.extend({
+  id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }),
+});
+
+const upstreamErrors = {
+  404: errorResponse('`mcp_connection_not_found`, `tool_not_found`, or `agent_not_found`'),
+  424: errorResponse('`tool_server_failed_dependency`: the tool server rejected the stored credential or cannot reach its backend; `tool_server_unreachable`'),
+  502: errorResponse('`tool_server_error`: the tool server failed (5xx) or answered outside the contract; `details.upstreamStatus` holds its status'),
+  504: errorResponse('`tool_server_timeout`: no answer within MCP_TIMEOUT_MS'),
+};
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
+const ok = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+
+export const listConnections = createRoute({
+  method: 'get',
+  path: `${AGENT_PATH}/mcp/connections`,
+  tags: ['Tool servers'],
+  summary: "The agent's tool-server connections",
+  description: 'Header names are shown; credential values never are.',
+  security: agentRoute.security,
+  request: { params: agentRoute.params },
+  responses: { 200: ok('The connections', z.object({ connections: z.array(ConnectionSchema) }).openapi('McpConnections')), ...agentRoute.errors },
+});
+
+export const addConnection = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/mcp/connection`,
+  tags: ['Tool servers'],
+  summary: 'Register a tool server (MCP)',
+  description:
+    'HTTPS only; the URL is stored in canonical form and must be unique per agent (another spelling of the same URL counts). Registration runs the MCP handshake and tools/list (following nextCursor) and checks every tool\'s input schema. The credential (bearer token or custom header value) is encrypted into the vault.',
+  security: agentRoute.security,
+  request: {
+    params: agentRoute.params,
+    body: json(z.object({ url: z.string().max(4_096), name: z.string().min(1).max(100).optional(), auth: AuthInputSchema }).openapi('NewMcpConnection')),
+  },
+  responses: {
+    200: ok('Registered', ConnectionSchema),
+    ...agentRoute.errors,
+    400: errorResponse(
+      '`invalid_tool_server_url` (not https, IP literal, localhost or internal name, userinfo, hidden characters), `mcp_connection_exists` (MCPConnection URL already exists for this agent), `invalid_tool_schema` (Invalid tool schema, naming the tool), `tool_server_credential_rejected` (the server answered 401/403), `tool_server_invalid` (not the contract: HTML, wrong id, redirect, too large), `validation_failed`',
+    ),
+    424: errorResponse('`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)'),
+  },
+});
+
+export const removeConnection = createRoute({
+  method: 'delete',
+  path: `${AGENT_PATH}/mcp/connection/{id}`,
+  tags: ['Tool servers'],
+  summary: 'Remove a tool-server connection',
+  description: 'Removes it and destroys its stored credential. Removing it again is 404.',
+  security: agentRoute.security,
+  request: { params: ConnectionParams },
+  responses: {
+    200: ok('Removed', z.object({ id: z.string(), deleted: z.literal(true) }).openapi('McpConnectionDeleted')),
+    ...agentRoute.errors,
+    404: errorResponse('`mcp_connection_not_found`, or `agent_not_found`'),
+  },
+});
+
+export const listTools = createRoute({
+  method: 'get',
+  path: `${AGENT_PATH}/mcp/connection/{id}/tools`,
+  tags: ['Tool servers'],
+  summary: "The tool server's live tools and health",
+  description: 'Runs tools/list now (with the stored credential) and reports the latency. Upstream failures are never answered with 401.',
+  security: agentRoute.security,
+  request: { params: ConnectionParams },
+  responses: {
+    200: ok('Live tools', z.object({ tools: z.array(ToolSchema), health: z.object({ ok: z.literal(true), latencyMs: z.number().int() }) }).openapi('McpLiveTools')),
+    ...agentRoute.errors,
+    ...upstreamErrors,
+  },
+});
+
+export const callTool = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/mcp/connection/{id}/tools/call`,
+  tags: ['Tool servers'],
+  summary: 'Call a tool',
+  description: 'Checks the arguments against the tool\'s input schema (400 before any upstream call), then runs tools/call. A tool that reports `isError: true` is still a 200: the result says so.',
+  security: agentRoute.security,
+  request: {
+    params: ConnectionParams,
+    body: json(z.object({ name: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).default({}) }).openapi('McpToolCall')),
+  },
+  responses: {
+    200: ok(
+      'The tool result',
+      z
+        .object({ content: z.array(z.object({ type: z.string() }).catchall(z.unknown())), isError: z.boolean().optional() })
+        .catchall(z.unknown())
+        .openapi('McpToolResult'),
+    ),
+    ...agentRoute.errors,
+    400: errorResponse('`invalid_tool_arguments` (with the schema problems), `validation_failed`'),
+    ...upstreamErrors,
+  },
+});
