@@ -308,3 +308,49 @@ export async function writeBenchmarkSection(heading: string, body: string, file 
   await writeFile(file, text);
   return file;
 }
+
+// ---------------------------------------------------------------------------
+// Added for the memory benchmark (bench:memory)
+// ---------------------------------------------------------------------------
+
+/**
+ * `concurrency` clients taking steps from one shared counter until `total` steps have been
+ * started; `step(client, index)` gets a unique index in 0..total-1. Returns the wall time in ms.
+ */
+export async function runCount(
+  total: number,
+  concurrency: number,
+  step: (client: number, index: number) => Promise<void>,
+): Promise<{ elapsedMs: number }> {
+  let next = 0;
+  const start = now();
+  await runConcurrent(concurrency, async (client) => {
+    for (let i = next++; i < total; i = next++) await step(client, i);
+  });
+  return { elapsedMs: now() - start };
+}
+
+/** `×1.23` (numerator / denominator); `n/a` when either is not a positive finite number. */
+export function ratio(numerator: number, denominator: number): string {
+  if (!Number.isFinite(numerator) || !Number.isFinite(denominator) || denominator <= 0 || numerator < 0) return 'n/a';
+  const r = numerator / denominator;
+  return `×${r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2)}`;
+}
+
+/** Bytes as B, kB, MB or GB (powers of 1024). */
+export function bytes(value: number): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let v = value;
+  let u = 0;
+  while (Math.abs(v) >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v.toFixed(0) : v.toFixed(1)} ${units[u]}`;
+}
+
+/** An integer with thousands separators: 1,000,000. */
+export function count(value: number | bigint): string {
+  return value.toLocaleString('en-US');
+}

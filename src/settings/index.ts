@@ -1,4 +1,6 @@
 import { createRouter } from '../http/router';
+import * as database from './database.handlers';
+import * as databaseRoutes from './database.routes';
 import * as handlers from './settings.handlers';
 import * as routes from './settings.routes';
 
@@ -6,4 +8,7 @@ export const settings = createRouter()
   .openapi(routes.getLlmSettings, handlers.getLlmHandler)
   .openapi(routes.saveLlmSettings, handlers.saveLlmHandler)
   .openapi(routes.getPromptTemplate, handlers.getTemplateHandler)
-  .openapi(routes.savePromptTemplate, handlers.saveTemplateHandler);
+  .openapi(routes.savePromptTemplate, handlers.saveTemplateHandler)
+  .openapi(databaseRoutes.firstStep, database.firstStepHandler)
+  .openapi(databaseRoutes.secondStep, database.secondStepHandler)
+  .openapi(databaseRoutes.getDatabaseSettings, database.getDatabaseHandler);

@@ -143,3 +143,32 @@ export const mcpConnections = gateway.table(
     check('mcp_connections_auth_type', sql`${t.authType} in ('none', 'bearer', 'header')`),
   ],
 );
+
+/**
+ * External Postgres databases an agent may read (two-step setup): step 1 records the connection
+ * (password in the vault) and the tables it could see; step 2 activates a chosen subset. One
+ * active setup per agent; secrets are never returned.
+ */
+export const databaseSetups = gateway.table(
+  'database_setups',
+  {
+    id: uuid('id').primaryKey(),
+    ...agentColumns(),
+    host: text('host').notNull(),
+    port: integer('port').notNull(),
+    database: text('database').notNull(),
+    userName: text('user_name').notNull(),
+    ssl: text('ssl').notNull(),
+    passwordEntry: uuid('password_entry').references(() => vaultEntries.id, { onDelete: 'set null' }),
+    offeredTables: jsonb('offered_tables').notNull(),
+    activeTables: jsonb('active_tables'),
+    status: text('status').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    activatedAt: timestamp('activated_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('database_setups_agent').on(t.chainId, t.collection, t.tokenId),
+    check('database_setups_status', sql`${t.status} in ('pending', 'active')`),
+    check('database_setups_ssl', sql`${t.ssl} in ('require', 'disable')`),
+  ],
+);

@@ -1,0 +1,82 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { errorResponse } from '../errors';
+
+const SetupSchema = z
+  .object({
+    setupId: z.string(),
+    host: z.string(),
+    port: z.number().int(),
+    database: z.string(),
+    user: z.string(),
+    ssl: z.enum(['require', 'disable']),
+    status: z.enum(['pending', 'active']),
+    offeredTables: z.array(z.string()),
+    activeTables: z.array(z.string()).nullable(),
+    createdAt: z.string(),
+    activatedAt: z.string().nullable(),
+  })
+  .openapi('DatabaseSetup');
+
+const FirstStepSchema = z
+  .object({
+    host: z.string().min(1).max(253).regex(/^[A-Za-z0-9.:_\-[\]]+$/, 'host must be a host name or an IP address').openapi({ example: 'db.example.com' }),
+    port: z.number().int().min(1).max(65_535).default(5432),
+    database: z.string().min(1).max(63).openapi({ example: 'shop' }),
+    user: z.string().min(1).max(63).openapi({ example: 'agent_reader' }),
+    password: z.string().min(1).max(1_024).openapi({ description: 'Stored encrypted in the vault; never returned' }),
+    ssl: z.enum(['require', 'disable']).default('require').openapi({ description: 'TLS to the database (default require)' }),
+  })
+  .openapi('DatabaseFirstStep');
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
+const ok = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+
+export const firstStep = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/database/settings/first-step`,
+  tags: ['Settings'],
+  summary: 'Database setup, step 1: connect and list tables',
+  description: 'Connects to an external Postgres from the gateway, lists the tables and views the user can read, and keeps the connection (the password in the vault) as a pending setup.',
+  security: agentRoute.security,
+  request: { params: agentRoute.params, body: json(FirstStepSchema) },
+  responses: {
+    200: ok('The setup id and the readable tables', z.object({ setupId: z.string(), tables: z.array(z.string()).openapi({ example: ['public.orders'] }) }).openapi('DatabaseFirstStepResult')),
+    ...agentRoute.errors,
+    400: errorResponse('`database_auth_failed` (user name or password refused), `database_not_found`, `validation_failed`'),
+    424: errorResponse('`database_unreachable`: the database server could not be reached'),
+  },
+});
+
+export const secondStep = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/database/settings/second-step`,
+  tags: ['Settings'],
+  summary: 'Database setup, step 2: activate tables',
+  description: 'Activates the chosen subset of the tables step 1 offered. Replaces any earlier active setup of the agent (its stored password is destroyed).',
+  security: agentRoute.security,
+  request: {
+    params: agentRoute.params,
+    body: json(z.object({ setupId: z.string().max(64), tables: z.array(z.string().max(300)).min(1).max(1_000) }).openapi('DatabaseSecondStep')),
+  },
+  responses: {
+    200: ok('The active setup', SetupSchema),
+    ...agentRoute.errors,
+    400: errorResponse('`database_table_not_offered` (names the tables), `validation_failed`'),
+    404: errorResponse('`database_setup_not_found`, or `agent_not_found`'),
+  },
+});
+
+export const getDatabaseSettings = createRoute({
+  method: 'get',
+  path: `${AGENT_PATH}/database/settings`,
+  tags: ['Settings'],
+  summary: "The agent's database setups",
+  description: 'The active setup (if any) and pending ones. Passwords are never returned.',
+  security: agentRoute.security,
+  request: { params: agentRoute.params },
+  responses: {
+    200: ok('Setups', z.object({ active: SetupSchema.nullable(), pending: z.array(SetupSchema) }).openapi('DatabaseSettings')),
+    ...agentRoute.errors,
+  },
+});

@@ -1,0 +1,116 @@
+import { and, eq, ne } from 'drizzle-orm';
+import type { Agent } from '../agents/gate';
+import { AppError } from '../errors';
+import { databaseError, type Database } from '../storage/db';
+import { databaseSetups } from '../storage/schema';
+import type { KeyRing } from '../vault/crypto';
+import { agentRef, deleteSecret, storeSecret, type AgentRef } from '../vault/store';
+import { listVisibleTables, type ExternalDatabase } from './external-db';
+
+export interface DatabaseDeps {
+  db: Database;
+  ring: () => Promise<KeyRing>;
+  /** Lists the tables of an external database (the real TCP connection in the worker). */
+  listTables?: (target: ExternalDatabase) => Promise<string[]>;
+}
+
+type Row = typeof databaseSetups.$inferSelect;
+
+export interface SetupView {
+  setupId: string;
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  ssl: 'require' | 'disable';
+  status: 'pending' | 'active';
+  offeredTables: string[];
+  activeTables: string[] | null;
+  createdAt: string;
+  activatedAt: string | null;
+}
+
+function view(row: Row): SetupView {
+  return {
+    setupId: row.id,
+    host: row.host,
+    port: row.port,
+    database: row.database,
+    user: row.userName,
+    ssl: row.ssl as SetupView['ssl'],
+    status: row.status as SetupView['status'],
+    offeredTables: row.offeredTables as string[],
+    activeTables: (row.activeTables as string[] | null) ?? null,
+    createdAt: row.createdAt.toISOString(),
+    activatedAt: row.activatedAt?.toISOString() ?? null,
+  };
+}
+
+const whereAgent = (ref: AgentRef) =>
+  and(eq(databaseSetups.chainId, ref.chainId), eq(databaseSetups.collection, ref.collection), eq(databaseSetups.tokenId, ref.tokenId));
+
+/** Step 1: connect, list the visible tables, keep the connection (password in the vault) as pending. */
+export async function firstStep(deps: DatabaseDeps, agent: Agent, target: ExternalDatabase): Promise<{ setupId: string; tables: string[] }> {
+  const tables = await (deps.listTables ?? listVisibleTables)(target);
+  const ref = agentRef(agent);
+  const id = crypto.randomUUID();
+  const ring = await deps.ring();
+  try {
+    await deps.db.orm.transaction(async (tx) => {
+      const passwordEntry = await storeSecret(tx, ring, ref, `database_setup:${id}`, target.password);
+      await tx.insert(databaseSetups).values({
+        id,
+        ...ref,
+        host: target.host,
+        port: target.port,
+        database: target.database,
+        userName: target.user,
+        ssl: target.ssl,
+        passwordEntry,
+        offeredTables: tables,
+        status: 'pending',
+      });
+    });
+  } catch (err) {
+    throw databaseError(err);
+  }
+  return { setupId: id, tables };
+}
+
+/** Step 2: activate a subset of the tables step 1 offered; replaces any earlier active setup. */
+export async function secondStep(deps: DatabaseDeps, agent: Agent, input: { setupId: string; tables: string[] }): Promise<SetupView> {
+  const ref = agentRef(agent);
+  try {
+    const row = await deps.db.orm.transaction(async (tx) => {
+      const [setup] = await tx.select().from(databaseSetups).where(and(whereAgent(ref), eq(databaseSetups.id, input.setupId))).for('update').limit(1);
+      if (!setup) throw new AppError('database_setup_not_found', 'Database setup not found: run the first step again');
+      const offered = new Set(setup.offeredTables as string[]);
+      const notOffered = input.tables.filter((t) => !offered.has(t));
+      if (notOffered.length > 0) {
+        throw new AppError('database_table_not_offered', `These tables were not offered by the first step: ${notOffered.join(', ')}`, { details: { tables: notOffered } });
+      }
+      const replaced = await tx.delete(databaseSetups).where(and(whereAgent(ref), eq(databaseSetups.status, 'active'), ne(databaseSetups.id, setup.id))).returning();
+      for (const old of replaced) if (old.passwordEntry) await deleteSecret(tx, old.passwordEntry);
+      const [saved] = await tx
+        .update(databaseSetups)
+        .set({ status: 'active', activeTables: [...new Set(input.tables)], activatedAt: new Date() })
+        .where(eq(databaseSetups.id, setup.id))
+        .returning();
+      return saved!;
+    });
+    return view(row);
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+/** The active setup and pending ones, without secrets. */
+export async function databaseSettings(deps: DatabaseDeps, agent: Agent): Promise<{ active: SetupView | null; pending: SetupView[] }> {
+  try {
+    const rows = await deps.db.orm.select().from(databaseSetups).where(whereAgent(agentRef(agent))).orderBy(databaseSetups.createdAt);
+    const views = rows.map(view);
+    return { active: views.find((v) => v.status === 'active') ?? null, pending: views.filter((v) => v.status === 'pending') };
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
