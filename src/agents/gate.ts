@@ -35,10 +35,12 @@ export function agentGate(): MiddlewareHandler<AppBindings> {
     const { config, db, wallet } = c.var;
     const collection = parsed.data.agentCollectionAddress;
     const tokenId = parsed.data.agentTokenId;
-    const kind = await collectionKind(db, config.chainId, collection);
-    if (kind === null) throw new AppError('agent_not_found', 'Agent not found');
-    const owner = await ownerOf(chainClient(config), collection, tokenId);
-    if (owner === null) throw new AppError('agent_not_found', 'Agent not found');
+    // The registry (Postgres) and the owner (chain) are independent: ask both at once.
+    const [kind, owner] = await Promise.all([
+      collectionKind(db, config.chainId, collection),
+      ownerOf(chainClient(config), collection, tokenId),
+    ]);
+    if (kind === null || owner === null) throw new AppError('agent_not_found', 'Agent not found');
     if (owner.toLowerCase() !== wallet.toLowerCase()) {
       throw new AppError('not_owner', 'You are not the owner of this agent');
     }

@@ -23,7 +23,9 @@ function configureDriver(wsProxy: string | undefined): void {
   neonConfig.wsProxy = (host, port) => `${wsProxy}/v1?address=${host}:${port}`;
   neonConfig.useSecureWebSocket = false;
   neonConfig.pipelineTLS = false;
-  neonConfig.pipelineConnect = false;
+  // Startup and cleartext password in one flight, as with Neon's proxy (local Postgres uses
+  // password auth over loopback for the same reason).
+  neonConfig.pipelineConnect = 'password';
   proxyConfigured = wsProxy;
 }
 
