@@ -7,27 +7,18 @@
  *
  * Stopping it is safe: finished schemas no longer qualify, so a rerun continues where it stopped.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { upgradeAgentSchemas } from '../src/storage/agent-upgrade';
 import type { SqlPool } from '../src/storage/agent-storage';
-import { REPO_ROOT } from './lib/migrate';
+import { operatorDatabaseUrl } from './lib/database-url';
 import { progressBar } from './lib/progress';
-
-function databaseUrl(): string {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  const stackFile = path.join(REPO_ROOT, process.env.DEV_DIR ?? '.dev', 'stack.json');
-  if (existsSync(stackFile)) return (JSON.parse(readFileSync(stackFile, 'utf8')) as { databaseUrl: string }).databaseUrl;
-  throw new Error('set DATABASE_URL (or start the local stack with npm run dev)');
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { batch: { type: 'string', default: '100' }, after: { type: 'string' } } });
   const batchSize = Number(values.batch);
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new Error('--batch must be 1..10000');
-  const pool = new pg.Pool({ connectionString: databaseUrl(), max: 2 });
+  const pool = new pg.Pool({ connectionString: operatorDatabaseUrl(), max: 2 });
   let bar: ReturnType<typeof progressBar> | undefined;
   try {
     const result = await upgradeAgentSchemas(pool as unknown as SqlPool, {

@@ -9,22 +9,13 @@
  * Kinds: `internal` and `expert` collections may hold contexts; any other kind (lower-case word)
  * is allowed for agents that only use the other routes.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { getAddress } from 'viem';
 import { listCollections, registerCollection } from './lib/collections';
-import { REPO_ROOT } from './lib/migrate';
+import { operatorDatabaseUrl } from './lib/database-url';
 
 const CHAINS = [137, 80002];
-
-function databaseUrl(): string {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  const stackFile = path.join(REPO_ROOT, process.env.DEV_DIR ?? '.dev', 'stack.json');
-  if (existsSync(stackFile)) return (JSON.parse(readFileSync(stackFile, 'utf8')) as { databaseUrl: string }).databaseUrl;
-  throw new Error('set DATABASE_URL (or start the local stack with npm run dev)');
-}
 
 function chainOption(value: string | undefined, required: boolean): number | undefined {
   if (value === undefined) {
@@ -51,7 +42,7 @@ async function main(): Promise<void> {
     options: { chain: { type: 'string' }, address: { type: 'string' }, kind: { type: 'string' } },
   });
   const command = positionals[0];
-  const url = databaseUrl();
+  const url = operatorDatabaseUrl();
   switch (command) {
     case 'list': {
       const rows = await listCollections(url, chainOption(values.chain, false));

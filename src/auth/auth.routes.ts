@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { AddressSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
+import { jsonBody } from '../http/openapi';
 import { isAcceptedSignatureShape } from './signature';
 
 const ChainIdSchema = z
@@ -67,7 +68,6 @@ const VerifiedSchema = z
   })
   .openapi('WalletVerified');
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
 
 export const initLogin = createRoute({
   method: 'post',
@@ -76,7 +76,7 @@ export const initLogin = createRoute({
   summary: 'Start a wallet login',
   description:
     'Returns a fresh nonce and the EIP-4361 message to sign with the wallet. The message names this deployment\'s domain, URI and chain and expires after NONCE_TTL_SECONDS (default 300). A newer init for the same wallet replaces an older one. No token needed.',
-  request: { body: json(InitBodySchema) },
+  request: { body: jsonBody(InitBodySchema) },
   responses: {
     200: { description: 'The message to sign', content: { 'application/json': { schema: InitResponseSchema } } },
     400: errorResponse('`validation_failed`: bad address (not hex, wrong length, bad checksum) or the chain of another deployment'),
@@ -91,7 +91,7 @@ export const finishLogin = createRoute({
   summary: 'Finish a wallet login and get an access token',
   description:
     'Verifies the signature over the message issued by init (ordinary wallets, ERC-1271 and ERC-6492 smart-contract wallets) and returns a JWT bound to the wallet and this chain, valid JWT__LIVING_TIME seconds. The nonce is consumed by the first finish attempt, successful or not: retry with a new init. No refresh endpoint: log in again when the token expires.',
-  request: { body: json(FinishBodySchema) },
+  request: { body: jsonBody(FinishBodySchema) },
   responses: {
     200: { description: 'Logged in', content: { 'application/json': { schema: TokenSchema } } },
     400: errorResponse('`validation_failed`: bad address, bad signature shape, or the chain of another deployment'),
@@ -109,7 +109,7 @@ export const verifyWalletRoute = createRoute({
   summary: 'Verify a wallet signature (chat pairing)',
   description:
     'For the chat bridge: proves that walletAddress signed a fresh EIP-4361 message for this deployment, so a chat can be bound to a wallet. Same rules as login (domain, URI, chain, freshness, single-use nonce) but no token is issued.',
-  request: { body: json(VerifyBodySchema) },
+  request: { body: jsonBody(VerifyBodySchema) },
   responses: {
     200: { description: 'The wallet signed this message', content: { 'application/json': { schema: VerifiedSchema } } },
     400: errorResponse('`validation_failed`: bad address, message or signature shape, or the chain of another deployment'),

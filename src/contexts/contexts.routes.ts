@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
+import { jsonBody, jsonResponse } from '../http/openapi';
 import { KeyParamSchema, MessageTextSchema, NewKeySchema, NewMessageSchema, RoleSchema } from './rules';
 
 const MAX_PAGE = 1_000_000_000;
@@ -71,8 +72,6 @@ const StoredMessageSchema = z
   })
   .openapi('ContextMessage');
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
-const ok = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
 
 export const listContextKeys = createRoute({
   method: 'get',
@@ -82,7 +81,7 @@ export const listContextKeys = createRoute({
   description: 'Keys in byte order, paged. Keys under `conversation-context-discovery/` are internal and never listed. An agent that has never written has no keys.',
   security: agentRoute.security,
   request: { params: agentRoute.params, query: ListQuerySchema },
-  responses: { 200: ok('A page of keys', KeyPageSchema), ...agentRoute.errors },
+  responses: { 200: jsonResponse('A page of keys', KeyPageSchema), ...agentRoute.errors },
 });
 
 export const createContext = createRoute({
@@ -93,7 +92,7 @@ export const createContext = createRoute({
   description:
     'Creates the key; 200 with an empty body. Safe to repeat: a duplicate is 400 `context_exists` with `agent context with key <key> already exists` and changes nothing (treat it as already provisioned). Only agents of `internal` or `expert` collections hold contexts.',
   security: agentRoute.security,
-  request: { params: agentRoute.params, body: json(z.object({ key: NewKeySchema }).openapi('NewContext')) },
+  request: { params: agentRoute.params, body: jsonBody(z.object({ key: NewKeySchema }).openapi('NewContext')) },
   responses: {
     200: { description: 'Created (empty body)' },
     ...agentRoute.errors,
@@ -111,10 +110,10 @@ export const createContexts = createRoute({
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
-    body: json(z.object({ keys: z.array(z.string()).min(1).max(100) }).openapi('NewContexts')),
+    body: jsonBody(z.object({ keys: z.array(z.string()).min(1).max(100) }).openapi('NewContexts')),
   },
   responses: {
-    200: ok(
+    200: jsonResponse(
       'A result per key',
       z
         .object({
@@ -141,9 +140,9 @@ export const appendMessage = createRoute({
   summary: 'Append a message to a context (memory hydration)',
   description: "Appends one message to an existing context and bumps the context's updated time. Messages keep the order they are stored in. Send `Idempotency-Key` to make retries safe.",
   security: agentRoute.security,
-  request: { params: ContextParamsSchema, headers: IdempotencyHeadersSchema, body: json(NewMessageSchema) },
+  request: { params: ContextParamsSchema, headers: IdempotencyHeadersSchema, body: jsonBody(NewMessageSchema) },
   responses: {
-    200: ok('The stored message', StoredMessageSchema),
+    200: jsonResponse('The stored message', StoredMessageSchema),
     ...agentRoute.errors,
     400: errorResponse('`validation_failed` (role not user/system/assistant, message shorter than 2 characters or over 256 KiB, NUL, contextKey shorter than 2), `idempotency_key_reused`'),
     404: errorResponse('`context_not_found`: Context not found (or `agent_not_found`)'),
@@ -160,10 +159,10 @@ export const appendMessages = createRoute({
   request: {
     params: ContextParamsSchema,
     headers: IdempotencyHeadersSchema,
-    body: json(z.object({ messages: z.array(z.object({ message: MessageTextSchema, role: RoleSchema })).min(1).max(100) }).openapi('NewContextMessages')),
+    body: jsonBody(z.object({ messages: z.array(z.object({ message: MessageTextSchema, role: RoleSchema })).min(1).max(100) }).openapi('NewContextMessages')),
   },
   responses: {
-    200: ok('The stored messages, in order', z.object({ messages: z.array(StoredMessageSchema) }).openapi('StoredContextMessages')),
+    200: jsonResponse('The stored messages, in order', z.object({ messages: z.array(StoredMessageSchema) }).openapi('StoredContextMessages')),
     ...agentRoute.errors,
     400: errorResponse('`validation_failed` (not 1..100 messages, or one invalid: the issue path names its index), `idempotency_key_reused`'),
     404: errorResponse('`context_not_found`: Context not found'),
@@ -192,7 +191,7 @@ export const readMessages = createRoute({
     }),
   },
   responses: {
-    200: ok(
+    200: jsonResponse(
       'A page of messages',
       z
         .object({ messages: z.array(StoredMessageSchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })

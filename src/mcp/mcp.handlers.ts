@@ -1,12 +1,11 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { AppError } from '../errors';
+import { resourceId } from '../http/openapi';
 import type { AppBindings } from '../types';
 import { keyRing } from '../vault/store';
 import { addConnection, callTool, listConnections, liveTools, removeConnection, type McpDeps } from './connections.service';
 import type * as routes from './mcp.routes';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function mcpDeps(c: Context<AppBindings>): McpDeps {
   return { db: c.var.db, ring: () => keyRing(c.var.config), timeoutMs: c.var.config.mcpTimeoutMs };
@@ -14,8 +13,9 @@ function mcpDeps(c: Context<AppBindings>): McpDeps {
 
 /** Ids are UUIDs; anything else cannot name a connection. */
 function connectionId(id: string): string {
-  if (!UUID.test(id)) throw new AppError('mcp_connection_not_found', 'MCP connection not found');
-  return id.toLowerCase();
+  const valid = resourceId(id);
+  if (valid === null) throw new AppError('mcp_connection_not_found', 'MCP connection not found');
+  return valid;
 }
 
 export const listHandler: RouteHandler<typeof routes.listConnections, AppBindings> = async (c) =>

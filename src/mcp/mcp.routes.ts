@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
+import { jsonBody, jsonResponse } from '../http/openapi';
 
 const AuthInputSchema = z
   .discriminatedUnion('type', [
@@ -43,8 +44,6 @@ const upstreamErrors = {
   504: errorResponse('`tool_server_timeout`: no answer within MCP_TIMEOUT_MS'),
 };
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
-const ok = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
 
 export const listConnections = createRoute({
   method: 'get',
@@ -54,7 +53,7 @@ export const listConnections = createRoute({
   description: 'Header names are shown; credential values never are.',
   security: agentRoute.security,
   request: { params: agentRoute.params },
-  responses: { 200: ok('The connections', z.object({ connections: z.array(ConnectionSchema) }).openapi('McpConnections')), ...agentRoute.errors },
+  responses: { 200: jsonResponse('The connections', z.object({ connections: z.array(ConnectionSchema) }).openapi('McpConnections')), ...agentRoute.errors },
 });
 
 export const addConnection = createRoute({
@@ -67,10 +66,10 @@ export const addConnection = createRoute({
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
-    body: json(z.object({ url: z.string().max(4_096), name: z.string().min(1).max(100).optional(), auth: AuthInputSchema }).openapi('NewMcpConnection')),
+    body: jsonBody(z.object({ url: z.string().max(4_096), name: z.string().min(1).max(100).optional(), auth: AuthInputSchema }).openapi('NewMcpConnection')),
   },
   responses: {
-    200: ok('Registered', ConnectionSchema),
+    200: jsonResponse('Registered', ConnectionSchema),
     ...agentRoute.errors,
     400: errorResponse(
       '`invalid_tool_server_url` (not https, IP literal, localhost or internal name, userinfo, hidden characters), `mcp_connection_exists` (MCPConnection URL already exists for this agent), `invalid_tool_schema` (Invalid tool schema, naming the tool), `tool_server_credential_rejected` (the server answered 401/403), `tool_server_invalid` (not the contract: HTML, wrong id, redirect, too large), `validation_failed`',
@@ -88,7 +87,7 @@ export const removeConnection = createRoute({
   security: agentRoute.security,
   request: { params: ConnectionParams },
   responses: {
-    200: ok('Removed', z.object({ id: z.string(), deleted: z.literal(true) }).openapi('McpConnectionDeleted')),
+    200: jsonResponse('Removed', z.object({ id: z.string(), deleted: z.literal(true) }).openapi('McpConnectionDeleted')),
     ...agentRoute.errors,
     404: errorResponse('`mcp_connection_not_found`, or `agent_not_found`'),
   },
@@ -103,7 +102,7 @@ export const listTools = createRoute({
   security: agentRoute.security,
   request: { params: ConnectionParams },
   responses: {
-    200: ok('Live tools', z.object({ tools: z.array(ToolSchema), health: z.object({ ok: z.literal(true), latencyMs: z.number().int() }) }).openapi('McpLiveTools')),
+    200: jsonResponse('Live tools', z.object({ tools: z.array(ToolSchema), health: z.object({ ok: z.literal(true), latencyMs: z.number().int() }) }).openapi('McpLiveTools')),
     ...agentRoute.errors,
     ...upstreamErrors,
   },
@@ -118,10 +117,10 @@ export const callTool = createRoute({
   security: agentRoute.security,
   request: {
     params: ConnectionParams,
-    body: json(z.object({ name: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).default({}) }).openapi('McpToolCall')),
+    body: jsonBody(z.object({ name: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).default({}) }).openapi('McpToolCall')),
   },
   responses: {
-    200: ok(
+    200: jsonResponse(
       'The tool result',
       z
         .object({ content: z.array(z.object({ type: z.string() }).catchall(z.unknown())), isError: z.boolean().optional() })

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { errorResponse } from '../errors';
+import { jsonBody, jsonResponse } from '../http/openapi';
 
 const SetupSchema = z
   .object({
@@ -29,8 +30,6 @@ const FirstStepSchema = z
   })
   .openapi('DatabaseFirstStep');
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
-const ok = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
 
 export const firstStep = createRoute({
   method: 'post',
@@ -39,9 +38,9 @@ export const firstStep = createRoute({
   summary: 'Database setup, step 1: connect and list tables',
   description: 'Connects to an external Postgres from the gateway, lists the tables and views the user can read, and keeps the connection (the password in the vault) as a pending setup.',
   security: agentRoute.security,
-  request: { params: agentRoute.params, body: json(FirstStepSchema) },
+  request: { params: agentRoute.params, body: jsonBody(FirstStepSchema) },
   responses: {
-    200: ok('The setup id and the readable tables', z.object({ setupId: z.string(), tables: z.array(z.string()).openapi({ example: ['public.orders'] }) }).openapi('DatabaseFirstStepResult')),
+    200: jsonResponse('The setup id and the readable tables', z.object({ setupId: z.string(), tables: z.array(z.string()).openapi({ example: ['public.orders'] }) }).openapi('DatabaseFirstStepResult')),
     ...agentRoute.errors,
     400: errorResponse('`database_auth_failed` (user name or password refused), `database_not_found`, `validation_failed`'),
     424: errorResponse('`database_unreachable`: the database server could not be reached'),
@@ -57,10 +56,10 @@ export const secondStep = createRoute({
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
-    body: json(z.object({ setupId: z.string().max(64), tables: z.array(z.string().max(300)).min(1).max(1_000) }).openapi('DatabaseSecondStep')),
+    body: jsonBody(z.object({ setupId: z.string().max(64), tables: z.array(z.string().max(300)).min(1).max(1_000) }).openapi('DatabaseSecondStep')),
   },
   responses: {
-    200: ok('The active setup', SetupSchema),
+    200: jsonResponse('The active setup', SetupSchema),
     ...agentRoute.errors,
     400: errorResponse('`database_table_not_offered` (names the tables), `validation_failed`'),
     404: errorResponse('`database_setup_not_found`, or `agent_not_found`'),
@@ -76,7 +75,7 @@ export const getDatabaseSettings = createRoute({
   security: agentRoute.security,
   request: { params: agentRoute.params },
   responses: {
-    200: ok('Setups', z.object({ active: SetupSchema.nullable(), pending: z.array(SetupSchema) }).openapi('DatabaseSettings')),
+    200: jsonResponse('Setups', z.object({ active: SetupSchema.nullable(), pending: z.array(SetupSchema) }).openapi('DatabaseSettings')),
     ...agentRoute.errors,
   },
 });

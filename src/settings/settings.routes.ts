@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
+import { jsonBody, jsonResponse } from '../http/openapi';
 
 const LlmSettingsSchema = z
   .object({
@@ -51,8 +52,6 @@ const PromptTemplateInputSchema = z
   })
   .openapi('PromptTemplateInput');
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
-const ok = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
 
 export const getLlmSettings = createRoute({
   method: 'get',
@@ -62,7 +61,7 @@ export const getLlmSettings = createRoute({
   description: 'Provider, model, temperature, max tokens, and whether an API key is stored; never the key.',
   security: agentRoute.security,
   request: { params: agentRoute.params },
-  responses: { 200: ok('The settings', LlmSettingsSchema), ...agentRoute.errors, 404: errorResponse('`llm_settings_not_found` (never set), or `agent_not_found`') },
+  responses: { 200: jsonResponse('The settings', LlmSettingsSchema), ...agentRoute.errors, 404: errorResponse('`llm_settings_not_found` (never set), or `agent_not_found`') },
 });
 
 export const saveLlmSettings = createRoute({
@@ -72,8 +71,8 @@ export const saveLlmSettings = createRoute({
   summary: "Set the agent's LLM settings",
   description: 'Replaces the settings. `maxTokens` above TOKEN__MAX_TOKENS_PER_REQUEST is rejected. A new `apiKey` is encrypted into the vault and the previous one destroyed.',
   security: agentRoute.security,
-  request: { params: agentRoute.params, body: json(LlmSettingsInputSchema) },
-  responses: { 200: ok('The saved settings', LlmSettingsSchema), ...agentRoute.errors },
+  request: { params: agentRoute.params, body: jsonBody(LlmSettingsInputSchema) },
+  responses: { 200: jsonResponse('The saved settings', LlmSettingsSchema), ...agentRoute.errors },
 });
 
 const TemplateParams = AgentParamsSchema.extend({ key: TemplateKeySchema });
@@ -85,7 +84,7 @@ export const getPromptTemplate = createRoute({
   summary: 'A prompt template by key',
   security: agentRoute.security,
   request: { params: TemplateParams },
-  responses: { 200: ok('The template', PromptTemplateSchema), ...agentRoute.errors, 404: errorResponse('`prompt_template_not_found`, or `agent_not_found`') },
+  responses: { 200: jsonResponse('The template', PromptTemplateSchema), ...agentRoute.errors, 404: errorResponse('`prompt_template_not_found`, or `agent_not_found`') },
 });
 
 export const savePromptTemplate = createRoute({
@@ -94,6 +93,6 @@ export const savePromptTemplate = createRoute({
   tags: ['Settings'],
   summary: 'Create or replace a prompt template',
   security: agentRoute.security,
-  request: { params: TemplateParams, body: json(PromptTemplateInputSchema) },
-  responses: { 200: ok('The saved template', PromptTemplateSchema), ...agentRoute.errors },
+  request: { params: TemplateParams, body: jsonBody(PromptTemplateInputSchema) },
+  responses: { 200: jsonResponse('The saved template', PromptTemplateSchema), ...agentRoute.errors },
 });
