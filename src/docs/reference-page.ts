@@ -46,12 +46,12 @@ button.secondary{background:#fff;color:#1f2328;border-color:#d0d7de}
 nav{position:sticky;top:0;align-self:start;max-height:100vh;overflow:auto;padding:16px;border-right:1px solid #d0d7de;background:#fff}
 nav h2{font-size:12px;text-transform:uppercase;color:#57606a;margin:14px 0 4px}
 nav ul{list-style:none;margin:0;padding:0}
-nav a{display:flex;gap:6px;align-items:baseline;padding:3px 4px;border-radius:4px;color:inherit;text-decoration:none;word-break:break-all}
+nav a{display:flex;gap:6px;align-items:baseline;padding:3px 4px;border-radius:4px;color:inherit;text-decoration:none;overflow-wrap:break-word}
 nav a:hover{background:#f3f4f6}
 main{padding:16px 24px;min-width:0}
 .op{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:16px;margin:0 0 18px;scroll-margin-top:12px}
 .op h3{margin:0;display:flex;flex-wrap:wrap;gap:8px;align-items:center;font-size:16px}
-.path{word-break:break-all}
+.path{overflow-wrap:break-word}
 .method{display:inline-block;min-width:56px;text-align:center;border-radius:4px;padding:1px 6px;font:700 11px/18px ui-monospace,monospace;color:#fff;background:#6e7781}
 .m-get{background:#0969da}.m-post{background:#1f883d}.m-put{background:#9a6700}.m-patch{background:#8250df}.m-delete{background:#cf222e}
 .lock{font-size:12px;background:#fff8c5;border:1px solid #d4a72c;border-radius:10px;padding:0 8px}
@@ -64,7 +64,7 @@ th{background:#f6f8fa}
 .srow{display:inline-flex;flex-wrap:wrap;gap:6px;align-items:baseline}
 .type{color:#8250df;font-family:ui-monospace,monospace;font-size:12px}
 .req{color:#cf222e;font-weight:700}
-.chip{background:#f3f4f6;border-radius:4px;padding:0 5px;font-size:12px;word-break:break-all}
+.chip{background:#f3f4f6;border-radius:4px;padding:0 5px;font-size:12px;overflow-wrap:break-word}
 .sdesc,.note{color:#57606a;font-size:13px;white-space:pre-wrap}
 .resp{border-left:3px solid #d0d7de;padding-left:10px;margin:8px 0}
 .status{font-weight:700;font-family:ui-monospace,monospace}
@@ -93,6 +93,10 @@ function h(tag, attrs, ...kids) {
   return el;
 }
 const show = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+// Description text with \`code\` spans as <code> elements, built from text nodes (never HTML).
+// A path that may wrap after each slash, never inside a word.
+const pathText = (path) => path.split('/').flatMap((part, i) => (i === 0 ? [part] : [h('wbr', {}), '/' + part]));
+const md = (text) => String(text).split('\u0060').map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part));
 
 function pointer(ref) {
   if (typeof ref !== 'string' || ref.indexOf('#/') !== 0) return undefined;
@@ -142,7 +146,7 @@ function schemaTree(node, name, required, stack) {
     required ? h('span', { class: 'req', title: 'required' }, '*') : null,
     h('span', { class: 'type' }, ref ? refName(ref) + ': ' + typeLabel(s) : typeLabel(s)),
     facts(s));
-  const desc = s.description ? h('div', { class: 'sdesc' }, s.description) : null;
+  const desc = s.description ? h('div', { class: 'sdesc' }, md(s.description)) : null;
   if (ref && stack.includes(ref)) return h('div', { class: 'snode' }, row, h('span', { class: 'note' }, ' (recursive, see above)'));
   const next = ref ? stack.concat(ref) : stack;
   const kids = [];
@@ -219,7 +223,7 @@ function paramsTable(params) {
     const ex = p.example !== undefined ? p.example : s.example;
     return h('tr', {}, h('td', {}, h('code', {}, p.name)), h('td', {}, p.in), h('td', {}, p.required ? 'yes' : 'no'),
       h('td', {}, h('span', { class: 'type' }, typeLabel(s)), ' ', facts(Object.assign({}, s, { example: undefined, examples: undefined }))),
-      h('td', {}, p.description || s.description || ''), h('td', {}, ex === undefined ? '' : h('code', {}, show(ex))));
+      h('td', {}, md(p.description || s.description || '')), h('td', {}, ex === undefined ? '' : h('code', {}, show(ex))));
   });
   return h('table', {}, h('thead', {}, head), h('tbody', {}, rows));
 }
@@ -293,22 +297,22 @@ async function send(entry, inputs, body, result, button) {
 
 function renderOperation(entry) {
   const { op, method, path } = entry;
-  const parts = [h('h3', {}, h('span', { class: 'method m-' + method }, method.toUpperCase()), h('span', { class: 'path' }, path),
+  const parts = [h('h3', {}, h('span', { class: 'method m-' + method }, method.toUpperCase()), h('span', { class: 'path' }, pathText(path)),
     entry.secured ? h('span', { class: 'lock', title: 'Send Authorization: Bearer <token>' }, 'requires bearer token') : null)];
   if (op.summary) parts.push(h('p', { class: 'summary' }, op.summary));
-  if (op.description) parts.push(h('p', { class: 'desc' }, op.description));
+  if (op.description) parts.push(h('p', { class: 'desc' }, md(op.description)));
   if (entry.params.length) parts.push(h('h4', {}, 'Parameters'), paramsTable(entry.params));
   if (isObj(op.requestBody)) {
     const rb = deref(op.requestBody).s;
     const media = jsonMedia(rb.content);
-    parts.push(h('h4', {}, 'Request body' + (rb.required ? ' (required)' : '')), rb.description ? h('p', { class: 'desc' }, rb.description) : null,
+    parts.push(h('h4', {}, 'Request body' + (rb.required ? ' (required)' : '')), rb.description ? h('p', { class: 'desc' }, md(rb.description)) : null,
       media && media.schema ? schemaTree(media.schema, null, false, []) : null);
   }
   parts.push(h('h4', {}, 'Responses'));
   for (const [status, raw] of Object.entries(op.responses || {})) {
     const r = deref(raw).s;
     const media = jsonMedia(r.content);
-    parts.push(h('div', { class: 'resp' }, h('span', { class: 'status' }, status), ' ', r.description || '',
+    parts.push(h('div', { class: 'resp' }, h('span', { class: 'status' }, status), ' ', md(r.description || ''),
       media && media.schema ? schemaTree(media.schema, null, false, []) : null));
   }
   parts.push(tryPanel(entry));
@@ -342,7 +346,7 @@ async function main() {
   const info = isObj(spec.info) ? spec.info : {};
   if (info.title) $('title').textContent = String(info.title);
   $('version').textContent = info.version ? 'v' + info.version : '';
-  $('description').textContent = info.description ? String(info.description) : '';
+  $('description').replaceChildren(...(info.description ? md(info.description) : []));
   const ops = collectOperations();
   const order = (Array.isArray(spec.tags) ? spec.tags.map((t) => t && t.name) : []).concat(ops.map((o) => o.tag));
   const groups = Array.from(new Set(order.concat('Other'))).filter((t) => ops.some((o) => o.tag === t));
@@ -351,7 +355,7 @@ async function main() {
   for (const tag of groups) {
     const inTag = ops.filter((o) => o.tag === tag);
     nav.push(h('h2', {}, tag), h('ul', {}, inTag.map((o) => h('li', {}, h('a', { href: '#' + o.id, 'data-nav': o.method.toUpperCase() + ' ' + o.path },
-      h('span', { class: 'method m-' + o.method }, o.method.toUpperCase()), h('span', { class: 'path' }, o.path))))));
+      h('span', { class: 'method m-' + o.method }, o.method.toUpperCase()), h('span', { class: 'path' }, pathText(o.path)))))));
     sections.push(h('h2', { 'data-tag': tag }, tag), inTag.map(renderOperation));
   }
   $('nav').replaceChildren(...nav);

@@ -145,7 +145,7 @@ export function checkCredentialHeader(name: string, value: string): { ok: true }
   return checkCredentialValue(value);
 }
 
-function checkCredentialValue(value: string): { ok: true } | { ok: false; problem: string } {
+export function checkCredentialValue(value: string): { ok: true } | { ok: false; problem: string } {
   if (typeof value !== 'string' || value.length === 0 || value.length > 8192 || !HEADER_VALUE.test(value)) {
     return {
       ok: false,

@@ -5,7 +5,7 @@ import { databaseError, type Database } from '../storage/db';
 import { mcpConnections } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
 import { agentRef, deleteSecret, readSecret, storeSecret, type AgentRef } from '../vault/store';
-import { checkCredentialHeader, checkToolServer, createMcpClient, McpError, type CallResult, type McpAuth, type Tool } from './client';
+import { checkCredentialHeader, checkCredentialValue, checkToolServer, createMcpClient, McpError, type CallResult, type McpAuth, type Tool } from './client';
 import { toolServerError } from './errors';
 import { validateArguments } from './schema-check';
 import { canonicalToolServerUrl } from './url';
@@ -77,8 +77,8 @@ function clientAuth(auth: AuthInput): McpAuth {
 export async function addConnection(deps: McpDeps, agent: Agent, input: { url: string; name?: string; auth: AuthInput }): Promise<ConnectionView> {
   const canonical = canonicalToolServerUrl(input.url);
   if (!canonical.ok) throw new AppError('invalid_tool_server_url', canonical.message, { details: { reason: canonical.reason } });
-  if (input.auth.type === 'header') {
-    const check = checkCredentialHeader(input.auth.headerName, input.auth.value);
+  if (input.auth.type !== 'none') {
+    const check = input.auth.type === 'header' ? checkCredentialHeader(input.auth.headerName, input.auth.value) : checkCredentialValue(input.auth.value);
     if (!check.ok) throw new AppError('validation_failed', check.problem, { details: { issues: [{ path: 'auth', message: check.problem }] } });
   }
   const ref = agentRef(agent);
