@@ -346,7 +346,8 @@ async function main() {
   const info = isObj(spec.info) ? spec.info : {};
   if (info.title) $('title').textContent = String(info.title);
   $('version').textContent = info.version ? 'v' + info.version : '';
-  $('description').replaceChildren(...(info.description ? md(info.description) : []));
+  $('description').textContent = '';
+  if (info.description) $('description').append(h('span', {}, md(info.description)));
   const ops = collectOperations();
   const order = (Array.isArray(spec.tags) ? spec.tags.map((t) => t && t.name) : []).concat(ops.map((o) => o.tag));
   const groups = Array.from(new Set(order.concat('Other'))).filter((t) => ops.some((o) => o.tag === t));
