@@ -12,7 +12,7 @@ import pg from 'pg';
 import { upgradeAgentSchemas } from '../src/storage/agent-upgrade';
 import type { SqlPool } from '../src/storage/agent-storage';
 import { operatorDatabaseUrl } from './lib/database-url';
-import { progressBar } from './lib/progress';
+import { progressBar } from '../src/cli/progress';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { batch: { type: 'string', default: '100' }, after: { type: 'string' } } });

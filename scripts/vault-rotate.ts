@@ -13,7 +13,7 @@ import pg from 'pg';
 import type { SqlPool } from '../src/storage/agent-storage';
 import { importKek, type KeyRing } from '../src/vault/crypto';
 import { rotateVault } from '../src/vault/rotate';
-import { progressBar } from './lib/progress';
+import { progressBar } from '../src/cli/progress';
 
 async function main(): Promise<void> {
   const { DATABASE_URL, VAULT_KEK, VAULT_KEK_PREVIOUS } = process.env;

@@ -37,7 +37,7 @@ import { appendSql } from '../../src/contexts/messages.service';
 import { RESERVED_PREFIX } from '../../src/contexts/rules';
 import { agentSchemaName, provision, type AgentSchema, type SqlPool } from '../../src/storage/agent-storage';
 import { mintAgent } from '../lib/contracts';
-import { progressBar } from '../lib/progress';
+import { progressBar } from '../../src/cli/progress';
 import {
   BenchError,
   Counter,

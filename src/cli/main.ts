@@ -1,0 +1,144 @@
+/**
+ * `agent-gateway`: the command line of the gateway (bin/agent-gateway.mjs runs `main`).
+ *
+ *   agent-gateway [global options] <command> [options]
+ *
+ * Results go to stdout, diagnostics and progress to stderr. Exit codes: 0 success, 1 failure,
+ * 2 wrong usage, 130 interrupted. Tokens, private keys, passwords and header values are never
+ * printed (except `login --print-token`).
+ */
+import { parseArgs } from 'node:util';
+import type { Command, OptionValues } from './command';
+import { CliError, describeError, processIo, redact, UsageError, type Io } from './output';
+import { GLOBAL_HELP, GLOBAL_OPTIONS } from './session';
+
+interface CommandEntry {
+  path: string[];
+  summary: string;
+  /** Loaded only when the command runs (or shows its help): startup stays fast. */
+  load(): Promise<Command>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { path: ['login'], summary: 'log in with a wallet and save the token', load: async () => (await import('./login')).loginCommand },
+  { path: ['contexts', 'create'], summary: 'create context keys from a file', load: async () => (await import('./contexts')).contextsCreateCommand },
+  { path: ['contexts', 'list'], summary: "list the agent's context keys", load: async () => (await import('./contexts')).contextsListCommand },
+  { path: ['hydrate'], summary: "hydrate an agent's memory from a JSONL file, resumably", load: async () => (await import('./hydrate')).hydrateCommand },
+  { path: ['messages', 'export'], summary: "export a context's messages as JSONL", load: async () => (await import('./messages')).messagesExportCommand },
+  { path: ['mcp', 'check'], summary: 'check a tool server against the contract, directly', load: async () => (await import('./mcp')).mcpCheckCommand },
+];
+
+/** Global options that take a value (their value is not a command word). */
+const VALUE_OPTIONS = new Set(Object.entries(GLOBAL_OPTIONS).filter(([, o]) => o.type === 'string').map(([name]) => `--${name}`));
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));
+  return `agent-gateway: the command line of agent-gateway (wallet login, memory hydration, tool-server checks)
+
+Usage: agent-gateway [global options] <command> [options]
+
+Commands:
+${COMMANDS.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`).join('\n')}
+
+${GLOBAL_HELP}
+
+Run agent-gateway <command> --help for a command's options.`;
+}
+
+function commandHelp(command: Command): string {
+  return `Usage: ${command.usage}
+
+${command.help}
+
+${GLOBAL_HELP}`;
+}
+
+/** The command words in argv: positionals before any command option, skipping global option values. */
+function commandWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (VALUE_OPTIONS.has(arg)) {
+      i++;
+      continue;
+    }
+    if (arg.startsWith('-')) continue;
+    words.push(arg);
+  }
+  return words;
+}
+
+function findCommand(words: readonly string[]): CommandEntry | undefined {
+  return COMMANDS.find((c) => c.path.every((w, i) => words[i] === w));
+}
+
+/** Runs the CLI; resolves with the exit code (it never calls process.exit itself, except on Ctrl-C during hydrate). */
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, io: Io = processIo()): Promise<number> {
+  const words = commandWords(argv);
+  if (words.length === 0 || words[0] === 'help') {
+    const target = words[0] === 'help' ? findCommand(argv.filter((a) => !a.startsWith('-')).slice(1)) : undefined;
+    const wantsHelp = words[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+    if (target) io.out(commandHelp(await target.load()));
+    else if (wantsHelp) io.out(overview());
+    else {
+      io.err(overview());
+      return 2;
+    }
+    return 0;
+  }
+  const entry = findCommand(words);
+  if (!entry) {
+    const group = COMMANDS.filter((c) => c.path[0] === words[0]);
+    if (group.length > 0 && (argv.includes('--help') || argv.includes('-h'))) {
+      io.out((await Promise.all(group.map(async (c) => commandHelp(await c.load())))).join('\n\n'));
+      return 0;
+    }
+    const hint = group.length > 0 ? `${words[0]} needs one of: ${group.map((c) => c.path[1]).join(', ')}` : `unknown command ${JSON.stringify(words.join(' '))}`;
+    io.err(`agent-gateway: ${hint}; run agent-gateway --help`);
+    return 2;
+  }
+  const command = await entry.load();
+
+  let values: OptionValues;
+  let positionals: string[];
+  try {
+    const parsed = parseArgs({
+      args: [...argv],
+      options: { ...GLOBAL_OPTIONS, ...command.options },
+      allowPositionals: true,
+      strict: true,
+    });
+    values = parsed.values as OptionValues;
+    positionals = parsed.positionals;
+  } catch (err) {
+    const message = (err instanceof Error ? err.message : String(err)).trim();
+    io.err(`agent-gateway ${command.path.join(' ')}: ${redact(message)}\nUsage: ${command.usage} (see --help)`);
+    return 2;
+  }
+  if (values.help === true) {
+    io.out(commandHelp(command));
+    return 0;
+  }
+  // Drop the command words (the first occurrences, in order).
+  const args = [...positionals];
+  for (const word of command.path) args.splice(args.indexOf(word), 1);
+  if (args.length < command.args.min || args.length > command.args.max) {
+    const what = args.length > command.args.max ? `unexpected argument ${JSON.stringify(args[command.args.max])}` : 'missing argument';
+    io.err(`agent-gateway ${command.path.join(' ')}: ${what}\nUsage: ${command.usage}`);
+    return 2;
+  }
+
+  try {
+    return await command.run({ values, args, env, io });
+  } catch (err) {
+    const prefix = `agent-gateway ${command.path.join(' ')}`;
+    if (err instanceof UsageError) {
+      io.err(`${prefix}: ${err.message}\nUsage: ${command.usage}`);
+      return err.exitCode;
+    }
+    io.err(`${prefix}: ${describeError(err)}`);
+    if (!(err instanceof CliError) && env.AGENT_GATEWAY_DEBUG && err instanceof Error && err.stack) io.err(err.stack);
+    return err instanceof CliError ? err.exitCode : 1;
+  }
+}

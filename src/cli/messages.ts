@@ -1,0 +1,58 @@
+/** `agent-gateway messages export --key K --out file.jsonl`. */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { stringValue, type Command } from './command';
+import { CliError, UsageError } from './output';
+import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+
+async function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!stream.write(text)) await once(stream, 'drain');
+}
+
+export const messagesExportCommand: Command = {
+  path: ['messages', 'export'],
+  usage: 'agent-gateway messages export --key KEY [--out FILE]',
+  help: `Writes every message of a context, in stored order, one JSON object per line:
+{"key", "role", "message", "id", "createdAt"}. The output is a valid hydrate input.
+
+Options:
+  --key KEY    the context key (required)
+  --out FILE   the output file (default: stdout; "-" is stdout too)
+
+Needs a login and the agent (--collection, --token-id).`,
+  options: { key: { type: 'string' }, out: { type: 'string' } },
+  args: { min: 0, max: 0 },
+  async run({ values, env, io }) {
+    const key = stringValue(values, 'key');
+    if (!key) throw new UsageError('--key is required');
+    const out = stringValue(values, 'out');
+    const session = await openSession(values as GlobalValues, env, io);
+    const agent = agentOf(session, values as GlobalValues, env);
+    let stream: NodeJS.WritableStream = process.stdout;
+    let file: WriteStream | undefined;
+    if (out && out !== '-') {
+      file = createWriteStream(out, { flags: 'w' });
+      await Promise.race([once(file, 'open'), once(file, 'error').then(([err]) => {
+        throw new CliError(`cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      })]);
+      stream = file;
+    }
+    let count = 0;
+    try {
+      for await (const m of agent.messages(key, { limit: 100 })) {
+        await write(stream, `${JSON.stringify({ key, role: m.role, message: m.message, id: m.id, createdAt: m.createdAt })}\n`);
+        count++;
+      }
+    } catch (err) {
+      file?.destroy();
+      gatewayFailure(err, `reading ${JSON.stringify(key)}`);
+    } finally {
+      if (file && !file.destroyed) {
+        file.end();
+        await once(file, 'close');
+      }
+    }
+    io.err(`messages export: ${count} messages of ${JSON.stringify(key)}${file ? ` written to ${out}` : ''}`);
+    return 0;
+  },
+};

@@ -1,0 +1,446 @@
+/**
+ * A typed client of the gateway's REST API over plain `fetch`: Node 20 and browsers alike (no
+ * Node-only imports). See `createGatewayClient`.
+ */
+import { GatewayError, scrub, scrubValue } from './errors';
+import type {
+  AccessToken,
+  AgentRef,
+  AgentSummary,
+  AppendedMessage,
+  AppendedMessages,
+  AppendOptions,
+  ContextBatchResult,
+  ContextKeyPage,
+  ContextKeysQuery,
+  ContextMessage,
+  ContextMessagePage,
+  DatabaseFirstStep,
+  DatabaseFirstStepResult,
+  DatabaseSecondStep,
+  DatabaseSettings,
+  DatabaseSetup,
+  HealthReport,
+  LlmSettings,
+  LlmSettingsInput,
+  LoginChallenge,
+  LoginFinish,
+  LoginInit,
+  McpConnection,
+  McpConnectionDeleted,
+  McpConnections,
+  McpLiveTools,
+  McpToolCall,
+  McpToolResult,
+  MessagesQuery,
+  NewContextMessage,
+  NewMcpConnection,
+  PromptTemplate,
+  PromptTemplateInput,
+  StoredContextMessages,
+  WalletVerification,
+  WalletVerified,
+} from './types';
+
+/**
+ * What `login()` signs with: a viem `LocalAccount` (`privateKeyToAccount`, `mnemonicToAccount`,
+ * `toAccount`…) or anything with an address and an EIP-191 `signMessage` (personal_sign).
+ */
+export interface LoginAccount {
+  address: string;
+  signMessage(args: { message: string }): Promise<string>;
+}
+
+export interface GatewayClientOptions {
+  /** The deployment, e.g. `http://127.0.0.1:8788` (a trailing slash is ignored). */
+  baseUrl: string;
+  /** An access token from an earlier login. */
+  token?: string;
+  /**
+   * Enables `login()`; with it, an agent-scoped call made without a token logs in first, and a
+   * 401 answer to an agent-scoped call logs in again once and retries the call once (there is no
+   * refresh endpoint).
+   */
+  login?: { account: LoginAccount; chainId: number };
+  /** Replaces the global `fetch` (tests, instrumentation, other runtimes). */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** Deadline of one request including its body, ms (default 60,000; 0 for none). */
+  timeoutMs?: number;
+  /** Called with every new token the client obtains (`login()` and re-logins), e.g. to save it. */
+  onToken?: (session: LoginSession) => void | Promise<void>;
+}
+
+/** What a login produced. */
+export interface LoginSession {
+  token: string;
+  walletAddress: string;
+  chainId: number;
+  /** From the token's `exp` claim, ISO 8601; null when the token carries none. */
+  expiresAt: string | null;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface GatewayClient {
+  readonly baseUrl: string;
+  /** The current access token (undefined before a login). Handle with care: it is a credential. */
+  readonly token: string | undefined;
+  setToken(token: string | undefined): void;
+
+  /** `GET /health`: the report, for 200 and 503 alike. */
+  health(options?: CallOptions): Promise<HealthReport>;
+  /** `POST /auth/jwt/init`. */
+  initLogin(body: LoginInit, options?: CallOptions): Promise<LoginChallenge>;
+  /** `POST /auth/jwt/finish`. Does not store the token: `login()` does. */
+  finishLogin(body: LoginFinish, options?: CallOptions): Promise<AccessToken>;
+  /** `POST /wallet/verify` (chat pairing). */
+  verifyWallet(body: WalletVerification, options?: CallOptions): Promise<WalletVerified>;
+  /** init → `account.signMessage({ message })` → finish; stores the token and returns the session. */
+  login(options?: CallOptions): Promise<LoginSession>;
+
+  /** The agent-scoped API of one agent (`/agent/{collection}/{tokenId}/…`). */
+  agent(collection: AgentRef['collection'], tokenId: AgentRef['tokenId']): AgentClient;
+}
+
+export interface AgentClient {
+  readonly collection: string;
+  readonly tokenId: string;
+  /** The path prefix `/agent/{collection}/{tokenId}`. */
+  readonly path: string;
+
+  /** `GET …`: the agent after the three gates. */
+  summary(options?: CallOptions): Promise<AgentSummary>;
+
+  /** `GET …/contexts/keys`: one page. */
+  listContextKeys(query?: ContextKeysQuery, options?: CallOptions): Promise<ContextKeyPage>;
+  /** Every key matching the query, walking all pages (100 per page unless given). */
+  contextKeys(query?: Omit<ContextKeysQuery, 'page'>, options?: CallOptions): AsyncGenerator<string, void, undefined>;
+  /** `POST …/context`: 200 with an empty body; a duplicate is 400 `context_exists`. */
+  createContext(key: string, options?: CallOptions): Promise<void>;
+  /** `POST …/contexts`: up to 100 keys, a result per key. */
+  createContexts(keys: string[], options?: CallOptions): Promise<ContextBatchResult>;
+
+  /** `POST …/context/{key}/message`. */
+  appendMessage(key: string, message: NewContextMessage, options?: AppendOptions): Promise<AppendedMessage>;
+  /** `POST …/context/{key}/messages`: up to 100, atomically and in order. */
+  appendMessages(key: string, messages: NewContextMessage[], options?: AppendOptions): Promise<AppendedMessages>;
+  /** `GET …/context/{key}/messages`: one page. */
+  readMessages(key: string, query?: MessagesQuery, options?: CallOptions): Promise<ContextMessagePage>;
+  /** Every page of a context's messages, in order. */
+  messagePages(key: string, query?: Omit<MessagesQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<ContextMessagePage, void, undefined>;
+  /** Every message of a context, in stored order, across all pages (100 per page unless given). */
+  messages(key: string, query?: Omit<MessagesQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<ContextMessage, void, undefined>;
+
+  /** `GET …/llm/settings` (404 `llm_settings_not_found` when never set). */
+  getLlmSettings(options?: CallOptions): Promise<LlmSettings>;
+  /** `POST …/llm/settings`. */
+  saveLlmSettings(settings: LlmSettingsInput, options?: CallOptions): Promise<LlmSettings>;
+  /** `GET …/prompt-template/{key}`. */
+  getPromptTemplate(key: string, options?: CallOptions): Promise<PromptTemplate>;
+  /** `POST …/prompt-template/{key}`. */
+  savePromptTemplate(key: string, template: PromptTemplateInput, options?: CallOptions): Promise<PromptTemplate>;
+
+  /** `POST …/database/settings/first-step`. */
+  databaseFirstStep(setup: DatabaseFirstStep, options?: CallOptions): Promise<DatabaseFirstStepResult>;
+  /** `POST …/database/settings/second-step`. */
+  databaseSecondStep(step: DatabaseSecondStep, options?: CallOptions): Promise<DatabaseSetup>;
+  /** `GET …/database/settings`. */
+  getDatabaseSettings(options?: CallOptions): Promise<DatabaseSettings>;
+
+  /** `GET …/mcp/connections`. */
+  listMcpConnections(options?: CallOptions): Promise<McpConnections>;
+  /** `POST …/mcp/connection`. */
+  addMcpConnection(connection: NewMcpConnection, options?: CallOptions): Promise<McpConnection>;
+  /** `DELETE …/mcp/connection/{id}`. */
+  removeMcpConnection(id: string, options?: CallOptions): Promise<McpConnectionDeleted>;
+  /** `GET …/mcp/connection/{id}/tools`. */
+  listMcpTools(id: string, options?: CallOptions): Promise<McpLiveTools>;
+  /** `POST …/mcp/connection/{id}/tools/call`. */
+  callMcpTool(id: string, call: McpToolCall, options?: CallOptions): Promise<McpToolResult>;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+interface Operation {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Agent-scoped: sends the token, logs in when needed. */
+  agent?: boolean;
+  signal?: AbortSignal | undefined;
+  /** Statuses besides 2xx whose JSON body is a result (health's 503). */
+  okStatuses?: number[];
+}
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, or undefined for an empty body. */
+  body: unknown;
+}
+
+/** The `exp` claim of a JWT as ISO 8601, or null (not a JWT, no exp). Reads, never verifies. */
+export function tokenExpiresAt(token: string): string | null {
+  const payload = token.split('.')[1];
+  if (!payload) return null;
+  try {
+    const base64 = payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '=');
+    const claims = JSON.parse(atob(base64)) as { exp?: unknown };
+    return typeof claims.exp === 'number' && Number.isFinite(claims.exp) ? new Date(claims.exp * 1000).toISOString() : null;
+  } catch {
+    return null;
+  }
+}
+
+function describeCause(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as Error & { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as Error & { code?: unknown }).code;
+    return typeof code === 'string' && !cause.message.includes(code) ? `${code}: ${cause.message}` : cause.message;
+  }
+  return err.message;
+}
+
+function isErrorBody(value: unknown): value is { error: { code: string; message: string; details?: unknown }; requestId?: unknown } {
+  if (typeof value !== 'object' || value === null) return false;
+  const error = (value as { error?: unknown }).error;
+  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string';
+}
+
+/** Creates a client. Nothing is sent until a method is called. */
+export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  if (!/^https?:\/\//i.test(baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
+  const doFetch = options.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const loginWith = options.login;
+  let token = options.token;
+  /** Every token this client has held: scrubbed from error messages. */
+  const secrets = new Set<string>(token ? [token] : []);
+  let pendingLogin: Promise<LoginSession> | undefined;
+
+  const setToken = (value: string | undefined) => {
+    token = value;
+    if (value) secrets.add(value);
+  };
+
+  async function sendOnce(op: Operation, bearer: string | undefined): Promise<Answer> {
+    const operation = `${op.method} ${op.path}`;
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(op.query ?? {})) if (value !== undefined) params.set(name, String(value));
+    const qs = params.toString();
+    const url = `${baseUrl}${op.path}${qs ? `?${qs}` : ''}`;
+    const headers: Record<string, string> = { accept: 'application/json', ...op.headers };
+    if (op.body !== undefined) headers['content-type'] = 'application/json';
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = timeoutMs > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), timeoutMs) : undefined;
+    const onAbort = () => controller.abort();
+    if (op.signal?.aborted) controller.abort();
+    op.signal?.addEventListener('abort', onAbort, { once: true });
+    const secretList = [...secrets];
+    let res: Response;
+    let text: string;
+    try {
+      res = await doFetch(url, {
+        method: op.method,
+        headers,
+        body: op.body === undefined ? undefined : JSON.stringify(op.body),
+        signal: controller.signal,
+        redirect: 'manual',
+      });
+      text = await res.text();
+    } catch (err) {
+      if (timedOut) throw new GatewayError({ status: 0, code: 'timeout', message: `no answer within ${timeoutMs} ms`, operation });
+      if (op.signal?.aborted) throw new GatewayError({ status: 0, code: 'aborted', message: 'the request was aborted', operation, cause: op.signal.reason });
+      throw new GatewayError({ status: 0, code: 'network_error', message: scrub(`request failed: ${describeCause(err)}`, secretList), operation });
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      op.signal?.removeEventListener('abort', onAbort);
+    }
+
+    const requestId = res.headers.get('x-request-id') ?? undefined;
+    let body: unknown;
+    let parseFailed = false;
+    if (text !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        parseFailed = true;
+      }
+    }
+    const ok = (res.status >= 200 && res.status < 300) || (op.okStatuses ?? []).includes(res.status);
+    if (ok && !parseFailed) return { status: res.status, headers: res.headers, body };
+
+    const retryAfter = Number(res.headers.get('retry-after'));
+    const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter >= 0 && res.headers.has('retry-after') ? retryAfter : undefined;
+    if (ok) {
+      throw new GatewayError({ status: res.status, code: 'invalid_response', message: `answer ${res.status} is not JSON`, requestId, operation });
+    }
+    if (isErrorBody(body)) {
+      throw new GatewayError({
+        status: res.status,
+        code: body.error.code,
+        message: scrub(body.error.message, secretList),
+        requestId: typeof body.requestId === 'string' ? body.requestId : requestId,
+        details: scrubValue(body.error.details, secretList),
+        operation,
+        retryAfterSeconds,
+      });
+    }
+    throw new GatewayError({
+      status: res.status,
+      code: 'http_error',
+      message: `HTTP ${res.status}${res.statusText ? ` ${scrub(res.statusText, secretList)}` : ''}`,
+      requestId,
+      operation,
+      retryAfterSeconds,
+    });
+  }
+
+  /** Logs in again unless another call already replaced `stale`; concurrent callers share one login. */
+  async function refresh(stale: string | undefined, signal: AbortSignal | undefined): Promise<void> {
+    if (token !== undefined && token !== stale) return;
+    pendingLogin ??= login({ signal }).finally(() => {
+      pendingLogin = undefined;
+    });
+    await pendingLogin;
+  }
+
+  async function send(op: Operation): Promise<Answer> {
+    if (!op.agent) return sendOnce(op, undefined);
+    let justLoggedIn = false;
+    if (token === undefined && loginWith) {
+      await refresh(undefined, op.signal);
+      justLoggedIn = true;
+    }
+    const used = token;
+    try {
+      return await sendOnce(op, used);
+    } catch (err) {
+      if (!(err instanceof GatewayError) || err.status !== 401 || !loginWith || justLoggedIn) throw err;
+    }
+    await refresh(used, op.signal);
+    return sendOnce(op, token);
+  }
+
+  async function json<T>(op: Operation): Promise<T> {
+    return (await send(op)).body as T;
+  }
+
+  async function login(callOptions: CallOptions = {}): Promise<LoginSession> {
+    if (!loginWith) {
+      throw new GatewayError({ status: 0, code: 'login_unavailable', message: 'login() needs a login account: createGatewayClient({ login: { account, chainId } })' });
+    }
+    const { account, chainId } = loginWith;
+    const walletAddress = account.address;
+    const { message } = await client.initLogin({ walletAddress, chainId }, callOptions);
+    const signature = await account.signMessage({ message });
+    const { token: fresh } = await client.finishLogin({ walletAddress, chainId, signature }, callOptions);
+    setToken(fresh);
+    const session: LoginSession = { token: fresh, walletAddress, chainId, expiresAt: tokenExpiresAt(fresh) };
+    await options.onToken?.(session);
+    return session;
+  }
+
+  const client: GatewayClient = {
+    baseUrl,
+    get token() {
+      return token;
+    },
+    setToken,
+    health: (o = {}) => json<HealthReport>({ method: 'GET', path: '/health', okStatuses: [503], signal: o.signal }),
+    initLogin: (body, o = {}) => json<LoginChallenge>({ method: 'POST', path: '/auth/jwt/init', body, signal: o.signal }),
+    finishLogin: (body, o = {}) => json<AccessToken>({ method: 'POST', path: '/auth/jwt/finish', body, signal: o.signal }),
+    verifyWallet: (body, o = {}) => json<WalletVerified>({ method: 'POST', path: '/wallet/verify', body, signal: o.signal }),
+    login,
+    agent(collection, tokenId) {
+      return agentClient(String(collection), typeof tokenId === 'string' ? tokenId : tokenId.toString());
+    },
+  };
+
+  function agentClient(collection: string, tokenId: string): AgentClient {
+    const prefix = `/agent/${encodeURIComponent(collection)}/${encodeURIComponent(tokenId)}`;
+    const get = <T>(rest: string, signal: AbortSignal | undefined, query?: Operation['query']) =>
+      json<T>({ method: 'GET', path: prefix + rest, query, agent: true, signal });
+    const post = <T>(rest: string, body: unknown, signal: AbortSignal | undefined, headers?: Record<string, string>) =>
+      send({ method: 'POST', path: prefix + rest, body, agent: true, signal, headers }).then((a) => ({ body: a.body as T, headers: a.headers }));
+    const ctx = (key: string) => `/context/${encodeURIComponent(key)}`;
+    const idem = (o: AppendOptions): Record<string, string> | undefined => (o.idempotencyKey === undefined ? undefined : { 'idempotency-key': o.idempotencyKey });
+    const replayed = (headers: Headers) => headers.get('idempotent-replayed') === 'true';
+
+    const self: AgentClient = {
+      collection,
+      tokenId,
+      path: prefix,
+      summary: (o = {}) => get<AgentSummary>('', o.signal),
+      listContextKeys: (q = {}, o = {}) =>
+        get<ContextKeyPage>('/contexts/keys', o.signal, {
+          page: q.page,
+          elementsPerPage: q.elementsPerPage,
+          search: q.search,
+          sortBy: q.sortBy,
+          sortDirection: q.sortDirection,
+        }),
+      async *contextKeys(q = {}, o = {}) {
+        const elementsPerPage = q.elementsPerPage ?? 100;
+        for (let page = 1; ; page++) {
+          const result = await self.listContextKeys({ ...q, elementsPerPage, page }, o);
+          yield* result.contextKeys;
+          if (result.contextKeys.length === 0 || page * result.elementsPerPage >= result.totalElements) return;
+        }
+      },
+      createContext: async (key, o = {}) => {
+        await post<undefined>('/context', { key }, o.signal);
+      },
+      createContexts: async (keys, o = {}) => (await post<ContextBatchResult>('/contexts', { keys }, o.signal)).body,
+      appendMessage: async (key, message, o = {}) => {
+        const answer = await post<AppendedMessage['message']>(`${ctx(key)}/message`, message, o.signal, idem(o));
+        return { message: answer.body, replayed: replayed(answer.headers) };
+      },
+      appendMessages: async (key, messages, o = {}) => {
+        const answer = await post<StoredContextMessages>(`${ctx(key)}/messages`, { messages }, o.signal, idem(o));
+        return { messages: answer.body.messages, replayed: replayed(answer.headers) };
+      },
+      readMessages: (key, q = {}, o = {}) => get<ContextMessagePage>(`${ctx(key)}/messages`, o.signal, { limit: q.limit, cursor: q.cursor }),
+      async *messagePages(key, q = {}, o = {}) {
+        const limit = q.limit ?? 100;
+        let cursor: string | undefined;
+        for (;;) {
+          const page = await self.readMessages(key, { limit, cursor }, o);
+          yield page;
+          if (!page.hasMore || page.nextCursor === null) return;
+          cursor = page.nextCursor;
+        }
+      },
+      async *messages(key, q = {}, o = {}) {
+        for await (const page of self.messagePages(key, q, o)) yield* page.messages;
+      },
+      getLlmSettings: (o = {}) => get<LlmSettings>('/llm/settings', o.signal),
+      saveLlmSettings: async (settings, o = {}) => (await post<LlmSettings>('/llm/settings', settings, o.signal)).body,
+      getPromptTemplate: (key, o = {}) => get<PromptTemplate>(`/prompt-template/${encodeURIComponent(key)}`, o.signal),
+      savePromptTemplate: async (key, template, o = {}) => (await post<PromptTemplate>(`/prompt-template/${encodeURIComponent(key)}`, template, o.signal)).body,
+      databaseFirstStep: async (setup, o = {}) => (await post<DatabaseFirstStepResult>('/database/settings/first-step', setup, o.signal)).body,
+      databaseSecondStep: async (step, o = {}) => (await post<DatabaseSetup>('/database/settings/second-step', step, o.signal)).body,
+      getDatabaseSettings: (o = {}) => get<DatabaseSettings>('/database/settings', o.signal),
+      listMcpConnections: (o = {}) => get<McpConnections>('/mcp/connections', o.signal),
+      addMcpConnection: async (connection, o = {}) => (await post<McpConnection>('/mcp/connection', connection, o.signal)).body,
+      removeMcpConnection: (id, o = {}) =>
+        json<McpConnectionDeleted>({ method: 'DELETE', path: `${prefix}/mcp/connection/${encodeURIComponent(id)}`, agent: true, signal: o.signal }),
+      listMcpTools: (id, o = {}) => get<McpLiveTools>(`/mcp/connection/${encodeURIComponent(id)}/tools`, o.signal),
+      callMcpTool: async (id, call, o = {}) =>
+        (await post<McpToolResult>(`/mcp/connection/${encodeURIComponent(id)}/tools/call`, { name: call.name, arguments: call.arguments ?? {} }, o.signal)).body,
+    };
+    return self;
+  }
+
+  return client;
+}
