@@ -47,6 +47,7 @@ import {
   summarize,
   writeBenchmarkSection,
   type Summary,
+  runBench,
 } from './lib';
 
 const SECTION = '## Hydration (issue 6)';
@@ -260,10 +261,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main()
-  .then((code) => process.exit(code))
-  .catch((err: unknown) => {
-    if (err instanceof BenchError) console.error(`bench:hydrate: ${err.message}`);
-    else console.error(`bench:hydrate failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exit(1);
-  });
+runBench('bench:hydrate', main);

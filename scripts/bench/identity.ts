@@ -43,6 +43,7 @@ import {
   writeBenchmarkSection,
   type DeploymentInfo,
   type Summary,
+  runBench,
 } from './lib';
 
 const SECTION = '## Identity (issue 3)';
@@ -439,10 +440,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main()
-  .then((code) => process.exit(code))
-  .catch((err: unknown) => {
-    if (err instanceof BenchError) console.error(`bench:identity: ${err.message}`);
-    else console.error(`bench:identity failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exit(1);
-  });
+runBench('bench:identity', main);

@@ -354,3 +354,14 @@ export function bytes(value: number): string {
 export function count(value: number | bigint): string {
   return value.toLocaleString('en-US');
 }
+
+/** Runs a benchmark's main: exits with its code; a BenchError prints its message, anything else its stack. */
+export function runBench(name: string, main: () => Promise<number>): void {
+  main()
+    .then((code) => process.exit(code))
+    .catch((err: unknown) => {
+      if (err instanceof BenchError) console.error(`${name}: ${err.message}`);
+      else console.error(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      process.exit(1);
+    });
+}

@@ -62,6 +62,7 @@ import {
   type Align,
   type DeploymentInfo,
   type Summary,
+  runBench,
 } from './lib';
 
 const SECTION = '## Agent memory (issue 4)';
@@ -1234,10 +1235,4 @@ async function main(): Promise<number> {
   }
 }
 
-main()
-  .then((code) => process.exit(code))
-  .catch((err: unknown) => {
-    if (err instanceof BenchError) console.error(`bench:memory: ${err.message}`);
-    else console.error(`bench:memory failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exit(1);
-  });
+runBench('bench:memory', main);
