@@ -17,10 +17,11 @@ describe('the OpenAPI document', () => {
     for (const route of served) expect(documented, route).toContain(route);
   });
 
-  it('gives every operation a summary and a description or an obvious summary, and tags', () => {
+  it('gives every operation a summary, a description and tags', () => {
     for (const [path, ops] of Object.entries(doc.paths ?? {})) {
-      for (const [method, op] of Object.entries(ops ?? {}) as [string, { summary?: string; tags?: string[] }][]) {
+      for (const [method, op] of Object.entries(ops ?? {}) as [string, { summary?: string; description?: string; tags?: string[] }][]) {
         expect(op.summary, `${method} ${path}`).toBeTruthy();
+        expect(op.description, `${method} ${path}`).toBeTruthy();
         expect(op.tags?.length, `${method} ${path}`).toBeGreaterThan(0);
       }
     }
