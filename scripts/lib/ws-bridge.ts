@@ -1,5 +1,7 @@
+import http from 'node:http';
 import net from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { sqlOverHttp } from './sql-over-http';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -13,12 +15,20 @@ export interface RunningBridge {
 }
 
 /**
- * The loopback WebSocket-to-TCP bridge the Neon driver talks to locally, as it talks to Neon's
- * proxy in production: `ws://127.0.0.1:<port>/v1?address=<host>:<port>` opens a TCP connection
- * to that address and pipes bytes both ways. Only loopback targets are accepted.
+ * The loopback stand-in for Neon's proxy that the Neon driver talks to locally:
+ * `ws://127.0.0.1:<port>/v1?address=<host>:<port>` opens a TCP connection to that address and
+ * pipes bytes both ways (the driver's Pool and transactions), and `POST /sql` runs one-shot
+ * queries on warm connections (the driver's `neon()` function). Loopback targets only.
  */
 export async function startWsBridge(port: number): Promise<RunningBridge> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port, perMessageDeflate: false });
+  const sql = sqlOverHttp();
+  const server = http.createServer((req, res) => {
+    sql.handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  const wss = new WebSocketServer({ server, perMessageDeflate: false });
   const open = new Set<{ ws: WebSocket; socket: net.Socket }>();
   wss.on('connection', (ws, req) => {
     const address = new URL(req.url ?? '/', 'ws://bridge').searchParams.get('address') ?? '';
@@ -53,8 +63,8 @@ export async function startWsBridge(port: number): Promise<RunningBridge> {
     ws.on('error', close);
   });
   await new Promise<void>((resolve, reject) => {
-    wss.once('listening', resolve);
-    wss.once('error', reject);
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
   });
   const closeAll = () => {
     for (const { ws, socket } of open) {
@@ -62,6 +72,7 @@ export async function startWsBridge(port: number): Promise<RunningBridge> {
       ws.terminate();
     }
     open.clear();
+    void sql.close();
   };
   return {
     port,
@@ -69,7 +80,10 @@ export async function startWsBridge(port: number): Promise<RunningBridge> {
     closeAll,
     async stop() {
       closeAll();
+      await sql.close();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

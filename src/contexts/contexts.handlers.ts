@@ -6,7 +6,8 @@ import { createKey, createKeys, listKeys } from './contexts.service';
 import { appendMessages, readMessages, type Idempotency, type MessagesDeps } from './messages.service';
 
 function messagesDeps(c: Context<AppBindings>): MessagesDeps {
-  return { pool: c.var.db.pool, defer: (work) => c.executionCtx.waitUntil(work) };
+  const { db } = c.var;
+  return { sql: db.sql, pool: db.pool, defer: (work) => c.executionCtx.waitUntil(work) };
 }
 
 /**
@@ -24,7 +25,7 @@ async function idempotencyFor(c: Context<AppBindings>, key: string | undefined, 
 
 export const listKeysHandler: RouteHandler<typeof routes.listContextKeys, AppBindings> = async (c) => {
   const query = c.req.valid('query');
-  const page = await listKeys({ pool: c.var.db.pool }, c.var.agent, {
+  const page = await listKeys(c.var.db, c.var.agent, {
     page: query.page,
     elementsPerPage: query.elementsPerPage,
     search: query.search,
@@ -34,12 +35,12 @@ export const listKeysHandler: RouteHandler<typeof routes.listContextKeys, AppBin
 };
 
 export const createContextHandler: RouteHandler<typeof routes.createContext, AppBindings> = async (c) => {
-  await createKey({ pool: c.var.db.pool }, c.var.agent, c.req.valid('json').key);
+  await createKey(c.var.db, c.var.agent, c.req.valid('json').key);
   return c.body(null, 200);
 };
 
 export const createContextsHandler: RouteHandler<typeof routes.createContexts, AppBindings> = async (c) => {
-  const results = await createKeys({ pool: c.var.db.pool }, c.var.agent, c.req.valid('json').keys);
+  const results = await createKeys(c.var.db, c.var.agent, c.req.valid('json').keys);
   return c.json({ results }, 200);
 };
 

@@ -1,13 +1,10 @@
-import type { Pool } from '@neondatabase/serverless';
 import type { Agent } from '../agents/gate';
 import { AppError } from '../errors';
-import { ensureAgentSchema, findAgentSchema, type AgentSchema } from '../storage/agent-storage';
+import { ensureAgentSchema, findAgentSchema, type AgentSchema, type AgentStore, type SqlClient } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';
 import { keyProblem, KEY_PROBLEM_TEXT, RESERVED_PREFIX, type KeyProblem } from './rules';
 
-export interface ContextsDeps {
-  pool: Pool;
-}
+export type ContextsDeps = AgentStore;
 
 /** Collections whose agents may hold contexts. */
 const CONTEXT_KINDS = new Set(['internal', 'expert']);
@@ -57,11 +54,11 @@ export function listKeysSql(schema: AgentSchema, query: ListQuery): { text: stri
 /** Lists the agent's visible keys in byte order; an agent without storage has none. */
 export async function listKeys(deps: ContextsDeps, agent: Agent, query: ListQuery): Promise<KeyPage> {
   const empty: KeyPage = { page: query.page, elementsPerPage: query.elementsPerPage, totalElements: 0, contextKeys: [] };
-  const schema = await findAgentSchema(deps.pool, agent);
+  const schema = await findAgentSchema(deps, agent);
   if (!schema) return empty;
   const { text, values } = listKeysSql(schema, query);
   try {
-    const { rows } = await deps.pool.query<{ total: string; keys: string[] }>(text, values);
+    const { rows } = await deps.sql.query<{ total: string; keys: string[] }>(text, values);
     const row = rows[0];
     return { ...empty, totalElements: Number(row?.total ?? 0), contextKeys: row?.keys ?? [] };
   } catch (err) {
@@ -76,10 +73,10 @@ function requireContextKind(agent: Agent): void {
 }
 
 /** Inserts keys that do not exist yet (one statement); returns the ones created. */
-async function insertKeys(pool: Pool, schema: AgentSchema, keys: string[]): Promise<Set<string>> {
+async function insertKeys(sql: SqlClient, schema: AgentSchema, keys: string[]): Promise<Set<string>> {
   const s = schema.quoted;
   try {
-    const { rows } = await pool.query<{ created: string[] | null }>(
+    const { rows } = await sql.query<{ created: string[] | null }>(
       `WITH ins AS (
          INSERT INTO ${s}.contexts (key) SELECT k FROM unnest($1::text[]) AS k ON CONFLICT (key) DO NOTHING RETURNING key
        ), counted AS (
@@ -97,8 +94,8 @@ async function insertKeys(pool: Pool, schema: AgentSchema, keys: string[]): Prom
 /** Creates one key. A duplicate is a 400 saying it already exists (clients treat it as provisioned). */
 export async function createKey(deps: ContextsDeps, agent: Agent, key: string): Promise<void> {
   requireContextKind(agent);
-  const schema = await ensureAgentSchema(deps.pool, agent);
-  const created = await insertKeys(deps.pool, schema, [key]);
+  const schema = await ensureAgentSchema(deps, agent);
+  const created = await insertKeys(deps.sql, schema, [key]);
   if (!created.has(key)) {
     throw new AppError('context_exists', `agent context with key ${key} already exists`);
   }
@@ -115,8 +112,8 @@ export async function createKeys(deps: ContextsDeps, agent: Agent, keys: string[
   const valid = [...new Set(keys.filter((key) => keyProblem(key) === null))];
   let created = new Set<string>();
   if (valid.length > 0) {
-    const schema = await ensureAgentSchema(deps.pool, agent);
-    created = await insertKeys(deps.pool, schema, valid);
+    const schema = await ensureAgentSchema(deps, agent);
+    created = await insertKeys(deps.sql, schema, valid);
   }
   const reported = new Set<string>();
   return keys.map((key): KeyResult => {

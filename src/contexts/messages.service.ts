@@ -1,7 +1,6 @@
-import type { Pool, PoolClient } from '@neondatabase/serverless';
 import type { Agent } from '../agents/gate';
 import { AppError } from '../errors';
-import { findAgentSchema, type AgentSchema } from '../storage/agent-storage';
+import { findAgentSchema, type AgentSchema, type AgentStore, type SqlClient, type SqlPool } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';
 import type { ROLES } from './rules';
 
@@ -19,8 +18,7 @@ export interface StoredMessage {
   createdAt: string;
 }
 
-export interface MessagesDeps {
-  pool: Pool;
+export interface MessagesDeps extends AgentStore {
   /** Runs work after the response (`waitUntil`). */
   defer: (work: Promise<unknown>) => void;
 }
@@ -72,7 +70,7 @@ export function appendSql(schema: AgentSchema, key: string, messages: NewMessage
   };
 }
 
-async function insertMessages(db: Pool | PoolClient, schema: AgentSchema, key: string, messages: NewMessage[]): Promise<StoredMessage[]> {
+async function insertMessages(db: SqlClient, schema: AgentSchema, key: string, messages: NewMessage[]): Promise<StoredMessage[]> {
   const { text, values } = appendSql(schema, key, messages);
   const { rows } = await db.query<Row>(text, values);
   return rows.map(toMessage).sort((a, b) => a.id - b.id);
@@ -87,12 +85,12 @@ export async function appendMessages(
   idempotency?: Idempotency,
 ): Promise<AppendResult> {
   // Appending never provisions storage: without a schema there is no context to append to.
-  const schema = await findAgentSchema(deps.pool, agent);
+  const schema = await findAgentSchema(deps, agent);
   if (!schema) throw contextNotFound();
   if (!idempotency) {
     let stored: StoredMessage[];
     try {
-      stored = await insertMessages(deps.pool, schema, key, messages);
+      stored = await insertMessages(deps.sql, schema, key, messages);
     } catch (err) {
       throw databaseError(err);
     }
@@ -100,7 +98,7 @@ export async function appendMessages(
     return { messages: stored, replayed: false };
   }
   const result = await appendOnce(deps.pool, schema, key, messages, idempotency);
-  if (Math.random() < 0.01) deps.defer(pruneIdempotency(deps.pool, schema).catch(() => undefined));
+  if (Math.random() < 0.01) deps.defer(pruneIdempotency(deps.sql, schema).catch(() => undefined));
   return result;
 }
 
@@ -109,9 +107,9 @@ export async function appendMessages(
  * index until the first commits), then append and remember the result. A failed append rolls the
  * claim back, so a retry can succeed later.
  */
-async function appendOnce(pool: Pool, schema: AgentSchema, key: string, messages: NewMessage[], idem: Idempotency): Promise<AppendResult> {
+async function appendOnce(pool: SqlPool, schema: AgentSchema, key: string, messages: NewMessage[], idem: Idempotency): Promise<AppendResult> {
   const s = schema.quoted;
-  let client: PoolClient | undefined;
+  let client: (SqlClient & { release(): void }) | undefined;
   try {
     client = await pool.connect();
     await client.query('BEGIN');
@@ -148,8 +146,8 @@ async function appendOnce(pool: Pool, schema: AgentSchema, key: string, messages
   }
 }
 
-async function pruneIdempotency(pool: Pool, schema: AgentSchema): Promise<void> {
-  await pool.query(`DELETE FROM ${schema.quoted}.idempotency WHERE created_at < now() - make_interval(hours => $1)`, [IDEMPOTENCY_RETENTION_HOURS]);
+async function pruneIdempotency(sql: SqlClient, schema: AgentSchema): Promise<void> {
+  await sql.query(`DELETE FROM ${schema.quoted}.idempotency WHERE created_at < now() - make_interval(hours => $1)`, [IDEMPOTENCY_RETENTION_HOURS]);
 }
 
 export interface MessagePage {
@@ -186,13 +184,13 @@ export async function readMessages(deps: MessagesDeps, agent: Agent, key: string
     }
     after = decoded;
   }
-  const schema = await findAgentSchema(deps.pool, agent);
+  const schema = await findAgentSchema(deps, agent);
   if (!schema) throw contextNotFound();
   const s = schema.quoted;
   let found: boolean;
   let rows: Row[];
   try {
-    const result = await deps.pool.query<{ found: boolean; rows: Row[] | null }>(
+    const result = await deps.sql.query<{ found: boolean; rows: Row[] | null }>(
       `SELECT EXISTS (SELECT 1 FROM ${s}.contexts WHERE key = $1) AS found,
               (SELECT json_agg(m ORDER BY m.id) FROM (
                  SELECT id, role, message, created_at FROM ${s}.messages

@@ -10,6 +10,12 @@ export interface SqlPool extends SqlClient {
   connect(): Promise<SqlClient & { release(): void }>;
 }
 
+/** Where agent storage is reached: one-shot statements, and a pool for transactions. */
+export interface AgentStore {
+  sql: SqlClient;
+  pool: SqlPool;
+}
+
 /** The quoted, schema-qualified name of an agent's storage: derived from identity, never user text. */
 export interface AgentSchema {
   /** Bare name, `agent_` + 32 base32 characters. */
@@ -43,17 +49,17 @@ export async function agentSchemaName(agent: AgentIdentity): Promise<AgentSchema
 const ready = new Set<string>();
 
 /** The agent's schema if it exists (upgraded to the current template), else null. Creates nothing. */
-export async function findAgentSchema(pool: SqlPool, agent: AgentIdentity): Promise<AgentSchema | null> {
+export async function findAgentSchema(store: AgentStore, agent: AgentIdentity): Promise<AgentSchema | null> {
   const schema = await agentSchemaName(agent);
   if (ready.has(schema.name)) return schema;
   try {
-    const { rows } = await pool.query<{ template_version: number }>(
+    const { rows } = await store.sql.query<{ template_version: number }>(
       'select template_version from "gateway"."agent_storage" where schema_name = $1',
       [schema.name],
     );
     const version = rows[0]?.template_version;
     if (version === undefined) return null;
-    if (version < TEMPLATE_VERSION) await provision(pool, agent, schema);
+    if (version < TEMPLATE_VERSION) await provision(store.pool, agent, schema);
     ready.add(schema.name);
     return schema;
   } catch (err) {
@@ -65,12 +71,12 @@ export async function findAgentSchema(pool: SqlPool, agent: AgentIdentity): Prom
  * The agent's schema, created (or upgraded) on first need under a transaction-scoped advisory
  * lock, so any number of concurrent first writes produce one schema and no error.
  */
-export async function ensureAgentSchema(pool: SqlPool, agent: AgentIdentity): Promise<AgentSchema> {
-  const existing = await findAgentSchema(pool, agent);
+export async function ensureAgentSchema(store: AgentStore, agent: AgentIdentity): Promise<AgentSchema> {
+  const existing = await findAgentSchema(store, agent);
   if (existing) return existing;
   const schema = await agentSchemaName(agent);
   try {
-    await provision(pool, agent, schema);
+    await provision(store.pool, agent, schema);
   } catch (err) {
     throw databaseError(err);
   }

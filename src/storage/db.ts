@@ -1,15 +1,22 @@
-import { Pool, neonConfig } from '@neondatabase/serverless';
+import { Pool, neon, neonConfig } from '@neondatabase/serverless';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import * as schema from './schema';
+import type { SqlClient } from './agent-storage';
 
 /**
  * The database handle of one request. The pool is opened on first use and must be ended after
  * the response (`end()` via `waitUntil`): a pool kept across requests hangs in Workers.
  */
 export interface Database {
+  /** WebSocket pool: transactions and multi-statement work (provisioning, idempotent appends). */
   readonly pool: Pool;
+  /**
+   * One-shot statements over HTTP (Neon's SQL-over-HTTP; locally the bridge's `/sql`): no
+   * connection set-up per request, so hot single statements go here.
+   */
+  readonly sql: SqlClient;
   readonly orm: NeonDatabase<typeof schema>;
   end(): Promise<void>;
 }
@@ -21,6 +28,7 @@ function configureDriver(wsProxy: string | undefined): void {
   // Locally the Neon driver reaches embedded Postgres through our loopback WebSocket bridge,
   // the same path Neon's proxy provides in production, without TLS inside the socket.
   neonConfig.wsProxy = (host, port) => `${wsProxy}/v1?address=${host}:${port}`;
+  neonConfig.fetchEndpoint = () => `http://${wsProxy}/sql`;
   neonConfig.useSecureWebSocket = false;
   neonConfig.pipelineTLS = false;
   // Startup and cleartext password in one flight, as with Neon's proxy (local Postgres uses
@@ -41,7 +49,15 @@ export function openDatabase(config: Config): Database {
     });
     return pool;
   };
+  const http = neon(config.databaseUrl, { fullResults: true });
+  const sql: SqlClient = {
+    async query<R = Record<string, unknown>>(text: string, values: unknown[] = []) {
+      const result = await http.query(text, values, { fullResults: true });
+      return { rows: result.rows as R[], rowCount: result.rowCount };
+    },
+  };
   return {
+    sql,
     get pool() {
       return getPool();
     },
