@@ -330,8 +330,8 @@ function interpretation(loginResult: LoginResult, seq: SequentialResult, tp: Rec
     {
       short: 'the registry lookup',
       long:
-        'the registry lookup, which opens a new Postgres connection per request (WebSocket to the bridge, TCP, a new Postgres ' +
-        'backend and password authentication: a fresh connection costs about 10 ms on this machine even from Node) for one small query,',
+        'the registry lookup (one statement over SQL-over-HTTP to the local Neon proxy stand-in, which runs it on a warm ' +
+        'connection; the gate runs it in parallel with ownerOf, so (c) includes that call too),',
       cost: s.c.median - s.b.median,
     },
     { short: 'the `ownerOf` eth_call', long: 'the `ownerOf` eth_call (one JSON-RPC round trip to anvil; the gate runs it in parallel with the registry lookup, so this is what it adds beyond that)', cost: s.d.median - s.c.median },

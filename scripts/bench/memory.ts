@@ -999,8 +999,8 @@ function interpretation(lists: ListPart, app: AppendPart, prov: ProvisionPart, c
   paragraphs.push(
     `**Lists.** Page 1 at ${bigKeys} keys: ${met(p1.gateway.median, 50)} at the gateway against the 50 ms target. ` +
       `The SQL takes ${ms(p1.floor.median)} of it at the floor; the other ${ms(overhead)} (${Math.round((100 * Math.max(0, overhead)) / p1.gateway.median)}%) is per-request cost outside the statement, ` +
-      `about what the gated no-op request costs in the same rounds (${ms(base)}: bearer check, registry lookup over a Postgres connection the worker opens for this request — WebSocket to the bridge, TCP, authentication — and the \`ownerOf\` eth_call). ` +
-      `So connection setup and the gates dominate, not the query. ` +
+      `about what the gated no-op request costs in the same rounds (${ms(base)}: bearer check, then the registry lookup (one SQL-over-HTTP statement) and the \`ownerOf\` eth_call in parallel, plus wrangler dev's own proxying: a gate-less request already costs about 5 ms here). ` +
+      `So the gates and the worker's round trips dominate, not the query. ` +
       `The middle page at ${bigKeys} keys is ${met(deep.gateway.median, 50)} against the same target; the floor alone takes ${ms(deep.floor.median)}: OFFSET walks ${count(lists.big.deep.query.elementsPerPage * (lists.big.deep.query.page - 1))} index entries before the page (an index-only scan, no heap fetches), so the cost grows with the page number, ` +
       `and only a keyset cursor (\`key > last key\`) would make every page a B-tree descent. ` +
       `Search for a word in 2% of keys: ${met(search.gateway.median, 150)} against the 150 ms target (floor ${ms(search.floor.median)})` +
@@ -1018,7 +1018,7 @@ function interpretation(lists: ListPart, app: AppendPart, prov: ProvisionPart, c
   );
   const seq = app.sequential;
   paragraphs.push(
-    `**Appends.** One client: ${met(seq.gateway.median, 10)} at the gateway against the 10 ms p50 target on loopback; the floor (the same \`appendSql\` statement on a warm connection) takes ${ms(seq.floor.median)}, so ${ms(seq.gateway.median - seq.floor.median)} is per-request overhead (gates and connection setup again). ` +
+    `**Appends.** One client: ${met(seq.gateway.median, 10)} at the gateway against the 10 ms p50 target on loopback; the floor (the same \`appendSql\` statement on a warm connection) takes ${ms(seq.floor.median)}, so ${ms(seq.gateway.median - seq.floor.median)} is per-request overhead (the gates, two HTTP round trips from the worker, and wrangler dev's proxy). ` +
       `With ${CONCURRENCY} concurrent clients on one context the gateway stores ${perSecond(app.gateway.count, app.gateway.elapsedMs)} (p50 ${ms(app.gateway.latency.median)}, p99 ${ms(app.gateway.latency.p99)}) ` +
       `against ${perSecond(app.floor.count, app.floor.elapsedMs)} at the floor (p50 ${ms(app.floor.latency.median)}, p99 ${ms(app.floor.latency.p99)}), where appends to one context serialise on the context row's lock; ` +
       `${(app.gateway.count * app.floor.elapsedMs) / Math.max(1, app.floor.count * app.gateway.elapsedMs) < 0.5 ? 'the gateway, not Postgres, limits throughput' : 'Postgres limits throughput about as much as the gateway'}.`,
