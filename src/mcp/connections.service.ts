@@ -4,7 +4,7 @@ import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { mcpConnections } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
-import { agentRef, deleteSecret, readSecret, storeSecret, type AgentRef } from '../vault/store';
+import { agentRef, deleteSecret, readSecret, storeSecret, ofAgent } from '../vault/store';
 import { checkCredentialHeader, checkCredentialValue, checkToolServer, createMcpClient, McpError, type CallResult, type McpAuth, type Tool } from './client';
 import { toolServerError } from './errors';
 import { validateArguments } from './schema-check';
@@ -47,9 +47,6 @@ function view(row: Row): ConnectionView {
   };
 }
 
-const whereAgent = (ref: AgentRef) =>
-  and(eq(mcpConnections.chainId, ref.chainId), eq(mcpConnections.collection, ref.collection), eq(mcpConnections.tokenId, ref.tokenId));
-
 function isUniqueViolation(err: unknown): boolean {
   for (let e: unknown = err, i = 0; e && i < 5; i++) {
     if ((e as { code?: unknown }).code === '23505') return true;
@@ -85,7 +82,7 @@ export async function addConnection(deps: McpDeps, agent: Agent, input: { url: s
   const existing = await deps.db.orm
     .select({ id: mcpConnections.id })
     .from(mcpConnections)
-    .where(and(whereAgent(ref), eq(mcpConnections.url, canonical.url)))
+    .where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.url, canonical.url)))
     .limit(1)
     .catch((err: unknown) => {
       throw databaseError(err);
@@ -126,7 +123,7 @@ export async function addConnection(deps: McpDeps, agent: Agent, input: { url: s
 
 export async function listConnections(deps: McpDeps, agent: Agent): Promise<ConnectionView[]> {
   try {
-    const rows = await deps.db.orm.select().from(mcpConnections).where(whereAgent(agentRef(agent))).orderBy(mcpConnections.createdAt, mcpConnections.id);
+    const rows = await deps.db.orm.select().from(mcpConnections).where(ofAgent(mcpConnections, agentRef(agent))).orderBy(mcpConnections.createdAt, mcpConnections.id);
     return rows.map(view);
   } catch (err) {
     throw databaseError(err);
@@ -136,7 +133,7 @@ export async function listConnections(deps: McpDeps, agent: Agent): Promise<Conn
 async function findConnection(deps: McpDeps, agent: Agent, id: string): Promise<Row> {
   let row: Row | undefined;
   try {
-    [row] = await deps.db.orm.select().from(mcpConnections).where(and(whereAgent(agentRef(agent)), eq(mcpConnections.id, id))).limit(1);
+    [row] = await deps.db.orm.select().from(mcpConnections).where(and(ofAgent(mcpConnections, agentRef(agent)), eq(mcpConnections.id, id))).limit(1);
   } catch (err) {
     throw databaseError(err);
   }
@@ -150,7 +147,7 @@ export async function removeConnection(deps: McpDeps, agent: Agent, id: string):
   let removed: Row | undefined;
   try {
     removed = await deps.db.orm.transaction(async (tx) => {
-      const [row] = await tx.delete(mcpConnections).where(and(whereAgent(ref), eq(mcpConnections.id, id))).returning();
+      const [row] = await tx.delete(mcpConnections).where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.id, id))).returning();
       if (row?.secretEntry) await deleteSecret(tx, row.secretEntry);
       return row;
     });

@@ -4,7 +4,7 @@ import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { databaseSetups } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
-import { agentRef, deleteSecret, storeSecret, type AgentRef } from '../vault/store';
+import { agentRef, deleteSecret, storeSecret, ofAgent } from '../vault/store';
 import { listVisibleTables, type ExternalDatabase } from './external-db';
 
 export interface DatabaseDeps {
@@ -46,9 +46,6 @@ function view(row: Row): SetupView {
   };
 }
 
-const whereAgent = (ref: AgentRef) =>
-  and(eq(databaseSetups.chainId, ref.chainId), eq(databaseSetups.collection, ref.collection), eq(databaseSetups.tokenId, ref.tokenId));
-
 /** Step 1: connect, list the visible tables, keep the connection (password in the vault) as pending. */
 export async function firstStep(deps: DatabaseDeps, agent: Agent, target: ExternalDatabase): Promise<{ setupId: string; tables: string[] }> {
   const tables = await (deps.listTables ?? listVisibleTables)(target);
@@ -82,14 +79,14 @@ export async function secondStep(deps: DatabaseDeps, agent: Agent, input: { setu
   const ref = agentRef(agent);
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
-      const [setup] = await tx.select().from(databaseSetups).where(and(whereAgent(ref), eq(databaseSetups.id, input.setupId))).for('update').limit(1);
+      const [setup] = await tx.select().from(databaseSetups).where(and(ofAgent(databaseSetups, ref), eq(databaseSetups.id, input.setupId))).for('update').limit(1);
       if (!setup) throw new AppError('database_setup_not_found', 'Database setup not found: run the first step again');
       const offered = new Set(setup.offeredTables as string[]);
       const notOffered = input.tables.filter((t) => !offered.has(t));
       if (notOffered.length > 0) {
         throw new AppError('database_table_not_offered', `These tables were not offered by the first step: ${notOffered.join(', ')}`, { details: { tables: notOffered } });
       }
-      const replaced = await tx.delete(databaseSetups).where(and(whereAgent(ref), eq(databaseSetups.status, 'active'), ne(databaseSetups.id, setup.id))).returning();
+      const replaced = await tx.delete(databaseSetups).where(and(ofAgent(databaseSetups, ref), eq(databaseSetups.status, 'active'), ne(databaseSetups.id, setup.id))).returning();
       for (const old of replaced) if (old.passwordEntry) await deleteSecret(tx, old.passwordEntry);
       const [saved] = await tx
         .update(databaseSetups)
@@ -107,7 +104,7 @@ export async function secondStep(deps: DatabaseDeps, agent: Agent, input: { setu
 /** The active setup and pending ones, without secrets. */
 export async function databaseSettings(deps: DatabaseDeps, agent: Agent): Promise<{ active: SetupView | null; pending: SetupView[] }> {
   try {
-    const rows = await deps.db.orm.select().from(databaseSetups).where(whereAgent(agentRef(agent))).orderBy(databaseSetups.createdAt);
+    const rows = await deps.db.orm.select().from(databaseSetups).where(ofAgent(databaseSetups, agentRef(agent))).orderBy(databaseSetups.createdAt);
     const views = rows.map(view);
     return { active: views.find((v) => v.status === 'active') ?? null, pending: views.filter((v) => v.status === 'pending') };
   } catch (err) {

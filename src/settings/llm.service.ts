@@ -1,10 +1,9 @@
-import { and, eq } from 'drizzle-orm';
 import type { Agent } from '../agents/gate';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { llmSettings } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
-import { agentRef, deleteSecret, storeSecret, type AgentRef } from '../vault/store';
+import { agentRef, deleteSecret, storeSecret, ofAgent } from '../vault/store';
 
 export interface LlmSettingsInput {
   provider: string;
@@ -33,9 +32,6 @@ export interface SettingsDeps {
 
 const LLM_OWNER = 'llm_settings';
 
-const whereAgent = (ref: AgentRef) =>
-  and(eq(llmSettings.chainId, ref.chainId), eq(llmSettings.collection, ref.collection), eq(llmSettings.tokenId, ref.tokenId));
-
 function toSettings(row: typeof llmSettings.$inferSelect): LlmSettings {
   return {
     provider: row.provider,
@@ -50,7 +46,7 @@ function toSettings(row: typeof llmSettings.$inferSelect): LlmSettings {
 export async function getLlmSettings(deps: SettingsDeps, agent: Agent): Promise<LlmSettings> {
   let row: typeof llmSettings.$inferSelect | undefined;
   try {
-    [row] = await deps.db.orm.select().from(llmSettings).where(whereAgent(agentRef(agent))).limit(1);
+    [row] = await deps.db.orm.select().from(llmSettings).where(ofAgent(llmSettings, agentRef(agent))).limit(1);
   } catch (err) {
     throw databaseError(err);
   }
@@ -69,7 +65,7 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
   const ring = input.apiKey ? await deps.ring() : undefined;
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
-      const [current] = await tx.select().from(llmSettings).where(whereAgent(ref)).for('update').limit(1);
+      const [current] = await tx.select().from(llmSettings).where(ofAgent(llmSettings, ref)).for('update').limit(1);
       let apiKeyEntry = current?.apiKeyEntry ?? null;
       const replaced = input.apiKey !== undefined ? apiKeyEntry : null;
       if (input.apiKey === null) apiKeyEntry = null;

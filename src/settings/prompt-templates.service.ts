@@ -3,7 +3,7 @@ import type { Agent } from '../agents/gate';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { promptTemplates } from '../storage/schema';
-import { agentRef } from '../vault/store';
+import { agentRef, ofAgent } from '../vault/store';
 
 export interface PromptTemplate {
   key: string;
@@ -24,12 +24,7 @@ export async function getPromptTemplate(db: Database, agent: Agent, key: string)
       .select()
       .from(promptTemplates)
       .where(
-        and(
-          eq(promptTemplates.chainId, ref.chainId),
-          eq(promptTemplates.collection, ref.collection),
-          eq(promptTemplates.tokenId, ref.tokenId),
-          eq(promptTemplates.key, key),
-        ),
+        and(ofAgent(promptTemplates, ref), eq(promptTemplates.key, key)),
       )
       .limit(1);
   } catch (err) {

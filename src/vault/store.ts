@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { AgentIdentity } from '../agents/identity';
 import type { Config } from '../config';
 import type { Database } from '../storage/db';
@@ -14,6 +15,11 @@ export interface AgentRef {
 
 export function agentRef(agent: AgentIdentity): AgentRef {
   return { chainId: agent.chainId, collection: agent.collection.toLowerCase(), tokenId: agent.tokenId.toString() };
+}
+
+/** The rows of one agent in a gateway table keyed by `(chain_id, collection, token_id)`. */
+export function ofAgent(table: { chainId: PgColumn; collection: PgColumn; tokenId: PgColumn }, ref: AgentRef): SQL {
+  return and(eq(table.chainId, ref.chainId), eq(table.collection, ref.collection), eq(table.tokenId, ref.tokenId))!;
 }
 
 export function agentRefText(ref: AgentRef): string {
@@ -60,12 +66,7 @@ export async function readSecret(orm: Orm, ring: KeyRing, agent: AgentRef, owner
     .select()
     .from(vaultEntries)
     .where(
-      and(
-        eq(vaultEntries.id, id),
-        eq(vaultEntries.chainId, agent.chainId),
-        eq(vaultEntries.collection, agent.collection),
-        eq(vaultEntries.tokenId, agent.tokenId),
-      ),
+      and(eq(vaultEntries.id, id), ofAgent(vaultEntries, agent)),
     )
     .limit(1);
   const row = rows[0];
