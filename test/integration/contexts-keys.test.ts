@@ -4,7 +4,7 @@ import { registerCollection } from '../../scripts/lib/collections';
 import { deployDemoAgents } from '../../scripts/lib/contracts';
 import { freshAgent, seg, type TestAgent } from '../support/agent';
 import { fundedWallet } from '../support/chain';
-import { deployment, errorCode, type JsonResponse } from '../support/http';
+import { deployment, errorCode, type JsonResponse, expectError } from '../support/http';
 import { agentSchema, closePg, expectedSchemaName, quoted, schemaCount, sql, storageRows } from '../support/pg';
 
 const stack = inject('stack');
@@ -48,11 +48,6 @@ async function walk(agent: TestAgent, params: Record<string, string | number>, e
     if (res.body.contextKeys.length < elementsPerPage) break;
   }
   return { keys, totals: [...totals] };
-}
-
-function expectError(res: JsonResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(errorCode(res)).toBe(code);
 }
 
 afterAll(closePg);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshAgent, seg, type TestAgent } from '../support/agent';
-import { call, deployment, errorCode, type JsonResponse } from '../support/http';
+import { call, deployment, type JsonResponse, expectError } from '../support/http';
 import { agentPath } from '../support/login';
 import { agentSchema, closePg, expectedSchemaName, quoted, schemaCount, sql, storageRows } from '../support/pg';
 
@@ -32,11 +32,6 @@ const appendMany = (agent: TestAgent, key: string, messages: unknown[], headers:
 const read = (agent: TestAgent, key: string, params: Record<string, string | number> = {}): Promise<JsonResponse<Page>> =>
   agent.call(`/context/${seg(key)}/messages?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`);
 const listKeys = (agent: TestAgent) => agent.call<{ contextKeys: string[]; totalElements: number }>('/contexts/keys?elementsPerPage=100');
-
-function expectError(res: JsonResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(errorCode(res)).toBe(code);
-}
 
 async function createKeys(agent: TestAgent, ...keys: string[]) {
   for (const key of keys) {

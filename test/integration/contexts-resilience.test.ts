@@ -10,18 +10,13 @@ import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { startWsBridge, type RunningBridge } from '../../scripts/lib/ws-bridge';
 import { freshAgent, seg, type TestAgent } from '../support/agent';
 import { mintFreshAgent, newWallet } from '../support/chain';
-import { call, deployment, errorCode, type JsonResponse } from '../support/http';
+import { call, deployment, expectError } from '../support/http';
 import { agentPath, finish, initLogin } from '../support/login';
 import { agentSchema, closePg, quoted, sql } from '../support/pg';
 import { workerBindingsFor } from '../support/worker';
 
 const stack = inject('stack');
 const testnet = deployment('testnet');
-
-function expectError(res: JsonResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(errorCode(res)).toBe(code);
-}
 
 afterAll(closePg);
 

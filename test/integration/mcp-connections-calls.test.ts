@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshAgent, type TestAgent } from '../support/agent';
-import { call, deployment, errorCode, type JsonResponse } from '../support/http';
+import { call, deployment, type JsonResponse, expectError } from '../support/http';
 import { agentPath } from '../support/login';
 import { startPlainServer, startSdkServer, type RecordedRequest, type TestServer } from '../support/mcp-servers';
 import { captureConsole, credentialProblems, type ConsoleCapture } from '../support/secrets';
@@ -143,11 +143,6 @@ async function connect(who: TestAgent, host: string, server: TestServer, auth: R
 
 const callTool = (who: TestAgent, id: string, name: string, args: unknown) =>
   mcp(who, `/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name, arguments: args } });
-
-function expectError(res: JsonResponse, status: number, code: string): void {
-  expect(res.status, res.text).toBe(status);
-  expect(errorCode(res)).toBe(code);
-}
 
 const toolCalls = (server: TestServer) => server.requests.filter((r) => (r.body as { method?: unknown } | undefined)?.method === 'tools/call').length;
 

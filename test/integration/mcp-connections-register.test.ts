@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/lib/processes';
 import { freshAgent, type TestAgent } from '../support/agent';
-import { call, deployment, errorCode, type JsonResponse } from '../support/http';
+import { call, deployment, type JsonResponse, expectError } from '../support/http';
 import { agentPath } from '../support/login';
 import { startBadServer, startPlainServer, startSdkServer, type BadServer, type BadServerKind, type TestServer } from '../support/mcp-servers';
-import { closePg, sql } from '../support/pg';
+import { closePg, vaultEntryCount } from '../support/pg';
 import { credentialProblems } from '../support/secrets';
 import { toolServerUrl, workerWithToolServers } from '../support/tool-routing';
 
@@ -75,19 +75,7 @@ function mcp<T = any>(who: TestAgent, rest: string, init: Parameters<typeof call
 
 const register = (who: TestAgent, body: unknown) => mcp(who, '/mcp/connection', { method: 'POST', json: body });
 
-async function vaultRows(who: TestAgent): Promise<number> {
-  const rows = await sql<{ n: number }>(
-    stack.databaseUrl,
-    'select count(*)::int as n from gateway.vault_entries where chain_id = $1 and collection = $2 and token_id = $3',
-    [testnet.chainId, who.collection.toLowerCase(), who.tokenId.toString()],
-  );
-  return rows[0]!.n;
-}
-
-function expectError(res: JsonResponse, status: number, code: string): void {
-  expect(res.status, res.text).toBe(status);
-  expect(errorCode(res)).toBe(code);
-}
+const vaultRows = (who: TestAgent) => vaultEntryCount(stack.databaseUrl, who, testnet.chainId);
 
 type GoodCase = { label: string; host: string; server: () => TestServer; auth: Record<string, string>; secret?: string; view: Record<string, unknown> };
 const GOOD: GoodCase[] = [

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshAgent, type TestAgent } from '../support/agent';
-import { call, deployment, errorCode, type JsonResponse } from '../support/http';
+import { call, deployment, errorCode, type JsonResponse, expectError } from '../support/http';
 import { agentPath } from '../support/login';
 import { startPlainServer, type TestServer } from '../support/mcp-servers';
-import { closePg, sql } from '../support/pg';
+import { closePg, vaultEntryCount } from '../support/pg';
 import { credentialProblems } from '../support/secrets';
 import { toolServerUrl, workerWithToolServers } from '../support/tool-routing';
 
@@ -48,19 +48,7 @@ function register(who: TestAgent, url: string): Promise<JsonResponse<any>> {
 
 const list = (who: TestAgent) => call(worker.url, agentPath(who.collection, who.tokenId, '/mcp/connections'), { token: who.token });
 
-async function vaultRows(who: TestAgent): Promise<number> {
-  const rows = await sql<{ n: number }>(
-    stack.databaseUrl,
-    'select count(*)::int as n from gateway.vault_entries where chain_id = $1 and collection = $2 and token_id = $3',
-    [testnet.chainId, who.collection.toLowerCase(), who.tokenId.toString()],
-  );
-  return rows[0]!.n;
-}
-
-function expectError(res: JsonResponse, status: number, code: string): void {
-  expect(res.status, res.text).toBe(status);
-  expect(errorCode(res)).toBe(code);
-}
+const vaultRows = (who: TestAgent) => vaultEntryCount(stack.databaseUrl, who, testnet.chainId);
 
 describe('tool-server URL rules', () => {
   it.each([

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshAgent, type TestAgent } from '../support/agent';
-import { deployment, errorCode, type JsonResponse } from '../support/http';
+import { deployment, type JsonResponse, expectError } from '../support/http';
 import { agentPath } from '../support/login';
 import { startPlainServer, startSdkServer, type TestServer } from '../support/mcp-servers';
 import { closePg, sql } from '../support/pg';
@@ -130,11 +130,6 @@ function dbApi<T = any>(who: TestAgent, rest: string, init: Parameters<typeof re
   return recorder.call<T>(testnet.baseUrl, agentPath(who.collection, who.tokenId, rest), { token: who.token, ...init });
 }
 const dbPost = (who: TestAgent, rest: string, json: unknown) => dbApi(who, rest, { method: 'POST', json });
-
-function expectError(res: JsonResponse, status: number, code: string): void {
-  expect(res.status, res.text).toBe(status);
-  expect(errorCode(res)).toBe(code);
-}
 
 const llm = { provider: 'openai', model: 'gpt-4.1-mini', temperature: 0.2, maxTokens: 2048 };
 

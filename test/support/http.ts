@@ -1,4 +1,4 @@
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { DeploymentInfo } from './stack-info';
 
 export type Deployment = 'mainnet' | 'testnet';
@@ -78,4 +78,10 @@ export async function postEarlyAnswer(url: string, body: Uint8Array, options: { 
     for (let i = 0; i < body.length; i += 1_000) req.write(body.slice(i, i + 1_000));
     req.end();
   });
+}
+
+/** Asserts an error response's status and its code (the body shape and request id included). */
+export function expectError(res: JsonResponse, status: number, code: string): void {
+  expect(res.status, res.text).toBe(status);
+  expect(errorCode(res)).toBe(code);
 }

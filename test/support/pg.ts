@@ -75,3 +75,13 @@ export function quoted(schema: string): string {
   if (!/^agent_[a-z2-7]{32}$/.test(schema)) throw new Error(`unexpected schema name ${schema}`);
   return `"${schema}"`;
 }
+
+/** How many vault entries an agent has (chain, lower-case collection, decimal token id). */
+export async function vaultEntryCount(databaseUrl: string, agent: { collection: string; tokenId: bigint }, chainId = 80002): Promise<number> {
+  const rows = await sql<{ n: number }>(
+    databaseUrl,
+    'select count(*)::int as n from gateway.vault_entries where chain_id = $1 and collection = $2 and token_id = $3',
+    [chainId, agent.collection.toLowerCase(), agent.tokenId.toString()],
+  );
+  return rows[0]!.n;
+}
