@@ -1127,32 +1127,33 @@ async function main(): Promise<number> {
     const text = interpretation(lists, app, prov, cat);
     const plans = (['page1', 'deep', 'search'] as const).map((op) => [`EXPLAIN ANALYZE, ${lists.big[op].label} at ${count(big)} keys:`, ...planSummary(lists.plans[op]).map((l) => `    ${l}`)].join('\n'));
 
-    console.log(
-      [
-        '',
-        '### 1. Seeding',
-        '',
-        tables.seed,
-        '',
-        '### 2. Lists and search',
-        '',
-        tables.lists,
-        '',
-        '### 3. Appends',
-        '',
-        tables.appends,
-        '',
-        '### 4. Provisioning',
-        '',
-        tables.provisioning,
-        '',
-        '### 5. Catalog',
-        '',
-        tables.catalog,
-        '',
-        ...text.flatMap((p) => [p, '']),
-      ].join('\n'),
-    );
+    /** The tables and their reading, printed and (with --write) written the same way. */
+    const report = [
+      '### 1. Seeding',
+      '',
+      tables.seed,
+      '',
+      '### 2. Lists and search',
+      '',
+      tables.lists,
+      '',
+      '### 3. Appends',
+      '',
+      tables.appends,
+      '',
+      '### 4. Provisioning a new agent',
+      '',
+      tables.provisioning,
+      '',
+      `### 5. Catalog after ${count(agents)} more agents`,
+      '',
+      tables.catalog,
+      '',
+      '### Reading the figures',
+      '',
+      ...text.flatMap((p) => [p, '']),
+    ];
+    console.log(['', ...report].join('\n'));
     console.error(plans.join('\n\n'));
 
     const unexpectedCount =
@@ -1196,29 +1197,7 @@ async function main(): Promise<number> {
           `Provisioning: ${fresh} freshly minted agents. Catalog: ${count(agents)} agent schemas created with \`provision()\` from Node for synthetic identities (collection ${SYNTHETIC_COLLECTION}, chain ${SYNTHETIC_CHAIN}), first requests timed on ${FIRST_REQUEST_AGENTS} newly minted agents before and ${FIRST_REQUEST_AGENTS} after. ` +
           `All of it stays in the dev database under \`.dev/\` (not committed): each run adds two agents' keys and about ${count(agents + fresh + 2 * FIRST_REQUEST_AGENTS + 3)} schemas; delete \`.dev/postgres\` with the stack stopped to start clean.`,
         '',
-        '### 1. Seeding',
-        '',
-        tables.seed,
-        '',
-        '### 2. Lists and search',
-        '',
-        tables.lists,
-        '',
-        '### 3. Appends',
-        '',
-        tables.appends,
-        '',
-        '### 4. Provisioning a new agent',
-        '',
-        tables.provisioning,
-        '',
-        `### 5. Catalog after ${count(agents)} more agents`,
-        '',
-        tables.catalog,
-        '',
-        '### Reading the figures',
-        '',
-        ...text.flatMap((p) => [p, '']),
+        ...report,
         ...(unexpectedCount > 0 ? [`**${unexpectedCount} unexpected answers in this run** (see the Unexpected columns): treat its figures with care.`] : []),
       ].join('\n');
       const file = await writeBenchmarkSection(SECTION, body);
