@@ -22,7 +22,40 @@ export interface Config {
   /** Vault key encryption keys, as configured (`v<version>:<base64>`); imported on first use. */
   readonly vaultKek: string;
   readonly vaultKekPrevious: string | undefined;
+  /** Local-stack switches (DESIGN §9); production values on every deployment. */
+  readonly dev: DevSwitches;
   readonly warnings: readonly string[];
+}
+
+/**
+ * Switches of the local stack (DESIGN §9). They reach the worker as `DEV_*` vars from
+ * `npm run dev` and are accepted only when the worker runs on the local stack: its database is
+ * reached through a loopback bridge (`DB_WS_PROXY`) at a loopback `DATABASE_URL`, which no deployed
+ * worker can reach. Anywhere else a `DEV_*` var is a configuration error, so a wrangler file or a
+ * deployed worker cannot loosen production's policy.
+ */
+export interface DevSwitches {
+  /** `DEV_LOOPBACK_TARGETS=1`: loopback tool servers and database hosts are accepted. */
+  readonly loopbackTargets: boolean;
+  /** `DEV_RATE_LIMITS=0` turns rate limits off (benchmarks). */
+  readonly rateLimits: boolean;
+}
+
+const DEV_SWITCH_NAMES = ['DEV_LOOPBACK_TARGETS', 'DEV_RATE_LIMITS'] as const;
+
+const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/i;
+
+/** True when the worker's database is the local stack's: a loopback bridge to a loopback host. */
+function onLocalStack(vars: { DATABASE_URL: string; DB_WS_PROXY?: string | undefined }): boolean {
+  if (!vars.DB_WS_PROXY) return false;
+  const proxyHost = vars.DB_WS_PROXY.replace(/:\d{1,5}$/, '');
+  let dbHost: string;
+  try {
+    dbHost = new URL(vars.DATABASE_URL).hostname;
+  } catch {
+    return false;
+  }
+  return LOOPBACK_HOST.test(proxyHost) && LOOPBACK_HOST.test(dbHost);
 }
 
 /** Thrown when the deployment's bindings are missing or invalid; lists every problem by name. */
@@ -91,6 +124,8 @@ const envSchema = z.object({
     .string()
     .regex(/^[a-z0-9.-]+:\d{1,5}$/i, 'must be host:port')
     .optional(),
+  DEV_LOOPBACK_TARGETS: z.enum(['0', '1'], { error: 'must be 0 or 1' }).optional(),
+  DEV_RATE_LIMITS: z.enum(['0', '1'], { error: 'must be 0 or 1' }).optional(),
 });
 
 const cache = new WeakMap<object, Config>();
@@ -119,6 +154,12 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     );
   }
   const vars = result.data;
+  const switchesSet = DEV_SWITCH_NAMES.filter((name) => vars[name] !== undefined);
+  if (switchesSet.length > 0 && !onLocalStack(vars)) {
+    throw new ConfigError(
+      switchesSet.map((name) => `${name} is a local-stack switch: it cannot be set on a deployment`),
+    );
+  }
   const chainId = Number(vars.CHAIN_ID) as ChainId;
   const warnings: string[] = [];
   if (env.MAX_TOKENS_PER_REQUEST !== undefined && env.MAX_TOKENS_PER_REQUEST !== '') {
@@ -142,6 +183,10 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     mcpTimeoutMs: vars.MCP_TIMEOUT_MS,
     vaultKek: vars.VAULT_KEK,
     vaultKekPrevious: vars.VAULT_KEK_PREVIOUS,
+    dev: Object.freeze({
+      loopbackTargets: vars.DEV_LOOPBACK_TARGETS === '1',
+      rateLimits: vars.DEV_RATE_LIMITS !== '0',
+    }),
     warnings: Object.freeze(warnings),
   });
 }

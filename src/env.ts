@@ -18,6 +18,9 @@ export interface Env {
   MAX_TOKENS_PER_REQUEST?: string;
   /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */
   DB_WS_PROXY?: string;
+  /** Local-stack switches (DESIGN §9), refused on a deployment: see `DevSwitches` in config.ts. */
+  DEV_LOOPBACK_TARGETS?: string;
+  DEV_RATE_LIMITS?: string;
   // secrets
   DATABASE_URL: string;
   JWT__HASH: string;

@@ -159,6 +159,37 @@ describe('parseConfig', () => {
     expect(config.warnings).toHaveLength(1);
   });
 
+  describe('local-stack switches (DEV_*)', () => {
+    const local = () => ({ ...validEnv(), DB_WS_PROXY: '127.0.0.1:5434' });
+
+    it('default to production policy', () => {
+      expect(parseConfig(validEnv()).dev).toEqual({ loopbackTargets: false, rateLimits: true });
+      expect(parseConfig(local()).dev).toEqual({ loopbackTargets: false, rateLimits: true });
+    });
+
+    it('are read on the local stack (loopback bridge to a loopback database)', () => {
+      expect(parseConfig({ ...local(), DEV_LOOPBACK_TARGETS: '1', DEV_RATE_LIMITS: '0' }).dev).toEqual({
+        loopbackTargets: true,
+        rateLimits: false,
+      });
+    });
+
+    it.each([
+      ['no bridge (a deployment on Neon)', { DB_WS_PROXY: undefined }],
+      ['a bridge on another host', { DB_WS_PROXY: 'proxy.example.com:443' }],
+      ['a database on another host', { DATABASE_URL: 'postgresql://u:p@ep-x.neon.tech/db' }],
+    ])('are refused with %s, naming the switch', (_, overrides) => {
+      for (const name of ['DEV_LOOPBACK_TARGETS', 'DEV_RATE_LIMITS']) {
+        const err = expectRejected({ ...local(), ...overrides, [name]: name === 'DEV_RATE_LIMITS' ? '0' : '1' }, name);
+        expect(err.problems.join(' ')).toContain('cannot be set on a deployment');
+      }
+    });
+
+    it('take only 0 or 1', () => {
+      expectRejected({ ...local(), DEV_RATE_LIMITS: 'off' }, 'DEV_RATE_LIMITS');
+    });
+  });
+
   it('never puts a secret value into an error, whatever else is wrong', () => {
     const secret = 'tooShortSecretValue';
     const err = configError({ ...validEnv(), JWT__HASH: secret, DATABASE_URL: `mysql://root:${DB_PASSWORD}@db/x`, CHAIN_ID: 'abc' });

@@ -86,6 +86,10 @@ describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
     }
   });
 
+  it.each(DEPLOYMENTS)('%s sets no local-stack switch (DEV_*): production policy cannot be loosened by a wrangler file', (d) => {
+    expect(tomlText(d)).not.toMatch(/\bDEV_[A-Z_]+/);
+  });
+
   it('secrets and KV bindings are declared in Env too', () => {
     const missing = [...SECRET_NAMES, ...kvBindings('mainnet')].filter((name) => !declaredInEnv(name));
     expect(missing).toEqual([]);
