@@ -43,9 +43,11 @@ export async function startRpcProxy(target: string): Promise<RpcProxy> {
 }
 
 /** A loopback port that accepts connections and never answers: an RPC that hangs. */
-export async function startBlackHole(): Promise<{ url: string; close(): Promise<void> }> {
+export async function startBlackHole(): Promise<{ url: string; connections(): number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
+  let connections = 0;
   const server = createTcpServer((socket) => {
+    connections += 1;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -55,6 +57,7 @@ export async function startBlackHole(): Promise<{ url: string; close(): Promise<
   if (typeof address !== 'object' || address === null) throw new Error('black hole: no address');
   return {
     url: `http://127.0.0.1:${address.port}`,
+    connections: () => connections,
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
