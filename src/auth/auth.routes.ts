@@ -111,7 +111,7 @@ export const finishLogin = createRoute({
     200: { description: 'Logged in', content: { 'application/json': { schema: TokenSchema } } },
     400: errorResponse('`validation_failed`: bad address, bad signature shape, or the chain of another deployment'),
     401: errorResponse(
-      '`login_not_started` (no pending login for this wallet, or none with this nonce), `nonce_used` (replay: the message was already used), `login_expired`, `login_message_invalid`, `signature_invalid` (not the wallet\'s signature over any pending login message, e.g. a signature over a pairing message)',
+      '`login_not_started` (no pending login for this wallet, or none with this nonce), `nonce_used` (replay: the message was already used), `login_expired`, `login_message_invalid`, `signature_invalid` (not the wallet\'s signature over any pending login message, e.g. a signature over a pairing message), `message_purpose_mismatch` (a pending message without the login statement: issued before a statement change)',
     ),
     503: errorResponse('`dependency_unavailable` (with Retry-After): a smart-wallet check needed the chain RPC and it did not answer; nothing is consumed, retry the same signature'),
   },
