@@ -7,7 +7,12 @@ import { parseKekSpec } from './vault/crypto';
 export interface Config {
   readonly chainId: ChainId;
   readonly deployment: 'mainnet' | 'testnet';
+  /** The first of `rpcUrls`. */
   readonly rpcUrl: string;
+  /** RPC endpoints in order of preference (`RPC_URLS`, else `RPC_URL`): a failing one falls through to the next. */
+  readonly rpcUrls: readonly string[];
+  /** Deadline of one call to one RPC endpoint, ms (`RPC_TIMEOUT_MS`). */
+  readonly rpcTimeoutMs: number;
   readonly databaseUrl: string;
   /** `host:port` of the local WebSocket bridge; absent in production (Neon's own proxy). */
   readonly dbWsProxy: string | undefined;
@@ -66,6 +71,10 @@ export class ConfigError extends Error {
   }
 }
 
+/** At most this many endpoints in `RPC_URLS`. */
+const MAX_RPC_URLS = 8;
+const RPC_MISSING = 'RPC_URL is required (or RPC_URLS, a comma-separated list)';
+
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
@@ -97,7 +106,21 @@ const envSchema = z.object({
     .refine((v) => /^\d+$/.test(v) && isChainId(Number(v)), {
       message: `must be one of ${Object.keys(DEPLOYMENTS).join(', ')}`,
     }),
-  RPC_URL: httpUrl,
+  // RPC endpoints: RPC_URLS (a list, optional) else RPC_URL; one of the two is required (checked below).
+  RPC_URL: httpUrl.optional(),
+  RPC_URLS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return undefined;
+      const urls = value.split(',').map((url) => url.trim()).filter((url) => url !== '');
+      if (urls.length > MAX_RPC_URLS || urls.some((url) => !httpUrl.safeParse(url).success) || new Set(urls).size !== urls.length) {
+        ctx.addIssue({ code: 'custom', message: `RPC_URLS must be a comma-separated list of at most ${MAX_RPC_URLS} distinct http(s) URLs` });
+        return z.NEVER;
+      }
+      return urls;
+    }),
+  RPC_TIMEOUT_MS: intVar('RPC_TIMEOUT_MS', 4_000, 100, 30_000),
   DATABASE_URL: postgresUrl,
   SIWE_DOMAIN: z
     .string({ error: 'is required' })
@@ -145,15 +168,20 @@ export function loadConfig(env: Env): Config {
 
 export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
   const result = envSchema.safeParse(env);
+  const rpcMissing = [env.RPC_URL, env.RPC_URLS].every((value) => value === undefined || (typeof value === 'string' && value.trim() === ''));
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => {
+    throw new ConfigError([
+      ...result.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? 'env');
         return issue.message.startsWith(name) ? issue.message : `${name} ${issue.message}`;
       }),
-    );
+      ...(rpcMissing ? [RPC_MISSING] : []),
+    ]);
   }
   const vars = result.data;
+  const rpcUrls = vars.RPC_URLS ?? (vars.RPC_URL ? [vars.RPC_URL] : []);
+  const [firstRpcUrl] = rpcUrls;
+  if (firstRpcUrl === undefined) throw new ConfigError([RPC_MISSING]);
   const switchesSet = DEV_SWITCH_NAMES.filter((name) => vars[name] !== undefined);
   if (switchesSet.length > 0 && !onLocalStack(vars)) {
     throw new ConfigError(
@@ -170,7 +198,9 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
   return Object.freeze({
     chainId,
     deployment: DEPLOYMENTS[chainId].name,
-    rpcUrl: vars.RPC_URL,
+    rpcUrl: firstRpcUrl,
+    rpcUrls: Object.freeze(rpcUrls),
+    rpcTimeoutMs: vars.RPC_TIMEOUT_MS,
     databaseUrl: vars.DATABASE_URL,
     dbWsProxy: vars.DB_WS_PROXY,
     siweDomain: vars.SIWE_DOMAIN,

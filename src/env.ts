@@ -5,7 +5,12 @@
 export interface Env {
   // vars
   CHAIN_ID: string;
-  RPC_URL: string;
+  /** The chain RPC; optional when RPC_URLS is set. */
+  RPC_URL?: string;
+  /** Optional: RPC endpoints, comma-separated, tried in order (viem fallback); replaces RPC_URL when set. */
+  RPC_URLS?: string;
+  /** Deadline of one call to one RPC endpoint, ms (default 4000). */
+  RPC_TIMEOUT_MS?: string;
   SIWE_DOMAIN: string;
   SIWE_URI: string;
   JWT__LIVING_TIME?: string;

@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   nonce_used: 401,
   login_message_invalid: 401,
   signature_invalid: 401,
+  message_purpose_mismatch: 401,
   not_owner: 403,
   not_found: 404,
   agent_not_found: 404,

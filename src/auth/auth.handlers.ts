@@ -12,20 +12,24 @@ function authDeps(c: Context<AppBindings>): AuthDeps {
     db: c.var.db,
     chain: chainClient(c.var.config),
     now: () => new Date(),
-    defer: (work) => c.executionCtx.waitUntil(work),
   };
 }
 
 export const initHandler: RouteHandler<typeof initRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
-  const result = await startLogin(authDeps(c), { wallet: body.walletAddress, chainId: body.chainId });
+  const result = await startLogin(authDeps(c), { wallet: body.walletAddress, chainId: body.chainId, purpose: body.purpose });
   c.header('Cache-Control', 'no-store');
   return c.json(result, 200);
 };
 
 export const finishHandler: RouteHandler<typeof finishRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
-  const result = await finishLogin(authDeps(c), { wallet: body.walletAddress, chainId: body.chainId, signature: body.signature });
+  const result = await finishLogin(authDeps(c), {
+    wallet: body.walletAddress,
+    chainId: body.chainId,
+    signature: body.signature,
+    nonce: body.nonce,
+  });
   c.header('Cache-Control', 'no-store');
   return c.json(result, 200);
 };

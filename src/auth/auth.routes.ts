@@ -23,6 +23,11 @@ const InitBodySchema = z
   .object({
     walletAddress: AddressSchema.openapi({ description: 'The wallet that will sign (0x + 40 hex; mixed case must be EIP-55)' }),
     chainId: ChainIdSchema,
+    purpose: z.enum(['login', 'pairing']).default('login').openapi({
+      description:
+        '`login` (default): a sign-in message for /auth/jwt/finish. `pairing`: a chat-pairing message for /wallet/verify. The two carry different statements and neither endpoint accepts the other\'s.',
+      example: 'login',
+    }),
   })
   .openapi('LoginInit');
 
@@ -42,6 +47,15 @@ const FinishBodySchema = z
     walletAddress: AddressSchema.openapi({ description: 'Same wallet as in init' }),
     chainId: ChainIdSchema,
     signature: SignatureSchema,
+    nonce: z
+      .string()
+      .regex(/^[A-Za-z0-9]{16,96}$/, 'must be the nonce init returned')
+      .optional()
+      .openapi({
+        description:
+          'Optional (not in the spec\'s shape): the nonce init returned with the signed message, for a direct lookup. Without it, the signature is matched against the wallet\'s pending login messages (newest first, a bounded number).',
+        example: '9f1c2e7d0b4a4c3e8e2f6a1b5d7c9e0f3a2b4c6d8e0f1a2b',
+      }),
   })
   .openapi('LoginFinish');
 
@@ -54,7 +68,8 @@ const VerifyBodySchema = z
     walletAddress: AddressSchema,
     chainId: ChainIdSchema,
     message: z.string().min(1).max(4_096).openapi({
-      description: 'An EIP-4361 message for this deployment (its domain, URI and chain), issued within the nonce lifetime, with a nonce of at least 16 characters never used before',
+      description:
+        'A pairing message: the text /auth/jwt/init returned for `purpose: "pairing"` (or one the bridge built the same way: EIP-4361 for this deployment\'s domain, URI and chain, with the pairing statement, issued within the nonce lifetime, with a nonce of at least 16 characters never used before)',
     }),
     signature: SignatureSchema,
   })
@@ -75,7 +90,7 @@ export const initLogin = createRoute({
   tags: ['Login'],
   summary: 'Start a wallet login',
   description:
-    'Returns a fresh nonce and the EIP-4361 message to sign with the wallet. The message names this deployment\'s domain, URI and chain and expires after NONCE_TTL_SECONDS (default 300). A newer init for the same wallet replaces an older one. No token needed.',
+    'Returns a fresh nonce and the EIP-4361 message to sign with the wallet. The message names this deployment\'s domain, URI and chain, carries the statement of its purpose (login or chat pairing) and expires after NONCE_TTL_SECONDS (default 300). Several logins of one wallet may be pending: a newer init never invalidates a message already handed out. No token needed.',
   request: { body: jsonBody(InitBodySchema) },
   responses: {
     200: { description: 'The message to sign', content: { 'application/json': { schema: InitResponseSchema } } },
@@ -90,15 +105,15 @@ export const finishLogin = createRoute({
   tags: ['Login'],
   summary: 'Finish a wallet login and get an access token',
   description:
-    'Verifies the signature over the message issued by init (ordinary wallets, ERC-1271 and ERC-6492 smart-contract wallets) and returns a JWT bound to the wallet and this chain, valid JWT__LIVING_TIME seconds. The nonce is consumed by the first finish attempt, successful or not: retry with a new init. No refresh endpoint: log in again when the token expires.',
+    'Finds the pending login message of this wallet that the signature is over (ordinary wallets by local recovery; ERC-1271 and ERC-6492 smart-contract wallets through the chain) and only then consumes its nonce, once: a wrong signature consumes nothing. Returns a JWT bound to the wallet and this chain, valid JWT__LIVING_TIME seconds. Only login messages issued by init count: a signature over a pairing message is `signature_invalid`. No refresh endpoint: log in again when the token expires.',
   request: { body: jsonBody(FinishBodySchema) },
   responses: {
     200: { description: 'Logged in', content: { 'application/json': { schema: TokenSchema } } },
     400: errorResponse('`validation_failed`: bad address, bad signature shape, or the chain of another deployment'),
     401: errorResponse(
-      '`login_not_started` (no init for this wallet), `nonce_used` (replay), `login_expired`, `login_message_invalid`, `signature_invalid` (wrong signer)',
+      '`login_not_started` (no pending login for this wallet, or none with this nonce), `nonce_used` (replay: the message was already used), `login_expired`, `login_message_invalid`, `signature_invalid` (not the wallet\'s signature over any pending login message, e.g. a signature over a pairing message), `message_purpose_mismatch` (a pending message without the login statement: issued before a statement change)',
     ),
-    503: errorResponse('`dependency_unavailable`: a smart-wallet check needed the chain RPC and it did not answer'),
+    503: errorResponse('`dependency_unavailable` (with Retry-After): a smart-wallet check needed the chain RPC and it did not answer; nothing is consumed, retry the same signature'),
   },
 });
 
@@ -108,12 +123,12 @@ export const verifyWalletRoute = createRoute({
   tags: ['Login'],
   summary: 'Verify a wallet signature (chat pairing)',
   description:
-    'For the chat bridge: proves that walletAddress signed a fresh EIP-4361 message for this deployment, so a chat can be bound to a wallet. Same rules as login (domain, URI, chain, freshness, single-use nonce) but no token is issued.',
+    'For the chat bridge: proves that walletAddress signed a fresh pairing message for this deployment (get one from /auth/jwt/init with `purpose: "pairing"`), so a chat can be bound to a wallet. Same rules as login (domain, URI, chain, freshness, single-use nonce shared with logins); a login message is refused. The signature is checked before the nonce is consumed. No token is issued.',
   request: { body: jsonBody(VerifyBodySchema) },
   responses: {
     200: { description: 'The wallet signed this message', content: { 'application/json': { schema: VerifiedSchema } } },
     400: errorResponse('`validation_failed`: bad address, message or signature shape, or the chain of another deployment'),
-    401: errorResponse('`login_message_invalid`, `login_expired`, `nonce_used`, `signature_invalid`'),
-    503: errorResponse('`dependency_unavailable`: the chain RPC did not answer'),
+    401: errorResponse('`message_purpose_mismatch` (a login message, or any message without the pairing statement), `login_message_invalid`, `login_expired`, `nonce_used`, `signature_invalid`'),
+    503: errorResponse('`dependency_unavailable` (with Retry-After): a smart-wallet check needed the chain RPC and it did not answer; nothing is consumed'),
   },
 });

@@ -4,10 +4,10 @@ import type { Config } from '../config';
 import { AppError } from '../errors';
 import type { Database } from '../storage/db';
 import { issueAccessToken } from './jwt';
-import { loadPendingLogin, savePendingLogin } from './login-store';
-import { consumeNonce, pruneConsumedNonces, type NoncePurpose } from './nonces';
-import { buildLoginMessage, checkSiweMessage, newNonce, type SiweCheckFailure } from './siwe';
-import { verifyWalletSignature } from './signature';
+import { listPendingLogins, loadPendingLogin, savePendingLogin, type PendingLogin } from './login-store';
+import { consumeNonce } from './nonces';
+import { buildSiweMessage, checkSiweMessage, newNonce, type MessagePurpose, type SiweCheckFailure } from './siwe';
+import { recoversTo, verifiedOnChain } from './signature';
 
 export interface AuthDeps {
   config: Config;
@@ -15,12 +15,14 @@ export interface AuthDeps {
   db: Database;
   chain: PublicClient;
   now: () => Date;
-  /** Runs work after the response (`waitUntil`). */
-  defer: (work: Promise<unknown>) => void;
 }
 
-/** Nonce records are pruned once they are older than the longest nonce lifetime, and then some. */
-const PRUNE_AFTER_SECONDS = 2 * 3_600;
+/**
+ * A finish without a nonce tries at most this many of the wallet's pending messages (newest
+ * first) by local recovery, and asks the chain (smart wallets) about at most MAX_CHAIN_TRIED.
+ */
+export const MAX_PENDING_TRIED = 32;
+export const MAX_CHAIN_TRIED = 3;
 
 function requireDeploymentChain(config: Config, chainId: number): void {
   if (chainId !== config.chainId) {
@@ -30,13 +32,20 @@ function requireDeploymentChain(config: Config, chainId: number): void {
   }
 }
 
-/** Starts a login: builds and remembers the EIP-4361 message the wallet must sign. */
-export async function startLogin(deps: AuthDeps, input: { wallet: Address; chainId: number }): Promise<{ nonce: string; message: string }> {
+/**
+ * Builds the EIP-4361 message the wallet must sign, with the statement of its purpose. A login
+ * message is remembered in KV under its own key (finish never takes the text from the client); a
+ * pairing message is not stored: the chat bridge hands it back to /wallet/verify with the signature.
+ */
+export async function startLogin(
+  deps: AuthDeps,
+  input: { wallet: Address; chainId: number; purpose: MessagePurpose },
+): Promise<{ nonce: string; message: string }> {
   const { config } = deps;
   requireDeploymentChain(config, input.chainId);
   const now = deps.now();
   const nonce = newNonce();
-  const message = buildLoginMessage({
+  const message = buildSiweMessage(input.purpose, {
     domain: config.siweDomain,
     uri: config.siweUri,
     address: input.wallet,
@@ -45,33 +54,46 @@ export async function startLogin(deps: AuthDeps, input: { wallet: Address; chain
     issuedAt: now,
     expirationTime: new Date(now.getTime() + config.nonceTtlSeconds * 1000),
   });
-  await savePendingLogin(deps.kv, config.chainId, input.wallet, { message, nonce, issuedAt: now.toISOString() }, config.nonceTtlSeconds);
+  if (input.purpose === 'login') {
+    await savePendingLogin(deps.kv, config.chainId, input.wallet, { message, nonce, issuedAt: now.toISOString() }, config.nonceTtlSeconds);
+  }
   return { nonce, message };
 }
 
 /**
- * Finishes a login: the pending message is consumed on this first attempt whatever its outcome,
- * then its fields and the signature over it are checked, and an access token is issued.
+ * Finishes a login: finds which of the wallet's pending login messages the signature is over
+ * (local recovery first, the chain only for smart wallets), and only then consumes that nonce, so
+ * a wrong signature consumes nothing. Returns an access token.
  */
-export async function finishLogin(deps: AuthDeps, input: { wallet: Address; chainId: number; signature: Hex }): Promise<{ token: string }> {
+export async function finishLogin(
+  deps: AuthDeps,
+  input: { wallet: Address; chainId: number; signature: Hex; nonce?: string | undefined },
+): Promise<{ token: string }> {
   const { config } = deps;
   requireDeploymentChain(config, input.chainId);
-  const pending = await loadPendingLogin(deps.kv, config.chainId, input.wallet);
-  if (!pending) throw new AppError('login_not_started', 'No login in progress for this wallet: call /auth/jwt/init first');
-  // Consumed for good on this first attempt. The KV entry is left to expire: a replay then finds
-  // it and is refused as `nonce_used`, whichever location it reaches.
-  await consumeOrReject(deps, 'login', pending.nonce);
+  const pending = input.nonce === undefined
+    ? await listPendingLogins(deps.kv, config.chainId, input.wallet, MAX_PENDING_TRIED)
+    : [await loadPendingLogin(deps.kv, config.chainId, input.wallet, input.nonce)].filter((p): p is PendingLogin => p !== null);
+  if (pending.length === 0) throw new AppError('login_not_started', 'No login in progress for this wallet: call /auth/jwt/init first');
   const now = deps.now();
-  const check = checkSiweMessage(pending.message, {
-    domain: config.siweDomain,
-    uri: config.siweUri,
-    chainId: config.chainId,
-    address: input.wallet,
-    nonce: pending.nonce,
-    now,
+  const failures: SiweCheckFailure[] = [];
+  const live = pending.filter((login) => {
+    const check = checkSiweMessage(login.message, {
+      purpose: 'login',
+      domain: config.siweDomain,
+      uri: config.siweUri,
+      chainId: config.chainId,
+      address: input.wallet,
+      nonce: login.nonce,
+      now,
+    });
+    if (!check.ok) failures.push(check.reason);
+    return check.ok;
   });
-  if (!check.ok) throw messageRejected(check.reason);
-  await requireSignature(deps, input.wallet, pending.message, input.signature);
+  if (live.length === 0) throw messageRejected(failures[0] ?? 'malformed');
+  const signed = await findSignedLogin(deps.chain, input.wallet, live, input.signature);
+  if (!signed) throw new AppError('signature_invalid', 'The signature is not the wallet\'s over a pending login message');
+  await consumeOrReject(deps, signed.nonce);
   const { token } = await issueAccessToken({
     secret: config.jwtSecret,
     wallet: input.wallet,
@@ -79,14 +101,23 @@ export async function finishLogin(deps: AuthDeps, input: { wallet: Address; chai
     lifetimeSeconds: config.jwtLifetimeSeconds,
     now,
   });
-  if (Math.random() < 0.02) deps.defer(pruneConsumedNonces(deps.db, PRUNE_AFTER_SECONDS).catch(() => undefined));
   return { token };
 }
 
+async function findSignedLogin(chain: PublicClient, wallet: Address, logins: PendingLogin[], signature: Hex): Promise<PendingLogin | null> {
+  for (const login of logins) {
+    if (await recoversTo({ address: wallet, message: login.message, signature })) return login;
+  }
+  for (const login of logins.slice(0, MAX_CHAIN_TRIED)) {
+    if (await askChain(chain, wallet, login.message, signature)) return login;
+  }
+  return null;
+}
+
 /**
- * Chat pairing: proves that `wallet` signed a fresh EIP-4361 message for this deployment (our
- * domain and URI, our chain, issued within the nonce lifetime, nonce never seen before), without
- * issuing a token.
+ * Chat pairing: proves that `wallet` signed a fresh pairing message for this deployment (the
+ * pairing statement, our domain and URI, our chain, issued within the nonce lifetime, nonce never
+ * used for anything), without issuing a token. The signature is checked before the nonce is consumed.
  */
 export async function verifyWallet(
   deps: AuthDeps,
@@ -95,6 +126,7 @@ export async function verifyWallet(
   const { config } = deps;
   requireDeploymentChain(config, input.chainId);
   const check = checkSiweMessage(input.message, {
+    purpose: 'pairing',
     domain: config.siweDomain,
     uri: config.siweUri,
     chainId: config.chainId,
@@ -107,29 +139,33 @@ export async function verifyWallet(
   if (nonce.length < 16) {
     throw new AppError('login_message_invalid', 'The message nonce must have at least 16 alphanumeric characters');
   }
-  await consumeOrReject(deps, 'verify', nonce);
-  await requireSignature(deps, input.wallet, input.message, input.signature);
+  const signed =
+    (await recoversTo({ address: input.wallet, message: input.message, signature: input.signature })) ||
+    (await askChain(deps.chain, input.wallet, input.message, input.signature));
+  if (!signed) throw new AppError('signature_invalid', 'The signature does not match the wallet and message');
+  await consumeOrReject(deps, nonce);
   return { verified: true, walletAddress: input.wallet, chainId: config.chainId };
 }
 
-async function consumeOrReject(deps: AuthDeps, purpose: NoncePurpose, nonce: string): Promise<void> {
-  if (!(await consumeNonce(deps.db, purpose, deps.config.chainId, nonce))) {
+async function consumeOrReject(deps: AuthDeps, nonce: string): Promise<void> {
+  if (!(await consumeNonce(deps.db, deps.config.chainId, nonce))) {
     throw new AppError('nonce_used', 'This nonce has already been used: start again');
   }
 }
 
-async function requireSignature(deps: AuthDeps, wallet: Address, message: string, signature: Hex): Promise<void> {
-  let valid: boolean;
+/** A smart-wallet check; a chain that cannot be asked is 503, never "invalid". */
+async function askChain(chain: PublicClient, wallet: Address, message: string, signature: Hex): Promise<boolean> {
   try {
-    valid = await verifyWalletSignature({ address: wallet, message, signature, chain: deps.chain });
+    return await verifiedOnChain(chain, { address: wallet, message, signature });
   } catch (err) {
     throw chainUnavailable(err);
   }
-  if (!valid) throw new AppError('signature_invalid', 'The signature does not match the wallet and message');
 }
 
 function messageRejected(reason: SiweCheckFailure): AppError {
   switch (reason) {
+    case 'wrong_purpose':
+      return new AppError('message_purpose_mismatch', 'This message was issued for another purpose (login or chat pairing) and is not accepted here');
     case 'expired':
       return new AppError('login_expired', 'The sign-in message has expired: start again');
     case 'malformed':

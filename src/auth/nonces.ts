@@ -3,17 +3,17 @@ import type { Database } from '../storage/db';
 import { databaseError } from '../storage/db';
 import { consumedNonces } from '../storage/schema';
 
-export type NoncePurpose = 'login' | 'verify';
-
 /**
  * Marks a nonce as used, once and for all: the first caller gets true, every later or concurrent
  * one false. Backed by a unique key in Postgres, which holds across isolates and locations.
+ * One namespace for every purpose (`nonce:<chainId>:<nonce>`): a nonce consumed by a login is
+ * consumed for pairing too, and the reverse.
  */
-export async function consumeNonce(db: Database, purpose: NoncePurpose, chainId: number, nonce: string): Promise<boolean> {
+export async function consumeNonce(db: Database, chainId: number, nonce: string): Promise<boolean> {
   try {
     const rows = await db.orm
       .insert(consumedNonces)
-      .values({ key: `${purpose}:${chainId}:${nonce}` })
+      .values({ key: `nonce:${chainId}:${nonce}` })
       .onConflictDoNothing()
       .returning({ key: consumedNonces.key });
     return rows.length === 1;
@@ -22,7 +22,10 @@ export async function consumeNonce(db: Database, purpose: NoncePurpose, chainId:
   }
 }
 
-/** Drops records older than any nonce can live (their messages have expired anyway). */
+/**
+ * Drops records older than any nonce can live (their messages have expired anyway). Not called on
+ * requests: a Cron Trigger runs it (DESIGN §8).
+ */
 export async function pruneConsumedNonces(db: Database, olderThanSeconds: number): Promise<void> {
   await db.orm
     .delete(consumedNonces)

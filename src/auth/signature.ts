@@ -1,4 +1,16 @@
-import { hexToBytes, isHex, recoverMessageAddress, type Address, type Hex, type PublicClient } from 'viem';
+import {
+  encodeDeployData,
+  erc6492SignatureValidatorAbi,
+  erc6492SignatureValidatorByteCode,
+  hashMessage,
+  hexToBytes,
+  isHex,
+  recoverMessageAddress,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { isRevert } from '../chain/errors';
 
 const ERC6492_MAGIC = '6492649264926492649264926492649264926492649264926492649264926492';
 const MAX_SIGNATURE_BYTES = 16 * 1024;
@@ -16,25 +28,52 @@ export function isAcceptedSignatureShape(signature: string): boolean {
   return bytes % 65 === 0 && bytes / 65 <= 16;
 }
 
-/**
- * True when `signature` is `address`'s personal_sign over `message`. Recovers locally first (no
- * RPC for ordinary wallets); only when that does not match asks the chain, which covers ERC-1271
- * (deployed) and ERC-6492 (counterfactual) smart-contract wallets.
- * @throws when the chain must be asked and cannot be reached.
- */
-export async function verifyWalletSignature(input: {
+export interface SignedMessage {
   address: Address;
   message: string;
   signature: Hex;
-  chain: PublicClient;
-}): Promise<boolean> {
-  if (hexToBytes(input.signature).length === 65) {
-    try {
-      const recovered = await recoverMessageAddress({ message: input.message, signature: input.signature });
-      if (recovered.toLowerCase() === input.address.toLowerCase()) return true;
-    } catch {
-      // not a recoverable ECDSA signature: may still be a contract wallet's
-    }
+}
+
+/** True when `signature` is an ordinary (65-byte ECDSA) personal_sign of `address` over `message`. No RPC. */
+export async function recoversTo(input: SignedMessage): Promise<boolean> {
+  if (hexToBytes(input.signature).length !== 65) return false;
+  try {
+    const recovered = await recoverMessageAddress({ message: input.message, signature: input.signature });
+    return recovered.toLowerCase() === input.address.toLowerCase();
+  } catch {
+    return false; // not a recoverable ECDSA signature: may still be a contract wallet's
   }
-  return input.chain.verifyMessage({ address: input.address, message: input.message, signature: input.signature });
+}
+
+/**
+ * Asks the chain whether `signature` is `address`'s over `message`: ERC-1271 (deployed wallets)
+ * and ERC-6492 (counterfactual ones), through the deployless universal validator in one eth_call.
+ * Only a revert or a false answer means "not valid". viem's `verifyMessage` also answers false
+ * when the RPC cannot be reached; this one throws instead, so the caller answers 503 and consumes nothing.
+ * @throws the transport's error when the chain could not be asked.
+ */
+export async function verifiedOnChain(chain: PublicClient, input: SignedMessage): Promise<boolean> {
+  try {
+    const { data } = await chain.call({
+      data: encodeDeployData({
+        abi: erc6492SignatureValidatorAbi,
+        args: [input.address, hashMessage(input.message), input.signature],
+        bytecode: erc6492SignatureValidatorByteCode,
+      }),
+    });
+    return data !== undefined && /^0x0*1$/.test(data);
+  } catch (err) {
+    if (isRevert(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * True when `signature` is `address`'s personal_sign over `message`. Recovers locally first (no
+ * RPC for ordinary wallets); only when that does not match asks the chain.
+ * @throws when the chain must be asked and cannot be reached.
+ */
+export async function verifyWalletSignature(input: SignedMessage & { chain: PublicClient }): Promise<boolean> {
+  if (await recoversTo(input)) return true;
+  return verifiedOnChain(input.chain, input);
 }

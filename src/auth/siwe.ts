@@ -1,7 +1,18 @@
 import { createSiweMessage, parseSiweMessage, type SiweMessage } from 'viem/siwe';
 import type { Address } from 'viem';
 
-export const SIWE_STATEMENT = 'Sign in to agent-gateway. This request will not trigger a blockchain transaction or cost any gas fees.';
+/** What a signed message is for. A message of one purpose is refused where the other is expected. */
+export type MessagePurpose = 'login' | 'pairing';
+
+/**
+ * The EIP-4361 statement line of each purpose: the wallet shows it to the user, and it is the only
+ * part of the text that tells a login from a pairing, so each endpoint checks it exactly.
+ */
+export const STATEMENTS: Readonly<Record<MessagePurpose, string>> = Object.freeze({
+  login: 'Sign in to agent-gateway. This request will not trigger a blockchain transaction or cost any gas fees.',
+  pairing:
+    'Link this wallet to a chat on agent-gateway. This does not sign you in, will not trigger a blockchain transaction and costs no gas fees.',
+});
 
 /** A nonce of 192 random bits as 48 hex digits (alphanumeric, as EIP-4361 requires). */
 export function newNonce(): string {
@@ -19,12 +30,22 @@ export interface LoginMessageInput {
   expirationTime: Date;
 }
 
-/** Builds the EIP-4361 text the wallet signs. Domain and URI come from config, never the request. */
-export function buildLoginMessage(input: LoginMessageInput): string {
-  return createSiweMessage({ ...input, version: '1', statement: SIWE_STATEMENT });
+/**
+ * Builds the EIP-4361 text the wallet signs, with the statement of its purpose. Domain and URI
+ * come from config, never the request.
+ */
+export function buildSiweMessage(purpose: MessagePurpose, input: LoginMessageInput): string {
+  return createSiweMessage({ ...input, version: '1', statement: STATEMENTS[purpose] });
 }
 
-export type SiweCheckFailure = 'malformed' | 'wrong_domain' | 'wrong_uri' | 'wrong_chain' | 'wrong_address' | 'wrong_nonce' | 'expired' | 'not_yet_valid';
+/** Builds a login message (the login statement). */
+export function buildLoginMessage(input: LoginMessageInput): string {
+  return buildSiweMessage('login', input);
+}
+
+export type SiweCheckFailure =
+  | 'wrong_purpose'
+  | 'malformed' | 'wrong_domain' | 'wrong_uri' | 'wrong_chain' | 'wrong_address' | 'wrong_nonce' | 'expired' | 'not_yet_valid';
 
 /**
  * Checks a SIWE message against what this deployment expects. viem verifies signatures but not
@@ -32,7 +53,17 @@ export type SiweCheckFailure = 'malformed' | 'wrong_domain' | 'wrong_uri' | 'wro
  */
 export function checkSiweMessage(
   text: string,
-  expected: { domain: string; uri: string; chainId: number; address: Address; nonce?: string; now: Date; maxAgeSeconds?: number },
+  expected: {
+    /** The statement must be this purpose's, exactly (a login message is refused as a pairing, and the reverse). */
+    purpose: MessagePurpose;
+    domain: string;
+    uri: string;
+    chainId: number;
+    address: Address;
+    nonce?: string;
+    now: Date;
+    maxAgeSeconds?: number;
+  },
   toleranceSeconds = 30,
 ): { ok: true; message: Partial<SiweMessage> } | { ok: false; reason: SiweCheckFailure } {
   let message: Partial<SiweMessage>;
@@ -47,6 +78,7 @@ export function checkSiweMessage(
   for (const date of [message.issuedAt, message.expirationTime, message.notBefore]) {
     if (date !== undefined && Number.isNaN(date.getTime())) return { ok: false, reason: 'malformed' };
   }
+  if (message.statement !== STATEMENTS[expected.purpose]) return { ok: false, reason: 'wrong_purpose' };
   if (message.domain !== expected.domain) return { ok: false, reason: 'wrong_domain' };
   if (message.uri !== expected.uri) return { ok: false, reason: 'wrong_uri' };
   if (message.chainId !== expected.chainId) return { ok: false, reason: 'wrong_chain' };

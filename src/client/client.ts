@@ -342,9 +342,9 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     }
     const { account, chainId } = loginWith;
     const walletAddress = account.address;
-    const { message } = await client.initLogin({ walletAddress, chainId }, callOptions);
+    const { message, nonce } = await client.initLogin({ walletAddress, chainId }, callOptions);
     const signature = await account.signMessage({ message });
-    const { token: fresh } = await client.finishLogin({ walletAddress, chainId, signature }, callOptions);
+    const { token: fresh } = await client.finishLogin({ walletAddress, chainId, signature, nonce }, callOptions);
     setToken(fresh);
     const session: LoginSession = { token: fresh, walletAddress, chainId, expiresAt: tokenExpiresAt(fresh) };
     await options.onToken?.(session);

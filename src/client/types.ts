@@ -38,6 +38,7 @@ export type ErrorCode =
   | 'nonce_used'
   | 'login_message_invalid'
   | 'signature_invalid'
+  | 'message_purpose_mismatch'
   | 'not_owner'
   | 'not_found'
   | 'agent_not_found'
@@ -105,6 +106,8 @@ export interface HealthReport {
 export interface LoginInit {
   walletAddress: Address | string;
   chainId: number;
+  /** `login` (default) or `pairing` (a message for `POST /wallet/verify`). */
+  purpose?: 'login' | 'pairing';
 }
 
 /** Component `LoginChallenge`: the EIP-4361 message to sign, unchanged. */
@@ -118,6 +121,8 @@ export interface LoginFinish {
   walletAddress: Address | string;
   chainId: number;
   signature: Hex | string;
+  /** Optional: the nonce init returned, for a direct lookup of the signed message. */
+  nonce?: string;
 }
 
 /** Component `AccessToken`. */

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { issueAccessToken, verifyAccessToken } from '../../src/auth/jwt';
-import { buildLoginMessage, checkSiweMessage, newNonce } from '../../src/auth/siwe';
+import { buildLoginMessage, buildSiweMessage, checkSiweMessage, newNonce, STATEMENTS } from '../../src/auth/siwe';
 
 const secret = new TextEncoder().encode('s'.repeat(32));
 const wallet = privateKeyToAccount(generatePrivateKey()).address;
@@ -17,7 +17,7 @@ describe('newNonce', () => {
 });
 
 describe('checkSiweMessage', () => {
-  const expected = { domain: 'gw.example', uri: 'https://gw.example', chainId: 80002, address: wallet, nonce: 'a'.repeat(32), now };
+  const expected = { purpose: 'login' as const, domain: 'gw.example', uri: 'https://gw.example', chainId: 80002, address: wallet, nonce: 'a'.repeat(32), now };
   const message = (overrides: Partial<Parameters<typeof buildLoginMessage>[0]> = {}) =>
     buildLoginMessage({
       domain: 'gw.example',
@@ -49,6 +49,43 @@ describe('checkSiweMessage', () => {
   });
   it('enforces a maximum age when asked', () => {
     expect(checkSiweMessage(message(), { ...expected, now: new Date(now.getTime() + 301_000), maxAgeSeconds: 300 })).toEqual({ ok: false, reason: 'expired' });
+  });
+});
+
+describe('message purposes (login and chat pairing never cross)', () => {
+  const fields = {
+    domain: 'gw.example',
+    uri: 'https://gw.example',
+    address: wallet,
+    chainId: 80002,
+    nonce: 'c'.repeat(32),
+    issuedAt: now,
+    expirationTime: new Date(now.getTime() + 300_000),
+  };
+  const expected = { domain: 'gw.example', uri: 'https://gw.example', chainId: 80002, address: wallet, now };
+
+  it('gives the two purposes different statements, each in its message', () => {
+    expect(STATEMENTS.login).not.toBe(STATEMENTS.pairing);
+    expect(buildSiweMessage('login', fields).split('\n')[3]).toBe(STATEMENTS.login);
+    expect(buildSiweMessage('pairing', fields).split('\n')[3]).toBe(STATEMENTS.pairing);
+    expect(buildLoginMessage(fields)).toBe(buildSiweMessage('login', fields));
+  });
+  it('accepts each message for its own purpose', () => {
+    expect(checkSiweMessage(buildSiweMessage('login', fields), { ...expected, purpose: 'login' }).ok).toBe(true);
+    expect(checkSiweMessage(buildSiweMessage('pairing', fields), { ...expected, purpose: 'pairing' }).ok).toBe(true);
+  });
+  it('refuses a login message as a pairing and a pairing message as a login (wrong_purpose)', () => {
+    expect(checkSiweMessage(buildSiweMessage('login', fields), { ...expected, purpose: 'pairing' })).toEqual({ ok: false, reason: 'wrong_purpose' });
+    expect(checkSiweMessage(buildSiweMessage('pairing', fields), { ...expected, purpose: 'login' })).toEqual({ ok: false, reason: 'wrong_purpose' });
+  });
+  it('refuses a message with no statement or another one, for either purpose', async () => {
+    const { createSiweMessage } = await import('viem/siwe');
+    const bare = createSiweMessage({ ...fields, version: '1' });
+    const other = createSiweMessage({ ...fields, version: '1', statement: `${STATEMENTS.pairing} Also sign in.` });
+    for (const purpose of ['login', 'pairing'] as const) {
+      expect(checkSiweMessage(bare, { ...expected, purpose })).toEqual({ ok: false, reason: 'wrong_purpose' });
+      expect(checkSiweMessage(other, { ...expected, purpose })).toEqual({ ok: false, reason: 'wrong_purpose' });
+    }
   });
 });
 

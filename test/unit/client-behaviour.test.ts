@@ -124,7 +124,7 @@ describe('login and re-login', () => {
     const [init, finish] = gateway.seen;
     expect(init!.body).toEqual({ walletAddress: account.address, chainId: CHAIN });
     expect(account.signed).toEqual([expect.stringContaining('Nonce: 0')]);
-    expect(finish!.body).toEqual({ walletAddress: account.address, chainId: CHAIN, signature: `0x${'ab'.repeat(65)}` });
+    expect(finish!.body).toEqual({ walletAddress: account.address, chainId: CHAIN, signature: `0x${'ab'.repeat(65)}`, nonce: 'n0' });
     expect(onToken).toHaveBeenCalledTimes(1);
   });
 

@@ -135,6 +135,37 @@ describe('parseConfig', () => {
     expectRejected({ ...validEnv(), RPC_URL: rpcUrl }, 'RPC_URL');
   });
 
+  describe('RPC endpoints (RPC_URLS, RPC_URL, RPC_TIMEOUT_MS)', () => {
+    it('uses RPC_URL alone when RPC_URLS is unset, with a 4 s timeout by default', () => {
+      const config = parseConfig(validEnv());
+      expect(config.rpcUrls).toEqual(['http://127.0.0.1:8546']);
+      expect(config.rpcUrl).toBe('http://127.0.0.1:8546');
+      expect(config.rpcTimeoutMs).toBe(4_000);
+    });
+    it('prefers RPC_URLS, in order, trimmed, and needs no RPC_URL then', () => {
+      const { RPC_URL: _, ...env } = validEnv();
+      const config = parseConfig({ ...env, RPC_URLS: ' http://127.0.0.1:9 , https://rpc.example/v1,', RPC_TIMEOUT_MS: '750' });
+      expect(config.rpcUrls).toEqual(['http://127.0.0.1:9', 'https://rpc.example/v1']);
+      expect(config.rpcUrl).toBe('http://127.0.0.1:9');
+      expect(config.rpcTimeoutMs).toBe(750);
+    });
+    it('requires RPC_URL or RPC_URLS', () => {
+      const { RPC_URL: _, ...env } = validEnv();
+      expect(configError(env).problems).toEqual(['RPC_URL is required (or RPC_URLS, a comma-separated list)']);
+      expect(configError({ ...env, RPC_URLS: ' , ' }).problems).toEqual(['RPC_URL is required (or RPC_URLS, a comma-separated list)']);
+      expect(configError({ ...env, CHAIN_ID: '1' }).problems).toContain('RPC_URL is required (or RPC_URLS, a comma-separated list)');
+    });
+    it.each(['http://a.example,ftp://b.example', 'http://a.example,http://a.example', Array.from({ length: 9 }, (_, i) => `http://h${i}.example`).join(',')])(
+      'rejects RPC_URLS %j',
+      (urls) => {
+        expectRejected({ ...validEnv(), RPC_URLS: urls }, 'RPC_URLS');
+      },
+    );
+    it.each(['99', '30001', 'abc'])('rejects RPC_TIMEOUT_MS %j', (ms) => {
+      expectRejected({ ...validEnv(), RPC_TIMEOUT_MS: ms }, 'RPC_TIMEOUT_MS');
+    });
+  });
+
   it.each(['http://x', `http://postgres:${DB_PASSWORD}@127.0.0.1/db`, 'not a url'])('rejects DATABASE_URL %j', (url) => {
     const err = expectRejected({ ...validEnv(), DATABASE_URL: url }, 'DATABASE_URL');
     expectNoSecrets(err, url);
