@@ -46,6 +46,7 @@ interface Entry {
   collection: string;
   tokenId: string;
   owner: string;
+  ownerWallet: string;
   secret: string;
 }
 
@@ -55,10 +56,16 @@ const entries: Entry[] = Array.from({ length: 7 }, (_, i) => ({
   collection: `0x${randomBytes(20).toString('hex')}`,
   tokenId: String(1000 + i),
   owner: i === 0 ? 'llm_settings' : `mcp_connection:${crypto.randomUUID()}`,
+  ownerWallet: `0x${randomBytes(20).toString('hex')}`,
   secret: `SECRET-${i}-${crypto.randomUUID()}`,
 }));
 
-const context = (e: Entry): SecretContext => ({ entryId: e.id, agent: `${e.chainId}:${e.collection}:${e.tokenId}`, owner: e.owner });
+const context = (e: Entry): SecretContext & { ownerWallet: string } => ({
+  entryId: e.id,
+  agent: `${e.chainId}:${e.collection}:${e.tokenId}`,
+  owner: e.owner,
+  ownerWallet: e.ownerWallet,
+});
 
 interface Row {
   id: string;
@@ -70,9 +77,9 @@ interface Row {
 async function insertSealed(ring: KeyRing, entry: Entry): Promise<void> {
   const sealed = await sealSecret(ring, context(entry), entry.secret);
   await pool.query(
-    `insert into gateway.vault_entries (id, chain_id, collection, token_id, owner, kek_version, wrapped_key, ciphertext)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [entry.id, entry.chainId, entry.collection, entry.tokenId, entry.owner, sealed.kekVersion, sealed.wrappedKey, sealed.ciphertext],
+    `insert into gateway.vault_entries (id, chain_id, collection, token_id, owner, owner_wallet, kek_version, wrapped_key, ciphertext)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [entry.id, entry.chainId, entry.collection, entry.tokenId, entry.owner, entry.ownerWallet, sealed.kekVersion, sealed.wrappedKey, sealed.ciphertext],
   );
 }
 
@@ -185,6 +192,7 @@ describe('vault entries are bound to their row', () => {
       collection: `0x${randomBytes(20).toString('hex')}`,
       tokenId: String(i + 1),
       owner: `mcp_connection:${crypto.randomUUID()}`,
+      ownerWallet: `0x${randomBytes(20).toString('hex')}`,
       secret: `SECRET-swap-${i}-${crypto.randomUUID()}`,
     })) as [Entry, Entry];
     try {
