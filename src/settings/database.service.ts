@@ -5,7 +5,7 @@ import { databaseError, type Database } from '../storage/db';
 import { databaseSetups, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
 import { credentialState, walletKey } from '../vault/owner';
-import { agentRef, deleteSecret, storeSecret, ofAgent } from '../vault/store';
+import { agentRef, deleteSecret, secretOwnerWallet, storeSecret, ofAgent } from '../vault/store';
 import { listVisibleTables, type ExternalDatabase } from './external-db';
 
 export interface DatabaseDeps {
@@ -88,16 +88,9 @@ export async function secondStep(deps: DatabaseDeps, agent: Agent, input: { setu
   const ref = agentRef(agent);
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
-      const [found] = await tx
-        .select({ setup: databaseSetups, entryWallet: vaultEntries.ownerWallet })
-        .from(databaseSetups)
-        .leftJoin(vaultEntries, eq(vaultEntries.id, databaseSetups.passwordEntry))
-        .where(and(ofAgent(databaseSetups, ref), eq(databaseSetups.id, input.setupId)))
-        .for('update', { of: databaseSetups })
-        .limit(1);
-      if (!found) throw new AppError('database_setup_not_found', 'Database setup not found: run the first step again');
-      const setup = found.setup;
-      if (view(setup, found.entryWallet, agent.owner).credential !== 'set') {
+      const [setup] = await tx.select().from(databaseSetups).where(and(ofAgent(databaseSetups, ref), eq(databaseSetups.id, input.setupId))).for('update').limit(1);
+      if (!setup) throw new AppError('database_setup_not_found', 'Database setup not found: run the first step again');
+      if (view(setup, await secretOwnerWallet(tx, setup.passwordEntry), agent.owner).credential !== 'set') {
         throw new AppError('credential_reentry_required', "This setup's password was not entered by the agent's current owner: run the first step again", {
           details: { setupId: setup.id },
         });

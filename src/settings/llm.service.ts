@@ -5,7 +5,7 @@ import { databaseError, type Database } from '../storage/db';
 import { llmSettings, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
 import { credentialState, walletKey, type CredentialState } from '../vault/owner';
-import { agentRef, deleteSecret, storeSecret, ofAgent } from '../vault/store';
+import { agentRef, deleteSecret, secretOwnerWallet, storeSecret, ofAgent } from '../vault/store';
 
 export interface LlmSettingsInput {
   provider: string;
@@ -80,15 +80,9 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
   const ring = input.apiKey ? await deps.ring() : undefined;
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
-      const [current] = await tx
-        .select({ settings: llmSettings, entryWallet: vaultEntries.ownerWallet })
-        .from(llmSettings)
-        .leftJoin(vaultEntries, eq(vaultEntries.id, llmSettings.apiKeyEntry))
-        .where(ofAgent(llmSettings, ref))
-        .for('update', { of: llmSettings })
-        .limit(1);
-      let apiKeyEntry = current?.settings.apiKeyEntry ?? null;
-      let entryWallet = current?.entryWallet ?? null;
+      const [current] = await tx.select().from(llmSettings).where(ofAgent(llmSettings, ref)).for('update').limit(1);
+      let apiKeyEntry = current?.apiKeyEntry ?? null;
+      let entryWallet = input.apiKey === undefined ? await secretOwnerWallet(tx, apiKeyEntry) : null;
       const replaced = input.apiKey !== undefined ? apiKeyEntry : null;
       if (input.apiKey === null) apiKeyEntry = entryWallet = null;
       if (input.apiKey && ring) {

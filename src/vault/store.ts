@@ -95,6 +95,13 @@ export async function readSecret(orm: Orm, ring: KeyRing, agent: AgentRef, bindi
   return { state: 'open', secret: await openSecret(ring, ctx, row) };
 }
 
+/** The wallet that entered the secret `id` (lower-case); null when unknown or there is no such entry. */
+export async function secretOwnerWallet(orm: Orm, id: string | null): Promise<string | null> {
+  if (id === null) return null;
+  const [row] = await orm.select({ ownerWallet: vaultEntries.ownerWallet }).from(vaultEntries).where(eq(vaultEntries.id, id)).limit(1);
+  return row?.ownerWallet ?? null;
+}
+
 export async function deleteSecret(orm: Orm, id: string): Promise<void> {
   await orm.delete(vaultEntries).where(eq(vaultEntries.id, id));
 }
