@@ -4,7 +4,7 @@ import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { mcpConnections, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
-import { credentialState, type CredentialState } from '../vault/owner';
+import { credentialState, walletKey, type CredentialState } from '../vault/owner';
 import { agentRef, deleteSecret, readSecret, storeSecret, ofAgent } from '../vault/store';
 import { checkCredentialHeader, checkCredentialValue, checkToolServer, createMcpClient, McpError, type CallResult, type McpAuth, type Tool } from './client';
 import { toolServerError } from './errors';
@@ -126,7 +126,7 @@ export async function addConnection(deps: McpDeps, agent: Agent, input: { url: s
         .returning();
       return saved!;
     });
-    return view(row, agent.owner.toLowerCase(), agent.owner);
+    return view(row, walletKey(agent.owner), agent.owner);
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError('mcp_connection_exists', DUPLICATE);
     throw databaseError(err);
