@@ -1,32 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { importKek, openSecret, parseKekSpec, rewrapSecret, sealSecret, VaultDecryptError, type KeyRing } from '../../src/vault/crypto';
+import { sealLegacy } from '../support/legacy-vault';
 
 const kekSpec = (version: number, fill: number) => `v${version}:${Buffer.alloc(32, fill).toString('base64')}`;
 const SELLER = '0x1111111111111111111111111111111111111111';
 const BUYER = '0x2222222222222222222222222222222222222222';
 const ctx = { entryId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', agent: '80002:0xabc:1', owner: 'mcp_connection:a', ownerWallet: SELLER };
 
-/**
- * Seals the way entries were sealed before owner wallets were recorded (additional data v1:
- * entry, agent, record; no wallet), written out independently of src/vault/crypto.ts.
- */
-async function sealLegacy(kekSpecText: string, plaintext: string) {
-  const enc = new TextEncoder();
-  const bound = `${ctx.entryId}|${ctx.agent}|${ctx.owner}`;
-  const gcm = async (raw: Uint8Array, data: Uint8Array, aad: string) => {
-    const key = await crypto.subtle.importKey('raw', raw, 'AES-GCM', false, ['encrypt']);
-    const iv = crypto.getRandomValues(new Uint8Array(12));
-    const ct = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: enc.encode(aad) }, key, data));
-    return new Uint8Array([...iv, ...ct]);
-  };
-  const dataKey = crypto.getRandomValues(new Uint8Array(32));
-  const kek = Buffer.from(kekSpecText.split(':')[1]!, 'base64');
-  return {
-    kekVersion: Number(kekSpecText.slice(1, kekSpecText.indexOf(':'))),
-    ciphertext: await gcm(dataKey, enc.encode(plaintext), `agent-gateway/vault/data/v1|${bound}`),
-    wrappedKey: await gcm(new Uint8Array(kek), dataKey, `agent-gateway/vault/key/v1|${bound}|kek:1`),
-  };
-}
 
 describe('vault envelope encryption', () => {
   it('parses only v<version>:<base64 of 32 bytes>', () => {
@@ -92,7 +72,7 @@ describe('vault entries are bound to the wallet that entered them', () => {
 
   it('an entry sealed before wallets were recorded still re-wraps (rotation), and does not open as anyone', async () => {
     const v1Spec = kekSpec(1, 1);
-    const legacy = await sealLegacy(v1Spec, 'sk-legacy');
+    const legacy = await sealLegacy(v1Spec, ctx, 'sk-legacy');
     const v1 = await importKek(v1Spec);
     const v2 = await importKek(kekSpec(2, 9));
     const legacyCtx = { ...ctx, ownerWallet: null };
