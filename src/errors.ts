@@ -40,6 +40,8 @@ export const ERROR_STATUS = {
   tool_not_found: 404,
   database_setup_not_found: 404,
   method_not_allowed: 405,
+  /** A secret entered by an earlier owner of the agent (DESIGN §8): the current owner must enter their own. */
+  credential_reentry_required: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   internal_error: 500,

@@ -35,6 +35,7 @@ import type {
   MessagesQuery,
   NewContextMessage,
   NewMcpConnection,
+  ToolServerAuthInput,
   PromptTemplate,
   PromptTemplateInput,
   StoredContextMessages,
@@ -160,12 +161,14 @@ export interface AgentClient {
   listMcpTools(id: string, options?: CallOptions): Promise<McpLiveTools>;
   /** `POST …/mcp/connection/{id}/tools/call`. */
   callMcpTool(id: string, call: McpToolCall, options?: CallOptions): Promise<McpToolResult>;
+  /** `PUT …/mcp/connection/{id}/auth`: enter your own credential (after a transfer: `credential: 'reenter_required'`). */
+  replaceMcpAuth(id: string, auth: ToolServerAuthInput, options?: CallOptions): Promise<McpConnection>;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 interface Operation {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -438,6 +441,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       listMcpTools: (id, o = {}) => get<McpLiveTools>(`/mcp/connection/${encodeURIComponent(id)}/tools`, o.signal),
       callMcpTool: async (id, call, o = {}) =>
         (await post<McpToolResult>(`/mcp/connection/${encodeURIComponent(id)}/tools/call`, { name: call.name, arguments: call.arguments ?? {} }, o.signal)).body,
+      replaceMcpAuth: (id, auth, o = {}) =>
+        json<McpConnection>({ method: 'PUT', path: `${prefix}/mcp/connection/${encodeURIComponent(id)}/auth`, body: { auth }, agent: true, signal: o.signal }),
     };
     return self;
   }

@@ -49,6 +49,7 @@ export type ErrorCode =
   | 'tool_not_found'
   | 'database_setup_not_found'
   | 'method_not_allowed'
+  | 'credential_reentry_required'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'internal_error'
@@ -276,14 +277,23 @@ export interface AppendedMessages extends StoredContextMessages {
 // Settings
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Whether a stored secret can be used for the agent's current owner: `none` (none needed or
+ * stored), `set` (entered by the current owner), `reenter_required` (entered by an earlier owner
+ * of the agent, or before owners were recorded: never used for you, enter your own).
+ */
+export type CredentialState = 'set' | 'reenter_required' | 'none';
+
 /** Component `LlmSettings`. */
 export interface LlmSettings {
   provider: string;
   model: string;
   temperature: number;
   maxTokens: number;
-  /** Whether an API key is stored (the key itself is never returned). */
+  /** Whether an API key entered by the agent's current owner is stored (the key itself is never returned). */
   apiKeySet: boolean;
+  /** `reenter_required`: the stored key is an earlier owner's, never used for you; save your own `apiKey`. */
+  credential: CredentialState;
   updatedAt: string;
 }
 
@@ -345,6 +355,8 @@ export interface DatabaseSetup {
   user: string;
   ssl: 'require' | 'disable';
   status: 'pending' | 'active';
+  /** `reenter_required`: an earlier owner of the agent entered the password; run the first step again. */
+  credential: 'set' | 'reenter_required';
   offeredTables: string[];
   activeTables: string[] | null;
   createdAt: string;
@@ -380,8 +392,15 @@ export interface McpConnection {
   url: string;
   name: string | null;
   auth: { type: 'none' | 'bearer' | 'header'; headerName?: string; valueSet: boolean };
+  /** `reenter_required`: tool calls answer 409 `credential_reentry_required` until you enter yours (`replaceMcpAuth`). */
+  credential: CredentialState;
   tools: { name: string; description: string }[];
   createdAt: string;
+}
+
+/** Component `McpConnectionAuth`: the body of `PUT …/mcp/connection/{id}/auth`. */
+export interface McpConnectionAuth {
+  auth: ToolServerAuthInput;
 }
 
 /** Component `McpConnections`. */

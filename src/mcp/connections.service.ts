@@ -2,8 +2,9 @@ import { and, eq } from 'drizzle-orm';
 import type { Agent } from '../agents/gate';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
-import { mcpConnections } from '../storage/schema';
+import { mcpConnections, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
+import { credentialState, walletKey, type CredentialState } from '../vault/owner';
 import { agentRef, deleteSecret, readSecret, storeSecret, ofAgent } from '../vault/store';
 import { checkCredentialHeader, checkCredentialValue, checkToolServer, createMcpClient, McpError, type CallResult, type McpAuth, type Tool } from './client';
 import { toolServerError } from './errors';
@@ -16,7 +17,10 @@ export interface ConnectionView {
   id: string;
   url: string;
   name: string | null;
+  /** `valueSet`: a credential entered by the agent's current owner is stored. */
   auth: { type: 'none' | 'bearer' | 'header'; headerName?: string; valueSet: boolean };
+  /** Whether the connection can be used by the current owner as it is (see CredentialState). */
+  credential: CredentialState;
   tools: { name: string; description: string }[];
   createdAt: string;
 }
@@ -30,18 +34,22 @@ export interface McpDeps {
 }
 
 const DUPLICATE = 'MCPConnection URL already exists for this agent';
-type Row = typeof mcpConnections.$inferSelect;
+export type Row = typeof mcpConnections.$inferSelect;
 
-const owner = (id: string) => `mcp_connection:${id}`;
+/** The vault record name of a connection's credential. */
+export const credentialRecord = (id: string) => `mcp_connection:${id}`;
 
-function view(row: Row): ConnectionView {
+/** The connection as its current owner sees it; `entryWallet` is who entered its credential. */
+export function view(row: Row, entryWallet: string | null, currentOwner: string): ConnectionView {
   const tools = (row.tools as Tool[]).map((t) => ({ name: t.name, description: t.description }));
   const type = row.authType as ConnectionView['auth']['type'];
+  const credential = credentialState(type !== 'none', row.secretEntry === null ? null : entryWallet, currentOwner);
   return {
     id: row.id,
     url: row.url,
     name: row.name,
-    auth: { type, ...(row.headerName ? { headerName: row.headerName } : {}), valueSet: row.secretEntry !== null },
+    auth: { type, ...(row.headerName ? { headerName: row.headerName } : {}), valueSet: credential === 'set' },
+    credential,
     tools,
     createdAt: row.createdAt.toISOString(),
   };
@@ -55,7 +63,7 @@ function isUniqueViolation(err: unknown): boolean {
   return false;
 }
 
-function clientAuth(auth: AuthInput): McpAuth {
+export function clientAuth(auth: AuthInput): McpAuth {
   switch (auth.type) {
     case 'none':
       return { type: 'none' };
@@ -66,6 +74,13 @@ function clientAuth(auth: AuthInput): McpAuth {
   }
 }
 
+/** Checks a credential before it is used or stored (400 `validation_failed`); never echoes it. */
+export function checkAuthInput(auth: AuthInput): void {
+  if (auth.type === 'none') return;
+  const check = auth.type === 'header' ? checkCredentialHeader(auth.headerName, auth.value) : checkCredentialValue(auth.value);
+  if (!check.ok) throw new AppError('validation_failed', check.problem, { details: { issues: [{ path: 'auth', message: check.problem }] } });
+}
+
 /**
  * Registers a tool server: URL rules (https only, canonical, unique per agent), the handshake and
  * tools/list with every input schema validated, then the credential into the vault and the
@@ -74,10 +89,7 @@ function clientAuth(auth: AuthInput): McpAuth {
 export async function addConnection(deps: McpDeps, agent: Agent, input: { url: string; name?: string; auth: AuthInput }): Promise<ConnectionView> {
   const canonical = canonicalToolServerUrl(input.url);
   if (!canonical.ok) throw new AppError('invalid_tool_server_url', canonical.message, { details: { reason: canonical.reason } });
-  if (input.auth.type !== 'none') {
-    const check = input.auth.type === 'header' ? checkCredentialHeader(input.auth.headerName, input.auth.value) : checkCredentialValue(input.auth.value);
-    if (!check.ok) throw new AppError('validation_failed', check.problem, { details: { issues: [{ path: 'auth', message: check.problem }] } });
-  }
+  checkAuthInput(input.auth);
   const ref = agentRef(agent);
   const existing = await deps.db.orm
     .select({ id: mcpConnections.id })
@@ -98,7 +110,7 @@ export async function addConnection(deps: McpDeps, agent: Agent, input: { url: s
   const ring = input.auth.type === 'none' ? undefined : await deps.ring();
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
-      const secretEntry = input.auth.type === 'none' || !ring ? null : await storeSecret(tx, ring, ref, owner(id), input.auth.value);
+      const secretEntry = input.auth.type === 'none' || !ring ? null : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, input.auth.value);
       const [saved] = await tx
         .insert(mcpConnections)
         .values({
@@ -114,7 +126,7 @@ export async function addConnection(deps: McpDeps, agent: Agent, input: { url: s
         .returning();
       return saved!;
     });
-    return view(row);
+    return view(row, walletKey(agent.owner), agent.owner);
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError('mcp_connection_exists', DUPLICATE);
     throw databaseError(err);
@@ -123,14 +135,19 @@ export async function addConnection(deps: McpDeps, agent: Agent, input: { url: s
 
 export async function listConnections(deps: McpDeps, agent: Agent): Promise<ConnectionView[]> {
   try {
-    const rows = await deps.db.orm.select().from(mcpConnections).where(ofAgent(mcpConnections, agentRef(agent))).orderBy(mcpConnections.createdAt, mcpConnections.id);
-    return rows.map(view);
+    const rows = await deps.db.orm
+      .select({ connection: mcpConnections, entryWallet: vaultEntries.ownerWallet })
+      .from(mcpConnections)
+      .leftJoin(vaultEntries, eq(vaultEntries.id, mcpConnections.secretEntry))
+      .where(ofAgent(mcpConnections, agentRef(agent)))
+      .orderBy(mcpConnections.createdAt, mcpConnections.id);
+    return rows.map((r) => view(r.connection, r.entryWallet, agent.owner));
   } catch (err) {
     throw databaseError(err);
   }
 }
 
-async function findConnection(deps: McpDeps, agent: Agent, id: string): Promise<Row> {
+export async function findConnection(deps: McpDeps, agent: Agent, id: string): Promise<Row> {
   let row: Row | undefined;
   try {
     [row] = await deps.db.orm.select().from(mcpConnections).where(and(ofAgent(mcpConnections, agentRef(agent)), eq(mcpConnections.id, id))).limit(1);
@@ -157,12 +174,22 @@ export async function removeConnection(deps: McpDeps, agent: Agent, id: string):
   if (!removed) throw new AppError('mcp_connection_not_found', 'MCP connection not found');
 }
 
+/**
+ * A client with the connection's credential, which only the wallet that entered it may use: after
+ * the agent changes hands, 409 `credential_reentry_required` until the new owner enters theirs.
+ */
 async function connectedClient(deps: McpDeps, agent: Agent, row: Row) {
   let auth: McpAuth = { type: 'none' };
   if (row.authType !== 'none') {
-    const secret = row.secretEntry ? await readSecret(deps.db.orm, await deps.ring(), agentRef(agent), owner(row.id), row.secretEntry) : null;
-    if (secret === null) throw new AppError('internal_error', 'The connection has lost its credential; register it again');
-    auth = row.authType === 'bearer' ? { type: 'bearer', token: secret } : { type: 'header', name: row.headerName ?? '', value: secret };
+    const read = row.secretEntry
+      ? await readSecret(deps.db.orm, await deps.ring(), agentRef(agent), { record: credentialRecord(row.id), wallet: agent.owner }, row.secretEntry)
+      : ({ state: 'missing' } as const);
+    if (read.state !== 'open') {
+      throw new AppError('credential_reentry_required', "The connection's credential was not entered by the agent's current owner: enter yours with PUT …/mcp/connection/{id}/auth", {
+        details: { connectionId: row.id },
+      });
+    }
+    auth = row.authType === 'bearer' ? { type: 'bearer', token: read.secret } : { type: 'header', name: row.headerName ?? '', value: read.secret };
   }
   return createMcpClient({ url: row.url, auth, fetch: deps.fetch, timeoutMs: deps.timeoutMs });
 }

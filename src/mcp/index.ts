@@ -7,4 +7,5 @@ export const mcp = createRouter()
   .openapi(routes.addConnection, handlers.addHandler)
   .openapi(routes.removeConnection, handlers.removeHandler)
   .openapi(routes.listTools, handlers.toolsHandler)
-  .openapi(routes.callTool, handlers.callHandler);
+  .openapi(routes.callTool, handlers.callHandler)
+  .openapi(routes.replaceConnectionAuth, handlers.replaceAuthHandler);

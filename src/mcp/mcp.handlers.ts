@@ -5,6 +5,7 @@ import { resourceId } from '../http/openapi';
 import type { AppBindings } from '../types';
 import { keyRing } from '../vault/store';
 import { addConnection, callTool, listConnections, liveTools, removeConnection, type McpDeps } from './connections.service';
+import { replaceConnectionAuth } from './connection-auth.service';
 import type * as routes from './mcp.routes';
 
 function mcpDeps(c: Context<AppBindings>): McpDeps {
@@ -35,3 +36,6 @@ export const toolsHandler: RouteHandler<typeof routes.listTools, AppBindings> = 
 
 export const callHandler: RouteHandler<typeof routes.callTool, AppBindings> = async (c) =>
   c.json(await callTool(mcpDeps(c), c.var.agent, connectionId(c.req.valid('param').id), c.req.valid('json')), 200);
+
+export const replaceAuthHandler: RouteHandler<typeof routes.replaceConnectionAuth, AppBindings> = async (c) =>
+  c.json(await replaceConnectionAuth(mcpDeps(c), c.var.agent, connectionId(c.req.valid('param').id), c.req.valid('json')), 200);

@@ -16,6 +16,12 @@ const AuthInputSchema = z
   ])
   .openapi('ToolServerAuthInput', { example: { type: 'header', headerName: 'x-api-key', value: '...' } });
 
+const CredentialStateSchema = z.enum(['set', 'reenter_required', 'none']).openapi({
+  description:
+    "`none`: the server needs no credential; `set`: the agent's current owner entered the stored credential; `reenter_required`: a credential is needed and none of the current owner's is stored (an earlier owner entered it before the agent changed hands, or it was stored before owners were recorded). Tool calls then answer 409 `credential_reentry_required` until the owner enters one with `PUT …/mcp/connection/{id}/auth`; the earlier owner's credential is never sent.",
+  example: 'set',
+});
+
 const ConnectionSchema = z
   .object({
     id: z.string().openapi({ example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }),
@@ -24,8 +30,9 @@ const ConnectionSchema = z
     auth: z.object({
       type: z.enum(['none', 'bearer', 'header']),
       headerName: z.string().optional(),
-      valueSet: z.boolean().openapi({ description: 'A credential is stored; its value is never returned' }),
+      valueSet: z.boolean().openapi({ description: "A credential entered by the agent's current owner is stored; its value is never returned" }),
     }),
+    credential: CredentialStateSchema,
     tools: z.array(z.object({ name: z.string(), description: z.string() })).openapi({ description: 'Snapshot of tools/list at registration' }),
     createdAt: z.string(),
   })
@@ -45,12 +52,16 @@ const upstreamErrors = {
 };
 
 
+const reentryError = errorResponse(
+  "`credential_reentry_required`: the stored credential was entered by an earlier owner of the agent (or before owners were recorded) and is never used for you; enter yours with `PUT …/mcp/connection/{id}/auth`",
+);
+
 export const listConnections = createRoute({
   method: 'get',
   path: `${AGENT_PATH}/mcp/connections`,
   tags: ['Tool servers'],
   summary: "The agent's tool-server connections",
-  description: 'Header names are shown; credential values never are.',
+  description: "Header names are shown; credential values never are. `credential` says whether each connection can be used by you as it is (`reenter_required` after the agent changed hands).",
   security: agentRoute.security,
   request: { params: agentRoute.params },
   responses: { 200: jsonResponse('The connections', z.object({ connections: z.array(ConnectionSchema) }).openapi('McpConnections')), ...agentRoute.errors },
@@ -105,6 +116,7 @@ export const listTools = createRoute({
     200: jsonResponse('Live tools', z.object({ tools: z.array(ToolSchema), health: z.object({ ok: z.literal(true), latencyMs: z.number().int() }) }).openapi('McpLiveTools')),
     ...agentRoute.errors,
     ...upstreamErrors,
+    409: reentryError,
   },
 });
 
@@ -130,5 +142,24 @@ export const callTool = createRoute({
     ...agentRoute.errors,
     400: errorResponse('`invalid_tool_arguments` (with the schema problems), `validation_failed`'),
     ...upstreamErrors,
+    409: reentryError,
+  },
+});
+
+export const replaceConnectionAuth = createRoute({
+  method: 'put',
+  path: `${AGENT_PATH}/mcp/connection/{id}/auth`,
+  tags: ['Tool servers'],
+  summary: "Enter or replace a connection's credential",
+  description:
+    "A credential is only ever used for the wallet that entered it: after the agent changes hands the connection shows `credential: reenter_required` and its tool calls answer 409 `credential_reentry_required`, until the new owner enters their own here. Also rotates the current owner's credential. As at registration, the handshake and tools/list run with the new credential first (a rejected one changes nothing) and the tools snapshot is refreshed; then the credential is encrypted into the vault and the previous one destroyed. `{ type: 'none' }` removes the credential.",
+  security: agentRoute.security,
+  request: { params: ConnectionParams, body: jsonBody(z.object({ auth: AuthInputSchema }).openapi('McpConnectionAuth')) },
+  responses: {
+    200: jsonResponse('The connection with its new credential (`credential: set`, or `none`)', ConnectionSchema),
+    ...agentRoute.errors,
+    400: errorResponse('`tool_server_credential_rejected` (the server answered 401/403), `invalid_tool_schema`, `tool_server_invalid`, `validation_failed`'),
+    404: errorResponse('`mcp_connection_not_found`, or `agent_not_found`'),
+    424: errorResponse('`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)'),
   },
 });

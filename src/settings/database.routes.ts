@@ -12,6 +12,11 @@ const SetupSchema = z
     user: z.string(),
     ssl: z.enum(['require', 'disable']),
     status: z.enum(['pending', 'active']),
+    credential: z.enum(['set', 'reenter_required']).openapi({
+      description:
+        "`set`: the password was entered by the agent's current owner; `reenter_required`: an earlier owner of the agent entered it (or it was stored before owners were recorded); it is never used for you: run the first step again with your own.",
+      example: 'set',
+    }),
     offeredTables: z.array(z.string()),
     activeTables: z.array(z.string()).nullable(),
     createdAt: z.string(),
@@ -52,7 +57,8 @@ export const secondStep = createRoute({
   path: `${AGENT_PATH}/database/settings/second-step`,
   tags: ['Settings'],
   summary: 'Database setup, step 2: activate tables',
-  description: 'Activates the chosen subset of the tables step 1 offered. Replaces any earlier active setup of the agent (its stored password is destroyed).',
+  description:
+    "Activates the chosen subset of the tables step 1 offered. Replaces any earlier active setup of the agent (its stored password is destroyed). Only a setup whose password the agent's current owner entered can be activated.",
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
@@ -63,6 +69,7 @@ export const secondStep = createRoute({
     ...agentRoute.errors,
     400: errorResponse('`database_table_not_offered` (names the tables), `validation_failed`'),
     404: errorResponse('`database_setup_not_found`, or `agent_not_found`'),
+    409: errorResponse("`credential_reentry_required`: the setup's password was entered by an earlier owner of the agent: run the first step again"),
   },
 });
 
@@ -71,7 +78,7 @@ export const getDatabaseSettings = createRoute({
   path: `${AGENT_PATH}/database/settings`,
   tags: ['Settings'],
   summary: "The agent's database setups",
-  description: 'The active setup (if any) and pending ones. Passwords are never returned.',
+  description: "The active setup (if any) and pending ones. Passwords are never returned; `credential` says whether the agent's current owner entered each one.",
   security: agentRoute.security,
   request: { params: agentRoute.params },
   responses: {

@@ -2,9 +2,10 @@ import { and, eq, ne } from 'drizzle-orm';
 import type { Agent } from '../agents/gate';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
-import { databaseSetups } from '../storage/schema';
+import { databaseSetups, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
-import { agentRef, deleteSecret, storeSecret, ofAgent } from '../vault/store';
+import { credentialState, walletKey } from '../vault/owner';
+import { agentRef, deleteSecret, secretOwnerWallet, storeSecret, ofAgent } from '../vault/store';
 import { listVisibleTables, type ExternalDatabase } from './external-db';
 
 export interface DatabaseDeps {
@@ -24,13 +25,16 @@ export interface SetupView {
   user: string;
   ssl: 'require' | 'disable';
   status: 'pending' | 'active';
+  /** `set`: the password was entered by the agent's current owner; else `reenter_required` (run the first step again). */
+  credential: 'set' | 'reenter_required';
   offeredTables: string[];
   activeTables: string[] | null;
   createdAt: string;
   activatedAt: string | null;
 }
 
-function view(row: Row): SetupView {
+/** The setup as `currentOwner` sees it; `entryWallet` is who entered its password. */
+function view(row: Row, entryWallet: string | null, currentOwner: string): SetupView {
   return {
     setupId: row.id,
     host: row.host,
@@ -39,6 +43,7 @@ function view(row: Row): SetupView {
     user: row.userName,
     ssl: row.ssl as SetupView['ssl'],
     status: row.status as SetupView['status'],
+    credential: credentialState(true, row.passwordEntry === null ? null : entryWallet, currentOwner) === 'set' ? 'set' : 'reenter_required',
     offeredTables: row.offeredTables as string[],
     activeTables: (row.activeTables as string[] | null) ?? null,
     createdAt: row.createdAt.toISOString(),
@@ -54,7 +59,7 @@ export async function firstStep(deps: DatabaseDeps, agent: Agent, target: Extern
   const ring = await deps.ring();
   try {
     await deps.db.orm.transaction(async (tx) => {
-      const passwordEntry = await storeSecret(tx, ring, ref, `database_setup:${id}`, target.password);
+      const passwordEntry = await storeSecret(tx, ring, ref, { record: `database_setup:${id}`, wallet: agent.owner }, target.password);
       await tx.insert(databaseSetups).values({
         id,
         ...ref,
@@ -74,13 +79,22 @@ export async function firstStep(deps: DatabaseDeps, agent: Agent, target: Extern
   return { setupId: id, tables };
 }
 
-/** Step 2: activate a subset of the tables step 1 offered; replaces any earlier active setup. */
+/**
+ * Step 2: activate a subset of the tables step 1 offered; replaces any earlier active setup. Only
+ * a setup whose password the current owner entered can be activated (409
+ * `credential_reentry_required` for one of an earlier owner: run the first step again).
+ */
 export async function secondStep(deps: DatabaseDeps, agent: Agent, input: { setupId: string; tables: string[] }): Promise<SetupView> {
   const ref = agentRef(agent);
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
       const [setup] = await tx.select().from(databaseSetups).where(and(ofAgent(databaseSetups, ref), eq(databaseSetups.id, input.setupId))).for('update').limit(1);
       if (!setup) throw new AppError('database_setup_not_found', 'Database setup not found: run the first step again');
+      if (view(setup, await secretOwnerWallet(tx, setup.passwordEntry), agent.owner).credential !== 'set') {
+        throw new AppError('credential_reentry_required', "This setup's password was not entered by the agent's current owner: run the first step again", {
+          details: { setupId: setup.id },
+        });
+      }
       const offered = new Set(setup.offeredTables as string[]);
       const notOffered = input.tables.filter((t) => !offered.has(t));
       if (notOffered.length > 0) {
@@ -95,7 +109,7 @@ export async function secondStep(deps: DatabaseDeps, agent: Agent, input: { setu
         .returning();
       return saved!;
     });
-    return view(row);
+    return view(row, walletKey(agent.owner), agent.owner); // checked above: the current owner's password
   } catch (err) {
     throw databaseError(err);
   }
@@ -104,8 +118,13 @@ export async function secondStep(deps: DatabaseDeps, agent: Agent, input: { setu
 /** The active setup and pending ones, without secrets. */
 export async function databaseSettings(deps: DatabaseDeps, agent: Agent): Promise<{ active: SetupView | null; pending: SetupView[] }> {
   try {
-    const rows = await deps.db.orm.select().from(databaseSetups).where(ofAgent(databaseSetups, agentRef(agent))).orderBy(databaseSetups.createdAt);
-    const views = rows.map(view);
+    const rows = await deps.db.orm
+      .select({ setup: databaseSetups, entryWallet: vaultEntries.ownerWallet })
+      .from(databaseSetups)
+      .leftJoin(vaultEntries, eq(vaultEntries.id, databaseSetups.passwordEntry))
+      .where(ofAgent(databaseSetups, agentRef(agent)))
+      .orderBy(databaseSetups.createdAt);
+    const views = rows.map((r) => view(r.setup, r.entryWallet, agent.owner));
     return { active: views.find((v) => v.status === 'active') ?? null, pending: views.filter((v) => v.status === 'pending') };
   } catch (err) {
     throw databaseError(err);

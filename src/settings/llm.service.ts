@@ -1,9 +1,11 @@
+import { eq } from 'drizzle-orm';
 import type { Agent } from '../agents/gate';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
-import { llmSettings } from '../storage/schema';
+import { llmSettings, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
-import { agentRef, deleteSecret, storeSecret, ofAgent } from '../vault/store';
+import { credentialState, walletKey, type CredentialState } from '../vault/owner';
+import { agentRef, deleteSecret, secretOwnerWallet, storeSecret, ofAgent } from '../vault/store';
 
 export interface LlmSettingsInput {
   provider: string;
@@ -19,8 +21,10 @@ export interface LlmSettings {
   model: string;
   temperature: number;
   maxTokens: number;
-  /** Whether an API key is stored. The key itself is never returned. */
+  /** Whether an API key entered by the agent's current owner is stored. The key itself is never returned. */
   apiKeySet: boolean;
+  /** `none`: no key; `set`: the current owner's key; `reenter_required`: an earlier owner's key, never used for you. */
+  credential: CredentialState;
   updatedAt: string;
 }
 
@@ -32,29 +36,40 @@ export interface SettingsDeps {
 
 const LLM_OWNER = 'llm_settings';
 
-function toSettings(row: typeof llmSettings.$inferSelect): LlmSettings {
+/** The settings as `currentOwner` sees them; `entryWallet` is who entered the stored key. */
+function toSettings(row: typeof llmSettings.$inferSelect, entryWallet: string | null, currentOwner: string): LlmSettings {
+  const credential = credentialState(row.apiKeyEntry !== null, entryWallet, currentOwner);
   return {
     provider: row.provider,
     model: row.model,
     temperature: row.temperature,
     maxTokens: row.maxTokens,
-    apiKeySet: row.apiKeyEntry !== null,
+    apiKeySet: credential === 'set',
+    credential,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
 
 export async function getLlmSettings(deps: SettingsDeps, agent: Agent): Promise<LlmSettings> {
-  let row: typeof llmSettings.$inferSelect | undefined;
+  let found: { settings: typeof llmSettings.$inferSelect; entryWallet: string | null } | undefined;
   try {
-    [row] = await deps.db.orm.select().from(llmSettings).where(ofAgent(llmSettings, agentRef(agent))).limit(1);
+    [found] = await deps.db.orm
+      .select({ settings: llmSettings, entryWallet: vaultEntries.ownerWallet })
+      .from(llmSettings)
+      .leftJoin(vaultEntries, eq(vaultEntries.id, llmSettings.apiKeyEntry))
+      .where(ofAgent(llmSettings, agentRef(agent)))
+      .limit(1);
   } catch (err) {
     throw databaseError(err);
   }
-  if (!row) throw new AppError('llm_settings_not_found', 'No LLM settings for this agent yet');
-  return toSettings(row);
+  if (!found) throw new AppError('llm_settings_not_found', 'No LLM settings for this agent yet');
+  return toSettings(found.settings, found.entryWallet, agent.owner);
 }
 
-/** Replaces the agent's LLM settings; a new API key goes to the vault and the old one is destroyed. */
+/**
+ * Replaces the agent's LLM settings; a new API key goes to the vault, bound to the current owner,
+ * and the old one is destroyed. A kept key stays bound to whoever entered it.
+ */
 export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: LlmSettingsInput): Promise<LlmSettings> {
   if (input.maxTokens > deps.maxTokensPerRequest) {
     throw new AppError('validation_failed', `maxTokens must be at most ${deps.maxTokensPerRequest} (TOKEN__MAX_TOKENS_PER_REQUEST)`, {
@@ -67,9 +82,13 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
     const row = await deps.db.orm.transaction(async (tx) => {
       const [current] = await tx.select().from(llmSettings).where(ofAgent(llmSettings, ref)).for('update').limit(1);
       let apiKeyEntry = current?.apiKeyEntry ?? null;
+      let entryWallet = input.apiKey === undefined ? await secretOwnerWallet(tx, apiKeyEntry) : null;
       const replaced = input.apiKey !== undefined ? apiKeyEntry : null;
-      if (input.apiKey === null) apiKeyEntry = null;
-      if (input.apiKey && ring) apiKeyEntry = await storeSecret(tx, ring, ref, LLM_OWNER, input.apiKey);
+      if (input.apiKey === null) apiKeyEntry = entryWallet = null;
+      if (input.apiKey && ring) {
+        apiKeyEntry = await storeSecret(tx, ring, ref, { record: LLM_OWNER, wallet: agent.owner }, input.apiKey);
+        entryWallet = walletKey(agent.owner);
+      }
       const values = {
         provider: input.provider,
         model: input.model,
@@ -84,9 +103,9 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
         .onConflictDoUpdate({ target: [llmSettings.chainId, llmSettings.collection, llmSettings.tokenId], set: values })
         .returning();
       if (replaced) await deleteSecret(tx, replaced);
-      return saved!;
+      return { saved: saved!, entryWallet };
     });
-    return toSettings(row);
+    return toSettings(row.saved, row.entryWallet, agent.owner);
   } catch (err) {
     throw databaseError(err);
   }

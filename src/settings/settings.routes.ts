@@ -10,7 +10,12 @@ const LlmSettingsSchema = z
     model: z.string().openapi({ example: 'gpt-4.1-mini' }),
     temperature: z.number().openapi({ example: 0.3 }),
     maxTokens: z.number().int().openapi({ example: 4096 }),
-    apiKeySet: z.boolean().openapi({ description: 'Whether an API key is stored (in the vault). The key is never returned.' }),
+    apiKeySet: z.boolean().openapi({ description: "Whether an API key entered by the agent's current owner is stored (in the vault). The key is never returned." }),
+    credential: z.enum(['set', 'reenter_required', 'none']).openapi({
+      description:
+        "`none`: no API key is stored; `set`: the current owner's key is stored; `reenter_required`: the stored key was entered by an earlier owner of the agent (or before owners were recorded) and is never used for you: POST the settings with your own `apiKey`.",
+      example: 'set',
+    }),
     updatedAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
   })
   .openapi('LlmSettings');
@@ -58,7 +63,7 @@ export const getLlmSettings = createRoute({
   path: `${AGENT_PATH}/llm/settings`,
   tags: ['Settings'],
   summary: "The agent's LLM settings",
-  description: 'Provider, model, temperature, max tokens, and whether an API key is stored; never the key.',
+  description: "Provider, model, temperature, max tokens, and whether an API key is stored; never the key. After the agent changes hands, an earlier owner's key shows as `credential: reenter_required`.",
   security: agentRoute.security,
   request: { params: agentRoute.params },
   responses: { 200: jsonResponse('The settings', LlmSettingsSchema), ...agentRoute.errors, 404: errorResponse('`llm_settings_not_found` (never set), or `agent_not_found`') },
@@ -69,7 +74,8 @@ export const saveLlmSettings = createRoute({
   path: `${AGENT_PATH}/llm/settings`,
   tags: ['Settings'],
   summary: "Set the agent's LLM settings",
-  description: 'Replaces the settings. `maxTokens` above TOKEN__MAX_TOKENS_PER_REQUEST is rejected. A new `apiKey` is encrypted into the vault and the previous one destroyed.',
+  description:
+    "Replaces the settings. `maxTokens` above TOKEN__MAX_TOKENS_PER_REQUEST is rejected. A new `apiKey` is encrypted into the vault, bound to the caller (the agent's current owner), and the previous one destroyed; this is how a new owner enters their own key after a transfer. Without `apiKey` the stored key is kept, still bound to whoever entered it.",
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(LlmSettingsInputSchema) },
   responses: { 200: jsonResponse('The saved settings', LlmSettingsSchema), ...agentRoute.errors },

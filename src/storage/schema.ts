@@ -74,7 +74,9 @@ const agentColumns = () => ({
 /**
  * Secrets (API keys, tool-server credentials, database passwords), envelope-encrypted (DESIGN §7):
  * the data key wrapped by the KEK of `kek_version`; additional data binds both to the entry id,
- * the agent and `owner` (the record using the secret). Never returned by any endpoint.
+ * the agent, `owner` (the record using the secret) and `owner_wallet` (the wallet that entered
+ * it). A secret is only ever used for requests of that wallet (DESIGN §8). Never returned by any
+ * endpoint.
  */
 export const vaultEntries = gateway.table(
   'vault_entries',
@@ -83,13 +85,23 @@ export const vaultEntries = gateway.table(
     ...agentColumns(),
     /** The record using this secret, e.g. `llm_settings` or `mcp_connection:<id>`. */
     owner: text('owner').notNull(),
+    /**
+     * Lower-case address of the wallet that entered the secret (the JWT `sub` the owner gate
+     * proved to own the agent then). Null only for entries stored before owners were recorded:
+     * those are never opened for a request, their owner must enter them again.
+     */
+    ownerWallet: text('owner_wallet'),
     kekVersion: integer('kek_version').notNull(),
     wrappedKey: bytea('wrapped_key').notNull(),
     ciphertext: bytea('ciphertext').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('vault_entries_agent').on(t.chainId, t.collection, t.tokenId), index('vault_entries_kek_version').on(t.kekVersion)],
+  (t) => [
+    index('vault_entries_agent').on(t.chainId, t.collection, t.tokenId),
+    index('vault_entries_kek_version').on(t.kekVersion),
+    check('vault_entries_owner_wallet', sql`${t.ownerWallet} ~ '^0x[0-9a-f]{40}$'`),
+  ],
 );
 
 /** An agent's LLM settings; the API key lives in the vault. */

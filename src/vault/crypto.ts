@@ -1,8 +1,9 @@
 /**
  * Envelope encryption with WebCrypto (DESIGN §7): each secret gets a fresh 256-bit data key
  * (AES-GCM); the data key is wrapped by the key encryption key (KEK) from the secret VAULT_KEK.
- * Additional data binds the ciphertext to its entry, agent and owner record, so a ciphertext
- * copied to another row, agent or connection fails to decrypt. Rotating the KEK re-wraps data
+ * Additional data binds the ciphertext to its entry, agent, owner record and owner wallet, so a
+ * ciphertext copied to another row, agent or connection, or a row edited to name another wallet,
+ * fails to decrypt. Rotating the KEK re-wraps data
  * keys only; secrets are never re-encrypted and never leave this module in the clear except as
  * the return value of `openSecret`.
  */
@@ -25,6 +26,12 @@ export interface SecretContext {
   agent: string;
   /** The record that owns the secret, e.g. `mcp_connection:<id>` or `llm_settings`. */
   owner: string;
+  /**
+   * Lower-case address of the wallet that entered the secret. `null` only for entries sealed
+   * before wallets were recorded (additional data v1, without a wallet): they can still be
+   * re-wrapped by a rotation, but the store never opens them for a request.
+   */
+  ownerWallet: string | null;
 }
 
 export interface SealedSecret {
@@ -54,12 +61,19 @@ export async function importKek(spec: string): Promise<Kek> {
 
 const encoder = new TextEncoder();
 
+/** v2 binds the owner wallet; v1 (no wallet) is what entries sealed before it carry. */
+function boundTo(ctx: SecretContext): string {
+  return ctx.ownerWallet === null
+    ? `v1|${ctx.entryId}|${ctx.agent}|${ctx.owner}`
+    : `v2|${ctx.entryId}|${ctx.agent}|${ctx.owner}|wallet:${ctx.ownerWallet}`;
+}
+
 function dataAad(ctx: SecretContext): Uint8Array {
-  return encoder.encode(`agent-gateway/vault/data/v1|${ctx.entryId}|${ctx.agent}|${ctx.owner}`);
+  return encoder.encode(`agent-gateway/vault/data/${boundTo(ctx)}`);
 }
 
 function keyAad(ctx: SecretContext, kekVersion: number): Uint8Array {
-  return encoder.encode(`agent-gateway/vault/key/v1|${ctx.entryId}|${ctx.agent}|${ctx.owner}|kek:${kekVersion}`);
+  return encoder.encode(`agent-gateway/vault/key/${boundTo(ctx)}|kek:${kekVersion}`);
 }
 
 async function gcmEncrypt(key: CryptoKey, plaintext: Uint8Array, aad: Uint8Array): Promise<Uint8Array> {
@@ -82,7 +96,8 @@ export class VaultDecryptError extends Error {
   override readonly name = 'VaultDecryptError';
 }
 
-export async function sealSecret(ring: KeyRing, ctx: SecretContext, plaintext: string): Promise<SealedSecret> {
+/** Seals a new secret; every new entry names the wallet that entered it. */
+export async function sealSecret(ring: KeyRing, ctx: SecretContext & { ownerWallet: string }, plaintext: string): Promise<SealedSecret> {
   const dataKeyBytes = crypto.getRandomValues(new Uint8Array(32));
   const dataKey = await crypto.subtle.importKey('raw', dataKeyBytes, 'AES-GCM', false, ['encrypt']);
   const ciphertext = await gcmEncrypt(dataKey, encoder.encode(plaintext), dataAad(ctx));

@@ -26,10 +26,10 @@ export async function rotateVault(
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const { rows } = await pool.query<{
-      id: string; chain_id: number; collection: string; token_id: string; owner: string;
+      id: string; chain_id: number; collection: string; token_id: string; owner: string; owner_wallet: string | null;
       kek_version: number; wrapped_key: Uint8Array; ciphertext: Uint8Array;
     }>(
-      `select id, chain_id, collection, token_id, owner, kek_version, wrapped_key, ciphertext from gateway.vault_entries
+      `select id, chain_id, collection, token_id, owner, owner_wallet, kek_version, wrapped_key, ciphertext from gateway.vault_entries
        where kek_version <> $1 and id > $2 order by id limit $3`,
       [target, after, batchSize],
     );
@@ -37,7 +37,7 @@ export async function rotateVault(
     for (const row of rows) {
       after = row.id;
       try {
-        const ctx = { entryId: row.id, agent: `${row.chain_id}:${row.collection}:${row.token_id}`, owner: row.owner };
+        const ctx = { entryId: row.id, agent: `${row.chain_id}:${row.collection}:${row.token_id}`, owner: row.owner, ownerWallet: row.owner_wallet };
         const sealed = { kekVersion: row.kek_version, wrappedKey: new Uint8Array(row.wrapped_key), ciphertext: new Uint8Array(row.ciphertext) };
         const rewrapped = await rewrapSecret(ring, ctx, sealed);
         await pool.query(

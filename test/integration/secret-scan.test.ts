@@ -147,6 +147,9 @@ describe('secrets never come back', () => {
     const header = await post(owner, '/mcp/connection', { url: toolServerUrl('plain', plain.url), auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.mcpHeader } });
     expect(header.status, header.text).toBe(200);
     headerId = header.body.id;
+    // entering a connection's credential again (the path a new owner takes after a transfer) stores it too
+    const reentered = await api(owner, `/mcp/connection/${headerId}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.mcpHeader } } });
+    expect(reentered.status, reentered.text).toBe(200);
     const bearer = await post(owner, '/mcp/connection', { url: toolServerUrl('sdk', sdk.url), auth: { type: 'bearer', value: SECRETS.mcpBearer } });
     expect(bearer.status, bearer.text).toBe(200);
     bearerId = bearer.body.id;
@@ -194,6 +197,8 @@ describe('secrets never come back', () => {
     expectError(await post(owner, '/mcp/connection', { url: `${plainUrl}/`, auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.wrongHeader } }), 400, 'tool_server_invalid');
     expectError(await post(stranger, '/mcp/connection', { url: plainUrl, auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.wrongHeader } }), 400, 'tool_server_credential_rejected');
     expectError(await post(stranger, '/mcp/connection', { url: sdkUrl, auth: { type: 'bearer', value: SECRETS.wrongBearer } }), 400, 'tool_server_credential_rejected');
+    expectError(await api(owner, `/mcp/connection/${headerId}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.wrongHeader } } }), 400, 'tool_server_credential_rejected');
+    expectError(await api(owner, `/mcp/connection/${headerId}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'cookie', value: SECRETS.invalidHeader } } }), 400, 'validation_failed');
     expectError(await post(stranger, '/mcp/connection', { url: plainUrl, auth: { type: 'header', headerName: 'x-api-key', value: ` ${SECRETS.invalidHeader}` } }), 400, 'validation_failed');
     expectError(await post(stranger, '/mcp/connection', { url: plainUrl, auth: { type: 'header', headerName: 'cookie', value: SECRETS.invalidHeader } }), 400, 'validation_failed');
     expectError(await post(stranger, '/mcp/connection', { url: plainUrl, auth: { type: 'bearer', value: `${SECRETS.invalidHeader}${'x'.repeat(8_200)}` } }), 400, 'validation_failed');

@@ -2,7 +2,8 @@
  * Vault key rotation (DESIGN §7) on databases of its own: entries sealed under KEK v1 are
  * re-wrapped under v2 by `rotateVault` (data keys only; the ciphertext stays), open with a ring
  * holding only v2 and no longer with v1 alone; a rerun has nothing to do; the real script
- * (`npm run vault:rotate`) re-wraps to v3; a ciphertext copied onto another row does not open.
+ * (`npm run vault:rotate`) re-wraps to v3; a ciphertext copied onto another row does not open; an
+ * entry from before owner wallets were recorded re-wraps, one edited to name another wallet does not.
  * Last, the whole procedure with running gateways: a credential registered under v1 keeps
  * working through a worker holding v2 + previous v1, the rotation, and a worker holding v2 only.
  */
@@ -21,6 +22,7 @@ import { toolServerUrl, workerWithToolServers } from '../support/tool-routing';
 import type { SqlPool } from '../../src/storage/agent-storage';
 import { importKek, openSecret, sealSecret, VaultDecryptError, type Kek, type KeyRing, type SecretContext } from '../../src/vault/crypto';
 import { rotateVault, type RotationProgress } from '../../src/vault/rotate';
+import { sealLegacy } from '../support/legacy-vault';
 
 const stack = inject('stack');
 const testnet = deployment('testnet');
@@ -46,6 +48,7 @@ interface Entry {
   collection: string;
   tokenId: string;
   owner: string;
+  ownerWallet: string;
   secret: string;
 }
 
@@ -55,10 +58,16 @@ const entries: Entry[] = Array.from({ length: 7 }, (_, i) => ({
   collection: `0x${randomBytes(20).toString('hex')}`,
   tokenId: String(1000 + i),
   owner: i === 0 ? 'llm_settings' : `mcp_connection:${crypto.randomUUID()}`,
+  ownerWallet: `0x${randomBytes(20).toString('hex')}`,
   secret: `SECRET-${i}-${crypto.randomUUID()}`,
 }));
 
-const context = (e: Entry): SecretContext => ({ entryId: e.id, agent: `${e.chainId}:${e.collection}:${e.tokenId}`, owner: e.owner });
+const context = (e: Entry): SecretContext & { ownerWallet: string } => ({
+  entryId: e.id,
+  agent: `${e.chainId}:${e.collection}:${e.tokenId}`,
+  owner: e.owner,
+  ownerWallet: e.ownerWallet,
+});
 
 interface Row {
   id: string;
@@ -70,9 +79,9 @@ interface Row {
 async function insertSealed(ring: KeyRing, entry: Entry): Promise<void> {
   const sealed = await sealSecret(ring, context(entry), entry.secret);
   await pool.query(
-    `insert into gateway.vault_entries (id, chain_id, collection, token_id, owner, kek_version, wrapped_key, ciphertext)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [entry.id, entry.chainId, entry.collection, entry.tokenId, entry.owner, sealed.kekVersion, sealed.wrappedKey, sealed.ciphertext],
+    `insert into gateway.vault_entries (id, chain_id, collection, token_id, owner, owner_wallet, kek_version, wrapped_key, ciphertext)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [entry.id, entry.chainId, entry.collection, entry.tokenId, entry.owner, entry.ownerWallet, sealed.kekVersion, sealed.wrappedKey, sealed.ciphertext],
   );
 }
 
@@ -185,6 +194,7 @@ describe('vault entries are bound to their row', () => {
       collection: `0x${randomBytes(20).toString('hex')}`,
       tokenId: String(i + 1),
       owner: `mcp_connection:${crypto.randomUUID()}`,
+      ownerWallet: `0x${randomBytes(20).toString('hex')}`,
       secret: `SECRET-swap-${i}-${crypto.randomUUID()}`,
     })) as [Entry, Entry];
     try {
@@ -204,6 +214,38 @@ describe('vault entries are bound to their row', () => {
       expect(await open({ current: v8 }, a)).toBe(a.secret);
     } finally {
       await pool.query('delete from gateway.vault_entries where id = any($1::uuid[])', [[a.id, b.id]]);
+    }
+  });
+});
+
+describe('entries and their owner wallet', () => {
+  it('an entry from before owner wallets (owner_wallet null) re-wraps; one edited to name another wallet fails and is reported', async () => {
+    const spec12 = kekSpec(12);
+    const [v12, v13] = await Promise.all([importKek(spec12), importKek(kekSpec(13))]);
+    const legacy: Entry = { ...entries[1]!, id: crypto.randomUUID(), ownerWallet: '', secret: `SECRET-legacy-${crypto.randomUUID()}` };
+    const edited: Entry = { ...entries[2]!, id: crypto.randomUUID(), secret: `SECRET-edited-${crypto.randomUUID()}` };
+    const legacyCtx = { ...context(legacy), ownerWallet: null };
+    try {
+      const sealed = await sealLegacy(spec12, legacyCtx, legacy.secret);
+      await pool.query(
+        `insert into gateway.vault_entries (id, chain_id, collection, token_id, owner, owner_wallet, kek_version, wrapped_key, ciphertext)
+         values ($1, $2, $3, $4, $5, null, $6, $7, $8)`,
+        [legacy.id, legacy.chainId, legacy.collection, legacy.tokenId, legacy.owner, sealed.kekVersion, sealed.wrappedKey, sealed.ciphertext],
+      );
+      await insertSealed({ current: v12 }, edited);
+      expect(await open({ current: v12 }, edited)).toBe(edited.secret); // opens before the edit
+      await pool.query('update gateway.vault_entries set owner_wallet = $2 where id = $1', [edited.id, `0x${randomBytes(20).toString('hex')}`]);
+
+      const result = await rotateVault(sqlPool(), { current: v13, previous: v12 });
+      const failedIds = result.failures.map((f) => f.id);
+      expect(failedIds).not.toContain(legacy.id);
+      expect(failedIds).toContain(edited.id);
+      expect((await row(edited.id)).kek_version).toBe(12);
+      const r = await row(legacy.id);
+      expect(r.kek_version).toBe(13);
+      expect(await openSecret({ current: v13 }, legacyCtx, { kekVersion: r.kek_version, wrappedKey: new Uint8Array(r.wrapped_key), ciphertext: new Uint8Array(r.ciphertext) })).toBe(legacy.secret);
+    } finally {
+      await pool.query('delete from gateway.vault_entries where id = any($1::uuid[])', [[legacy.id, edited.id]]);
     }
   });
 });

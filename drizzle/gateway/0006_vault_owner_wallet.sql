@@ -1,0 +1,2 @@
+ALTER TABLE "gateway"."vault_entries" ADD COLUMN "owner_wallet" text;--> statement-breakpoint
+ALTER TABLE "gateway"."vault_entries" ADD CONSTRAINT "vault_entries_owner_wallet" CHECK ("gateway"."vault_entries"."owner_wallet" ~ '^0x[0-9a-f]{40}$');
