@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { AddressSchema } from '../agents/identity';
-import { errorResponse } from '../errors';
+import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonBody } from '../http/openapi';
 import { isAcceptedSignatureShape } from './signature';
 
@@ -81,6 +81,7 @@ export const initLogin = createRoute({
     200: { description: 'The message to sign', content: { 'application/json': { schema: InitResponseSchema } } },
     400: errorResponse('`validation_failed`: bad address (not hex, wrong length, bad checksum) or the chain of another deployment'),
     415: errorResponse('`unsupported_media_type`: body not sent as application/json'),
+    429: RATE_LIMITED_RESPONSE,
   },
 });
 
@@ -98,6 +99,7 @@ export const finishLogin = createRoute({
     401: errorResponse(
       '`login_not_started` (no init for this wallet), `nonce_used` (replay), `login_expired`, `login_message_invalid`, `signature_invalid` (wrong signer)',
     ),
+    429: RATE_LIMITED_RESPONSE,
     503: errorResponse('`dependency_unavailable`: a smart-wallet check needed the chain RPC and it did not answer'),
   },
 });
@@ -114,6 +116,7 @@ export const verifyWalletRoute = createRoute({
     200: { description: 'The wallet signed this message', content: { 'application/json': { schema: VerifiedSchema } } },
     400: errorResponse('`validation_failed`: bad address, message or signature shape, or the chain of another deployment'),
     401: errorResponse('`login_message_invalid`, `login_expired`, `nonce_used`, `signature_invalid`'),
+    429: RATE_LIMITED_RESPONSE,
     503: errorResponse('`dependency_unavailable`: the chain RPC did not answer'),
   },
 });
