@@ -45,6 +45,8 @@ export async function startMiniflare(options: {
   /** Bindings to leave out (vars, secrets or rate limiters), to test a misconfigured deployment. */
   omit?: string[];
   port?: number;
+  /** Rate limits to lower for a test, by binding name (the wrangler file's `simple.limit` otherwise). */
+  limits?: Record<string, number>;
   /**
    * Outbound routes by host (`tools.example` -> `http://127.0.0.1:1234`): the worker's fetches to
    * `https://<host>/...` reach that origin over plain HTTP, through a router worker set as its
@@ -56,7 +58,9 @@ export async function startMiniflare(options: {
   const bindings: Record<string, string> = { ...config.vars, ...options.bindings };
   for (const name of options.omit ?? []) delete bindings[name];
   const ratelimits = Object.fromEntries(
-    (config.ratelimits ?? []).filter((r) => !options.omit?.includes(r.name)).map((r) => [r.name, { simple: r.simple }]),
+    (config.ratelimits ?? [])
+      .filter((r) => !options.omit?.includes(r.name))
+      .map((r) => [r.name, { simple: { ...r.simple, limit: options.limits?.[r.name] ?? r.simple.limit } }]),
   );
   const gateway = {
     name: config.name,
