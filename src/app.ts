@@ -36,10 +36,15 @@ export function createApp() {
   app.use('*', jsonBody(routes));
   app.use('*', withDatabase());
 
-  // The three gates of every agent-scoped route; unknown paths and methods fall through to 404/405.
-  for (const path of ['/agent/:agentCollectionAddress/:agentTokenId', '/agent/:agentCollectionAddress/:agentTokenId/*']) {
-    app.use(path, onKnownRoutes(routes, bearer()), onKnownRoutes(routes, walletRateLimit()), onKnownRoutes(routes, agentGate()));
-  }
+  // The three gates of every agent-scoped route, and the per-wallet rate limit after the first;
+  // unknown paths and methods fall through to 404/405. One pattern: hono's `/*` also matches the
+  // bare agent path, so a second pattern for it would run the gates (and count) twice.
+  app.use(
+    '/agent/:agentCollectionAddress/:agentTokenId/*',
+    onKnownRoutes(routes, bearer()),
+    onKnownRoutes(routes, walletRateLimit()),
+    onKnownRoutes(routes, agentGate()),
+  );
 
   app.route('/', health);
   app.route('/', auth);
