@@ -1,7 +1,7 @@
 import { loadConfig } from '../config';
 import type { Env } from '../env';
 import { redact } from '../errors';
-import { openDatabase } from '../storage/db';
+import { openDatabase, type Database } from '../storage/db';
 import { runCleanup } from './cleanup';
 
 /**
@@ -9,16 +9,18 @@ import { runCleanup } from './cleanup';
  * it did as one JSON line, and fails the invocation (so the dashboard shows it) when it fails.
  */
 export async function scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-  const config = loadConfig(env);
-  const db = openDatabase(config);
+  let db: Database | undefined;
   try {
+    const config = loadConfig(env);
+    db = openDatabase(config);
     const report = await runCleanup({ db, kv: env.NONCES, chainId: config.chainId });
     console.log(JSON.stringify({ level: 'info', cron: controller.cron, cleanup: report }));
   } catch (err) {
+    // A ConfigError names variables, never their values; anything else is redacted.
     const reason = err instanceof Error ? `${err.name}: ${err.message.split('\n')[0]}` : String(err);
-    console.error(JSON.stringify({ level: 'error', cron: controller.cron, cleanup: 'failed', reason: redact(reason.slice(0, 300)) }));
+    console.error(JSON.stringify({ level: 'error', cron: controller.cron, cleanup: 'failed', reason: redact(reason.slice(0, 500)) }));
     throw err;
   } finally {
-    ctx.waitUntil(db.end());
+    if (db) ctx.waitUntil(db.end());
   }
 }
