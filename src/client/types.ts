@@ -50,6 +50,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'rate_limited'
   | 'internal_error'
   | 'misconfigured'
   | 'tool_server_unreachable'
