@@ -9,18 +9,13 @@ import { freshAgent } from '../support/agent';
 import { newWallet } from '../support/chain';
 import { call, deployment, expectError, type JsonResponse } from '../support/http';
 import { agentPath, finish, initLogin } from '../support/login';
+import { earlyInWindow, initBurst } from '../support/rate-limits';
 import { workerBindingsFor } from '../support/worker';
 
 const stack = inject('stack');
 const testnet = deployment('testnet');
 
 const loginLimit = readWranglerConfig('testnet').ratelimits?.find((r) => r.name === 'LOGIN_RATE_LIMITER')?.simple.limit ?? 0;
-
-/** Waits, when needed, until a burst of `budgetMs` fits in the current 60 s window. */
-async function earlyInWindow(budgetMs = 12_000): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 60_000 - budgetMs) await new Promise((resolve) => setTimeout(resolve, 60_000 - into + 100));
-}
 
 function expectRateLimited(res: JsonResponse): void {
   expectError(res, 429, 'rate_limited');
@@ -36,7 +31,7 @@ describe('per wallet on the login routes', () => {
     expect(loginLimit).toBeLessThan(40);
     const wallet = newWallet();
     await earlyInWindow();
-    const results = await Promise.all(Array.from({ length: 40 }, () => init(testnet.baseUrl, wallet.address)));
+    const results = await initBurst(testnet.baseUrl, wallet.address, 40);
     expect(results.filter((r) => r.status === 200)).toHaveLength(loginLimit);
     const limited = results.filter((r) => r.status !== 200);
     expect(limited).toHaveLength(40 - loginLimit);
@@ -149,9 +144,7 @@ describe('a deployment without its rate-limit bindings', () => {
     });
     try {
       const wallet = newWallet();
-      const results = await Promise.all(
-        Array.from({ length: 40 }, () => init(worker.url, wallet.address, { 'cf-connecting-ip': '203.0.113.200' })),
-      );
+      const results = await initBurst(worker.url, wallet.address, 40, 80002, { 'cf-connecting-ip': '203.0.113.200' });
       expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
     } finally {
       await worker.dispose();
