@@ -7,6 +7,8 @@
  * Ports move with DEV_PG_PORT, DEV_BRIDGE_PORT, DEV_ANVIL_MAINNET_PORT, DEV_ANVIL_TESTNET_PORT,
  * DEV_MAINNET_PORT, DEV_TESTNET_PORT, DEV_MAINNET_INSPECTOR_PORT, DEV_TESTNET_INSPECTOR_PORT;
  * the state directory with DEV_DIR (default .dev).
+ * Local-stack switches passed to both workers when set (DESIGN §9): DEV_RATE_LIMITS (0 = no rate
+ * limits, for benchmarks).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -41,6 +43,13 @@ const ports = {
   mainnetInspector: port('DEV_MAINNET_INSPECTOR_PORT', 9229),
   testnetInspector: port('DEV_TESTNET_INSPECTOR_PORT', 9230),
 };
+
+/** Local-stack switches (DESIGN §9) set in our environment, for both workers. */
+function devSwitches(): Record<string, string> {
+  const names = ['DEV_RATE_LIMITS'];
+  const set = names.filter((name) => process.env[name] !== undefined && process.env[name] !== '');
+  return Object.fromEntries(set.map((name) => [name, process.env[name] as string]));
+}
 
 function fail(message: string): never {
   console.error(`npm run dev: ${message}`);
@@ -153,7 +162,7 @@ async function main(): Promise<void> {
         inspectorPort: ports[`${name}Inspector`].port,
         stateDir,
         name,
-        bindings: workerBindings(ready, name, origin, secrets),
+        bindings: { ...workerBindings(ready, name, origin, secrets), ...devSwitches() },
       });
       workers.push(worker);
       await recordPid(`wrangler-${name}`, worker.pid, true);

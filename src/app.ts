@@ -13,6 +13,7 @@ import { bodyLimit } from './http/body-limit';
 import { withConfig } from './http/config';
 import { withDatabase } from './http/database';
 import { jsonBody } from './http/json-body';
+import { clientRateLimit, walletRateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { createRouter } from './http/router';
 import { compileRouteTable, onKnownRoutes, type RouteTable } from './http/routes-table';
@@ -31,13 +32,19 @@ export function createApp() {
   app.use('*', withConfig());
   app.use('*', bodyLimit());
   app.use('*', cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'], exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed'], maxAge: 600 }));
+  app.use('*', clientRateLimit());
   app.use('*', jsonBody(routes));
   app.use('*', withDatabase());
 
-  // The three gates of every agent-scoped route; unknown paths and methods fall through to 404/405.
-  for (const path of ['/agent/:agentCollectionAddress/:agentTokenId', '/agent/:agentCollectionAddress/:agentTokenId/*']) {
-    app.use(path, onKnownRoutes(routes, bearer()), onKnownRoutes(routes, agentGate()));
-  }
+  // The three gates of every agent-scoped route, and the per-wallet rate limit after the first;
+  // unknown paths and methods fall through to 404/405. One pattern: hono's `/*` also matches the
+  // bare agent path, so a second pattern for it would run the gates (and count) twice.
+  app.use(
+    '/agent/:agentCollectionAddress/:agentTokenId/*',
+    onKnownRoutes(routes, bearer()),
+    onKnownRoutes(routes, walletRateLimit()),
+    onKnownRoutes(routes, agentGate()),
+  );
 
   app.route('/', health);
   app.route('/', auth);

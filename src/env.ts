@@ -35,6 +35,10 @@ export interface Env {
   VAULT_KEK_PREVIOUS?: string;
   // bindings
   NONCES: KVNamespace;
+  /** Workers Rate Limiting (`[[ratelimits]]`): see RATE_LIMITERS in src/http/rate-limit.ts. */
+  LOGIN_RATE_LIMITER: RateLimit;
+  AGENT_RATE_LIMITER: RateLimit;
+  IP_RATE_LIMITER: RateLimit;
 }
 
 /** Names of the secrets a deployment needs (`wrangler secret put <NAME>`). */

@@ -44,6 +44,7 @@ export const ERROR_STATUS = {
   credential_reentry_required: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  rate_limited: 429,
   internal_error: 500,
   misconfigured: 500,
   tool_server_unreachable: 424,
@@ -90,6 +91,14 @@ export const ErrorBodySchema = z
 export function errorResponse(description: string) {
   return { description, content: { 'application/json': { schema: ErrorBodySchema } } };
 }
+
+/** The 429 of every rate-limited operation (DESIGN §8; limits in the wrangler files). */
+export const RATE_LIMITED_RESPONSE = {
+  ...errorResponse('`rate_limited`: too many requests for this wallet or client address; retry after `Retry-After` seconds'),
+  headers: {
+    'Retry-After': { description: 'Seconds to wait: the period of the rate limit', schema: { type: 'integer' as const, example: 60 } },
+  },
+};
 
 /**
  * Turns any thrown value into the client-facing error response. Unexpected errors become a

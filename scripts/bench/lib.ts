@@ -276,7 +276,7 @@ fail on them: they are for spotting regressions and for knowing where time goes,
 To run one, start the local stack in one terminal and run the benchmark in another:
 
 \`\`\`sh
-npm run dev                          # terminal 1: workers, Postgres and anvil; wait for "ready"
+DEV_RATE_LIMITS=0 npm run dev        # terminal 1: workers, Postgres and anvil, no rate limits; wait for "ready"
 npm run bench:identity -- --write    # terminal 2: prints the table and updates its section below
 \`\`\`
 

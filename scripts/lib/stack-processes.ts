@@ -297,8 +297,8 @@ export interface DevRun {
  * Spawns `npm run dev` from the repo root in its own process group with DEV_DIR and every port
  * moved. `echo` copies its output to this process' stdout/stderr as it arrives.
  */
-export function spawnDev(devDir: string, ports: DevPorts, options: { echo?: boolean } = {}): DevRun {
-  const env: NodeJS.ProcessEnv = { ...process.env, DEV_DIR: devDir };
+export function spawnDev(devDir: string, ports: DevPorts, options: { echo?: boolean; env?: Record<string, string> } = {}): DevRun {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, DEV_DIR: devDir };
   for (const [name, port] of Object.entries(ports)) env[name] = String(port);
   const spawnedAt = Date.now();
   const child = spawn('npm', ['run', 'dev'], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

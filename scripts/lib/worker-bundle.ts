@@ -15,6 +15,9 @@ export interface WranglerConfig {
   compatibility_flags?: string[];
   vars: Record<string, string>;
   kv_namespaces: { binding: string; id: string }[];
+  /** Workers Rate Limiting bindings; Miniflare runs them in memory (fixed windows of `period` s). */
+  ratelimits?: { name: string; namespace_id: string; simple: { limit: number; period: 10 | 60 } }[];
+  triggers?: { crons?: string[] };
 }
 
 export function readWranglerConfig(deployment: DeploymentName): WranglerConfig {
@@ -39,9 +42,11 @@ export async function startMiniflare(options: {
   scriptPath: string;
   deployment: DeploymentName;
   bindings: Record<string, string>;
-  /** Bindings to leave out, to test a misconfigured deployment. */
+  /** Bindings to leave out (vars, secrets or rate limiters), to test a misconfigured deployment. */
   omit?: string[];
   port?: number;
+  /** Rate limits to lower for a test, by binding name (the wrangler file's `simple.limit` otherwise). */
+  limits?: Record<string, number>;
   /**
    * Outbound routes by host (`tools.example` -> `http://127.0.0.1:1234`): the worker's fetches to
    * `https://<host>/...` reach that origin over plain HTTP, through a router worker set as its
@@ -52,6 +57,11 @@ export async function startMiniflare(options: {
   const config = readWranglerConfig(options.deployment);
   const bindings: Record<string, string> = { ...config.vars, ...options.bindings };
   for (const name of options.omit ?? []) delete bindings[name];
+  const ratelimits = Object.fromEntries(
+    (config.ratelimits ?? [])
+      .filter((r) => !options.omit?.includes(r.name))
+      .map((r) => [r.name, { simple: { ...r.simple, limit: options.limits?.[r.name] ?? r.simple.limit } }]),
+  );
   const gateway = {
     name: config.name,
     modules: true,
@@ -60,6 +70,7 @@ export async function startMiniflare(options: {
     compatibilityDate: config.compatibility_date,
     compatibilityFlags: config.compatibility_flags ?? [],
     kvNamespaces: config.kv_namespaces.map((kv) => kv.binding),
+    ratelimits,
     bindings,
   };
   const miniflare = new Miniflare({

@@ -5,6 +5,15 @@ import { sqlOverHttp } from './sql-over-http';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
+/**
+ * A browser sends `Origin` on every WebSocket upgrade and every POST; the Neon driver in the worker
+ * (and node) never does. Refusing any request that carries one keeps a web page open in the
+ * developer's browser from reaching the dev database through the bridge.
+ */
+function fromBrowser(req: http.IncomingMessage): boolean {
+  return req.headers.origin !== undefined;
+}
+
 export interface RunningBridge {
   readonly port: number;
   /** What the worker's `DB_WS_PROXY` var is set to. */
@@ -18,17 +27,27 @@ export interface RunningBridge {
  * The loopback stand-in for Neon's proxy that the Neon driver talks to locally:
  * `ws://127.0.0.1:<port>/v1?address=<host>:<port>` opens a TCP connection to that address and
  * pipes bytes both ways (the driver's Pool and transactions), and `POST /sql` runs one-shot
- * queries on warm connections (the driver's `neon()` function). Loopback targets only.
+ * queries on warm connections (the driver's `neon()` function). Loopback targets only; requests
+ * carrying an `Origin` header (browsers) get 403.
  */
 export async function startWsBridge(port: number): Promise<RunningBridge> {
   const sql = sqlOverHttp();
   const server = http.createServer((req, res) => {
+    if (fromBrowser(req)) {
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: 'requests from browsers (with an Origin header) are refused' }));
+      return;
+    }
     sql.handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
   });
-  const wss = new WebSocketServer({ server, perMessageDeflate: false });
+  const wss = new WebSocketServer({
+    server,
+    perMessageDeflate: false,
+    verifyClient: (info, done) => (fromBrowser(info.req) ? done(false, 403, 'requests from browsers are refused') : done(true)),
+  });
   const open = new Set<{ ws: WebSocket; socket: net.Socket }>();
   wss.on('connection', (ws, req) => {
     const address = new URL(req.url ?? '/', 'ws://bridge').searchParams.get('address') ?? '';

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { errorResponse } from '../errors';
+import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { AgentParamsSchema } from './identity';
 
 /** Path prefix of every agent-scoped route, in OpenAPI form. */
@@ -14,6 +14,7 @@ export const agentRoute = {
     401: errorResponse('`unauthorized` (missing, malformed or invalid token), `token_expired`, `token_wrong_chain` (a token of the other deployment)'),
     403: errorResponse('`not_owner`: You are not the owner of this agent (ownership is read on-chain on every request)'),
     404: errorResponse('`agent_not_found`: the collection is not registered on this deployment, or the token does not exist'),
+    429: RATE_LIMITED_RESPONSE,
     503: errorResponse('`dependency_unavailable`: the chain RPC or the database did not answer; retry after Retry-After seconds'),
   },
 };

@@ -1,6 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { chainClient } from '../chain/client';
+import { limitLoginAttempts } from '../http/rate-limit';
 import type { AppBindings } from '../types';
 import type { finishLogin as finishRoute, initLogin as initRoute, verifyWalletRoute } from './auth.routes';
 import { finishLogin, startLogin, verifyWallet, type AuthDeps } from './auth.service';
@@ -17,6 +18,7 @@ function authDeps(c: Context<AppBindings>): AuthDeps {
 
 export const initHandler: RouteHandler<typeof initRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
+  await limitLoginAttempts(c, body);
   const result = await startLogin(authDeps(c), { wallet: body.walletAddress, chainId: body.chainId, purpose: body.purpose });
   c.header('Cache-Control', 'no-store');
   return c.json(result, 200);
@@ -24,6 +26,7 @@ export const initHandler: RouteHandler<typeof initRoute, AppBindings> = async (c
 
 export const finishHandler: RouteHandler<typeof finishRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
+  await limitLoginAttempts(c, body);
   const result = await finishLogin(authDeps(c), {
     wallet: body.walletAddress,
     chainId: body.chainId,
@@ -36,6 +39,7 @@ export const finishHandler: RouteHandler<typeof finishRoute, AppBindings> = asyn
 
 export const verifyHandler: RouteHandler<typeof verifyWalletRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
+  await limitLoginAttempts(c, body);
   const result = await verifyWallet(authDeps(c), {
     wallet: body.walletAddress,
     chainId: body.chainId,

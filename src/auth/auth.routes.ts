@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { AddressSchema } from '../agents/identity';
-import { errorResponse } from '../errors';
+import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonBody } from '../http/openapi';
 import { isAcceptedSignatureShape } from './signature';
 
@@ -96,6 +96,7 @@ export const initLogin = createRoute({
     200: { description: 'The message to sign', content: { 'application/json': { schema: InitResponseSchema } } },
     400: errorResponse('`validation_failed`: bad address (not hex, wrong length, bad checksum) or the chain of another deployment'),
     415: errorResponse('`unsupported_media_type`: body not sent as application/json'),
+    429: RATE_LIMITED_RESPONSE,
   },
 });
 
@@ -113,6 +114,7 @@ export const finishLogin = createRoute({
     401: errorResponse(
       '`login_not_started` (no pending login for this wallet, or none with this nonce), `nonce_used` (replay: the message was already used), `login_expired`, `login_message_invalid`, `signature_invalid` (not the wallet\'s signature over any pending login message, e.g. a signature over a pairing message), `message_purpose_mismatch` (a pending message without the login statement: issued before a statement change)',
     ),
+    429: RATE_LIMITED_RESPONSE,
     503: errorResponse('`dependency_unavailable` (with Retry-After): a smart-wallet check needed the chain RPC and it did not answer; nothing is consumed, retry the same signature'),
   },
 });
@@ -129,6 +131,7 @@ export const verifyWalletRoute = createRoute({
     200: { description: 'The wallet signed this message', content: { 'application/json': { schema: VerifiedSchema } } },
     400: errorResponse('`validation_failed`: bad address, message or signature shape, or the chain of another deployment'),
     401: errorResponse('`message_purpose_mismatch` (a login message, or any message without the pairing statement), `login_message_invalid`, `login_expired`, `nonce_used`, `signature_invalid`'),
+    429: RATE_LIMITED_RESPONSE,
     503: errorResponse('`dependency_unavailable` (with Retry-After): a smart-wallet check needed the chain RPC and it did not answer; nothing is consumed'),
   },
 });

@@ -52,6 +52,7 @@ export type ErrorCode =
   | 'credential_reentry_required'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'rate_limited'
   | 'internal_error'
   | 'misconfigured'
   | 'tool_server_unreachable'

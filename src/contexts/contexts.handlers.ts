@@ -7,7 +7,7 @@ import { appendMessages, readMessages, type Idempotency, type MessagesDeps } fro
 
 function messagesDeps(c: Context<AppBindings>): MessagesDeps {
   const { db } = c.var;
-  return { sql: db.sql, pool: db.pool, defer: (work) => c.executionCtx.waitUntil(work) };
+  return { sql: db.sql, pool: db.pool };
 }
 
 /**

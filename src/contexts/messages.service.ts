@@ -18,10 +18,7 @@ export interface StoredMessage {
   createdAt: string;
 }
 
-export interface MessagesDeps extends AgentStore {
-  /** Runs work after the response (`waitUntil`). */
-  defer: (work: Promise<unknown>) => void;
-}
+export type MessagesDeps = AgentStore;
 
 /** A retry of an append with this key and the same request returns the first result (kept >= 24 h). */
 export interface Idempotency {
@@ -36,8 +33,11 @@ export interface AppendResult {
   replayed: boolean;
 }
 
-/** Idempotency records older than this are dropped now and then (the promise is 24 h). */
-const IDEMPOTENCY_RETENTION_HOURS = 48;
+/**
+ * Idempotency records older than this are dropped by the scheduled clean-up (src/maintenance);
+ * the promise to clients is 24 h.
+ */
+export const IDEMPOTENCY_RETENTION_HOURS = 48;
 
 const contextNotFound = () => new AppError('context_not_found', 'Context not found');
 
@@ -97,9 +97,7 @@ export async function appendMessages(
     if (stored.length === 0) throw contextNotFound();
     return { messages: stored, replayed: false };
   }
-  const result = await appendOnce(deps.pool, schema, key, messages, idempotency);
-  if (Math.random() < 0.01) deps.defer(pruneIdempotency(deps.sql, schema).catch(() => undefined));
-  return result;
+  return appendOnce(deps.pool, schema, key, messages, idempotency);
 }
 
 /**
@@ -144,10 +142,6 @@ async function appendOnce(pool: SqlPool, schema: AgentSchema, key: string, messa
   } finally {
     client?.release();
   }
-}
-
-async function pruneIdempotency(sql: SqlClient, schema: AgentSchema): Promise<void> {
-  await sql.query(`DELETE FROM ${schema.quoted}.idempotency WHERE created_at < now() - make_interval(hours => $1)`, [IDEMPOTENCY_RETENTION_HOURS]);
 }
 
 export interface MessagePage {

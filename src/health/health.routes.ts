@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { RATE_LIMITED_RESPONSE } from '../errors';
 
 const DependencyCheckSchema = z
   .object({
@@ -29,5 +30,6 @@ export const getHealth = createRoute({
       description: 'A dependency does not answer; `checks` names it',
       content: { 'application/json': { schema: HealthReportSchema } },
     },
+    429: RATE_LIMITED_RESPONSE,
   },
 });

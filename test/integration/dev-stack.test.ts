@@ -29,6 +29,8 @@ import {
   type ProcessRef,
   type StackFile,
 } from '../../scripts/lib/stack-processes';
+import { newWallet } from '../support/chain';
+import { earlyInWindow, initBurst } from '../support/rate-limits';
 
 const TEST_TIMEOUT_MS = 150_000;
 const READY_TIMEOUT_MS = 60_000;
@@ -42,8 +44,8 @@ const runs: (DevRun & { label: string })[] = [];
 /** Every process of every stack these tests started, for the checks and for cleanup. */
 const known = new Map<number, ProcessRef>();
 
-function start(label: string): DevRun & { label: string } {
-  const run = { ...spawnDev(devDir, ports), label };
+function start(label: string, env: Record<string, string> = {}): DevRun & { label: string } {
+  const run = { ...spawnDev(devDir, ports, { env }), label };
   runs.push(run);
   return run;
 }
@@ -175,6 +177,11 @@ describe('npm run dev', () => {
       );
       expect(postmasterPid(devDir)).toBeDefined();
 
+      // wrangler dev runs the rate-limit bindings of the wrangler file.
+      await earlyInWindow();
+      const statuses = (await initBurst(stack.testnet.baseUrl, newWallet().address, 40)).map((r) => r.status);
+      expect(statuses.filter((s) => s === 429).length, 'inits limited in a burst of 40 for one wallet').toBeGreaterThan(0);
+
       await stopAndExpectNothingLeft(run);
     },
     TEST_TIMEOUT_MS,
@@ -196,8 +203,11 @@ describe('npm run dev', () => {
       console.log(`dev-stack: ${orphans.length} processes orphaned by the crash:\n  ${describeLeft(orphans).join('\n  ')}`);
       expect(orphans.length, 'the crash left orphans behind (else this test proves nothing)').toBeGreaterThan(0);
 
-      const again = start('start after the crash');
+      // The restart also runs with DEV_RATE_LIMITS=0, which dev.ts passes to the workers.
+      const again = start('start after the crash', { DEV_RATE_LIMITS: '0' });
       const stack = await ready(again);
+      const unlimited = (await initBurst(stack.testnet.baseUrl, newWallet().address, 40)).map((r) => r.status);
+      expect(unlimited, 'DEV_RATE_LIMITS=0: no limits').toEqual(Array(40).fill(200));
       await expectHealthy(stack);
       await waitUntil(() => readySeconds(again.output()) !== undefined, 15_000);
       console.log(

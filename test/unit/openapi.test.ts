@@ -26,4 +26,17 @@ describe('the OpenAPI document', () => {
       }
     }
   });
+
+  it('documents 429 rate_limited with Retry-After on every operation (every one is rate limited)', () => {
+    let operations = 0;
+    for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+      for (const [method, op] of Object.entries(ops ?? {}) as [string, { responses?: Record<string, { description?: string; headers?: Record<string, unknown> }> }][]) {
+        operations += 1;
+        const tooMany = op.responses?.['429'];
+        expect(tooMany?.description, `${method} ${path}`).toContain('rate_limited');
+        expect(Object.keys(tooMany?.headers ?? {}), `${method} ${path}`).toContain('Retry-After');
+      }
+    }
+    expect(operations).toBeGreaterThan(20);
+  });
 });

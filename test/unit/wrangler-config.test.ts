@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../scripts/lib/migrate';
 import { readWranglerConfig, type WranglerConfig } from '../../scripts/lib/worker-bundle';
 import { SECRET_NAMES } from '../../src/env';
+import { RATE_LIMIT_PERIOD_SECONDS, RATE_LIMITERS } from '../../src/http/rate-limit';
 
 type Deployment = 'mainnet' | 'testnet';
 const DEPLOYMENTS: Deployment[] = ['mainnet', 'testnet'];
@@ -33,6 +34,8 @@ const tomlComments = (d: Deployment) =>
 
 const varNames = (d: Deployment) => Object.keys(config[d].vars ?? {}).sort();
 const kvBindings = (d: Deployment) => (config[d].kv_namespaces ?? []).map((kv) => kv.binding).sort();
+const rateLimits = (d: Deployment) => [...(config[d].ratelimits ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+const rateLimitNames = (d: Deployment) => rateLimits(d).map((r) => r.name);
 
 const envSource = readFileSync(path.join(REPO_ROOT, 'src/env.ts'), 'utf8');
 const envInterface = (() => {
@@ -73,6 +76,33 @@ describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
     expect(kvBindings('mainnet')).toContain('NONCES');
   });
 
+  it('declare the same rate limiters with the same limits and periods: the ones the code uses', () => {
+    expect(rateLimitNames('mainnet')).toEqual(Object.keys(RATE_LIMITERS).sort());
+    expect(rateLimits('testnet').map((r) => [r.name, r.simple])).toEqual(rateLimits('mainnet').map((r) => [r.name, r.simple]));
+  });
+
+  it.each(DEPLOYMENTS)('%s: every rate limiter has a positive limit, the period the code sends as Retry-After, and its own namespace', (d) => {
+    for (const r of rateLimits(d)) {
+      expect(Number.isInteger(r.simple.limit) && r.simple.limit > 0, `${r.name} limit`).toBe(true);
+      expect(r.simple.period, `${r.name} period`).toBe(RATE_LIMIT_PERIOD_SECONDS);
+      expect(r.namespace_id, `${r.name} namespace_id`).toMatch(/^\d+$/);
+    }
+    const ids = DEPLOYMENTS.flatMap((dep) => rateLimits(dep).map((r) => r.namespace_id));
+    expect(new Set(ids).size, 'namespace ids unique across both deployments').toBe(ids.length);
+  });
+
+  it('leave the login limit below a burst of 40 and the agent-route limit generous (hydration tests send ~1,100 a minute per wallet)', () => {
+    const limit = (name: string) => rateLimits('mainnet').find((r) => r.name === name)?.simple.limit ?? 0;
+    expect(limit('LOGIN_RATE_LIMITER')).toBeLessThan(40);
+    expect(limit('LOGIN_RATE_LIMITER')).toBeGreaterThanOrEqual(21); // a test sends init + 20 concurrent finishes
+    expect(limit('AGENT_RATE_LIMITER')).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('run the clean-up on the same Cron Trigger', () => {
+    expect(config.mainnet.triggers?.crons?.length).toBeGreaterThan(0);
+    expect(config.testnet.triggers?.crons).toEqual(config.mainnet.triggers?.crons);
+  });
+
   it.each(DEPLOYMENTS)('every var of %s is declared in the Env interface of src/env.ts', (d) => {
     const missing = varNames(d).filter((name) => !declaredInEnv(name));
     expect(missing, 'vars missing from Env').toEqual([]);
@@ -90,8 +120,8 @@ describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
     expect(tomlText(d)).not.toMatch(/\bDEV_[A-Z_]+/);
   });
 
-  it('secrets and KV bindings are declared in Env too', () => {
-    const missing = [...SECRET_NAMES, ...kvBindings('mainnet')].filter((name) => !declaredInEnv(name));
+  it('secrets, KV and rate-limit bindings are declared in Env too', () => {
+    const missing = [...SECRET_NAMES, ...kvBindings('mainnet'), ...rateLimitNames('mainnet')].filter((name) => !declaredInEnv(name));
     expect(missing).toEqual([]);
   });
 
@@ -100,7 +130,7 @@ describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
     : 'README.md mentions every var, secret and binding (skipped: README.md does not exist)';
   it.skipIf(!hasReadme)(readmeTitle, () => {
     const readme = readFileSync(readmePath, 'utf8');
-    const names = [...new Set([...varNames('mainnet'), ...SECRET_NAMES, ...kvBindings('mainnet')])];
+    const names = [...new Set([...varNames('mainnet'), ...SECRET_NAMES, ...kvBindings('mainnet'), ...rateLimitNames('mainnet')])];
     expect(names.filter((name) => !readme.includes(name)), 'names missing from README.md').toEqual([]);
   });
 });

@@ -1,0 +1,101 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Env } from '../env';
+import { AppError } from '../errors';
+import type { AppBindings } from '../types';
+import { publicClientKey } from './client-ip';
+
+/**
+ * The Workers Rate Limiting bindings every deployment declares (`[[ratelimits]]` in both wrangler
+ * files, DESIGN §8). Limits live in the wrangler files; this is what each binding counts.
+ */
+export const RATE_LIMITERS = {
+  /** POST /auth/jwt/init, /auth/jwt/finish, /wallet/verify, per wallet of the body. */
+  LOGIN_RATE_LIMITER: 'chain id and lower-case walletAddress of the body',
+  /** Every agent-scoped route, per wallet of the access token (after the bearer gate). */
+  AGENT_RATE_LIMITER: 'chain id and lower-case wallet of the access token (sub)',
+  /** Every route without a token, per public client address (CF-Connecting-IP). */
+  IP_RATE_LIMITER: 'CF-Connecting-IP when public (IPv6 per /64); loopback, private or absent: not limited',
+} as const satisfies Partial<Record<keyof Env, string>>;
+
+export type RateLimiterName = keyof typeof RATE_LIMITERS;
+
+/**
+ * The period of every limiter, seconds, sent as `Retry-After`. Workers Rate Limiting allows 10 or
+ * 60; the wrangler files must say 60 (test/unit/wrangler-config.test.ts checks it).
+ */
+export const RATE_LIMIT_PERIOD_SECONDS = 60;
+
+const AGENT_PREFIX = '/agent/';
+
+function isRateLimiter(value: unknown): value is RateLimit {
+  return typeof value === 'object' && value !== null && typeof (value as { limit?: unknown }).limit === 'function';
+}
+
+/** The binding, or 500 `misconfigured` naming every missing one. */
+function limiter(env: Env, name: RateLimiterName): RateLimit {
+  const bound: unknown = env[name];
+  if (isRateLimiter(bound)) return bound;
+  throw misconfigured((Object.keys(RATE_LIMITERS) as RateLimiterName[]).filter((n) => !isRateLimiter(env[n])));
+}
+
+function misconfigured(missing: RateLimiterName[]): AppError {
+  return new AppError('misconfigured', 'The gateway is misconfigured', {
+    details: {
+      problems: missing.map((name) => `${name} is missing: declare it under [[ratelimits]] in the wrangler file`),
+    },
+  });
+}
+
+/**
+ * Counts one request against `name` under `key`; 429 `rate_limited` with `Retry-After` when the
+ * key is over its limit. Nothing is counted when the local stack runs with DEV_RATE_LIMITS=0.
+ * A limiter that fails is logged and lets the request through: it must not take the API down.
+ */
+export async function limitRequest(c: Context<AppBindings>, name: RateLimiterName, key: string): Promise<void> {
+  if (!c.var.config.dev.rateLimits) return;
+  const binding = limiter(c.env, name);
+  let success: boolean;
+  try {
+    ({ success } = await binding.limit({ key }));
+  } catch (err) {
+    console.warn(JSON.stringify({ level: 'warn', requestId: c.var.requestId, limiter: name, warning: `rate limiter failed: ${String(err).slice(0, 200)}` }));
+    return;
+  }
+  if (!success) {
+    throw new AppError('rate_limited', `Too many requests: retry after ${RATE_LIMIT_PERIOD_SECONDS} seconds`, {
+      headers: { 'Retry-After': String(RATE_LIMIT_PERIOD_SECONDS) },
+    });
+  }
+}
+
+/** Per wallet on the login routes: the chain id and the (validated) wallet of the body. */
+export function limitLoginAttempts(c: Context<AppBindings>, body: { walletAddress: string; chainId: number }): Promise<void> {
+  return limitRequest(c, 'LOGIN_RATE_LIMITER', `${body.chainId}:${body.walletAddress.toLowerCase()}`);
+}
+
+/**
+ * Every request: the deployment's limiters must be bound (else 500 `misconfigured`, unless the
+ * local stack runs with DEV_RATE_LIMITS=0), and a request to a route without a token from a public
+ * client address counts against that address.
+ */
+export function clientRateLimit(): MiddlewareHandler<AppBindings> {
+  return async function clientRateLimitMiddleware(c, next) {
+    if (c.var.config.dev.rateLimits) {
+      const missing = (Object.keys(RATE_LIMITERS) as RateLimiterName[]).filter((n) => !isRateLimiter(c.env[n]));
+      if (missing.length > 0) throw misconfigured(missing);
+      if (!c.req.path.startsWith(AGENT_PREFIX)) {
+        const key = publicClientKey(c.req.header('cf-connecting-ip'));
+        if (key) await limitRequest(c, 'IP_RATE_LIMITER', key);
+      }
+    }
+    await next();
+  };
+}
+
+/** Agent routes, after the bearer gate and before the agent gate: per wallet of the token. */
+export function walletRateLimit(): MiddlewareHandler<AppBindings> {
+  return async function walletRateLimitMiddleware(c, next) {
+    await limitRequest(c, 'AGENT_RATE_LIMITER', `${c.var.config.chainId}:${c.var.wallet.toLowerCase()}`);
+    await next();
+  };
+}

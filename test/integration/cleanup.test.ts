@@ -1,0 +1,98 @@
+/**
+ * The Cron Trigger's clean-up (DESIGN §8), run through the worker's real `scheduled` handler in
+ * Miniflare against the harness' Postgres: old consumed nonces and old idempotency records go,
+ * fresh ones stay.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { readWranglerConfig, startMiniflare } from '../../scripts/lib/worker-bundle';
+import { freshAgent, seg } from '../support/agent';
+import { deployment } from '../support/http';
+import { agentSchema, closePg, quoted, sql } from '../support/pg';
+import { workerBindingsFor } from '../support/worker';
+
+const stack = inject('stack');
+const testnet = deployment('testnet');
+const cron = readWranglerConfig('testnet').triggers?.crons?.[0] ?? '';
+
+afterAll(closePg);
+
+async function idempotencyKeys(schema: string): Promise<string[]> {
+  const rows = await sql<{ key: string }>(stack.databaseUrl, `select key from ${quoted(schema)}.idempotency order by key`);
+  return rows.map((r) => r.key);
+}
+
+async function nonceKeys(keys: string[]): Promise<string[]> {
+  const rows = await sql<{ key: string }>(stack.databaseUrl, 'select key from gateway.consumed_nonces where key = any($1) order by key', [keys]);
+  return rows.map((r) => r.key);
+}
+
+describe('the scheduled clean-up', () => {
+  it('deletes consumed nonces older than 2 h and idempotency records older than 48 h, and keeps fresher ones', async () => {
+    expect(cron).toBeTruthy();
+    // An agent with storage and one fresh idempotency record, made through the API.
+    const agent = await freshAgent(testnet);
+    expect((await agent.call('/context', { method: 'POST', json: { key: 'notes' } })).status).toBe(200);
+    const append = await agent.call(`/context/${seg('notes')}/messages`, {
+      method: 'POST',
+      json: { messages: [{ role: 'user', message: 'hello' }] },
+      headers: { 'Idempotency-Key': 'fresh-key' },
+    });
+    expect(append.status).toBe(200);
+    const schema = await agentSchema(stack.databaseUrl, agent);
+    // Older records, as if written earlier.
+    for (const [key, hours] of [['old-key', 49], ['aging-key', 47]] as const) {
+      await sql(
+        stack.databaseUrl,
+        `insert into ${quoted(schema)}.idempotency (key, request_hash, response, created_at)
+         values ($1, 'h', 'null'::jsonb, now() - make_interval(hours => $2))`,
+        [key, hours],
+      );
+    }
+    const tag = randomUUID();
+    const oldNonce = `login:80002:old-${tag}`;
+    const freshNonce = `verify:80002:fresh-${tag}`;
+    await sql(stack.databaseUrl, `insert into gateway.consumed_nonces (key, consumed_at) values ($1, now() - interval '3 hours'), ($2, now() - interval '90 minutes')`, [oldNonce, freshNonce]);
+    expect(await idempotencyKeys(schema)).toEqual(['aging-key', 'fresh-key', 'old-key']);
+
+    const worker = await startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', bindings: workerBindingsFor(stack) });
+    try {
+      const handler = await worker.miniflare.getWorker();
+      const kv = await worker.miniflare.getKVNamespace('NONCES');
+      // Each run visits a bounded batch of agent schemas: run until the walk has come round
+      // (the cursor is gone), which covers every schema of the chain, ours included.
+      let runs = 0;
+      do {
+        const result = await handler.scheduled({ cron, scheduledTime: new Date() });
+        expect(result.outcome).toBe('ok');
+        runs += 1;
+      } while ((await kv.get('cleanup:idempotency-cursor:80002')) !== null && runs < 50);
+      expect(await kv.get('cleanup:idempotency-cursor:80002')).toBeNull();
+
+      expect(await idempotencyKeys(schema)).toEqual(['aging-key', 'fresh-key']);
+      expect(await nonceKeys([oldNonce, freshNonce])).toEqual([freshNonce]);
+
+      // The record kept still answers a retry as a replay.
+      const retry = await agent.call(`/context/${seg('notes')}/messages`, {
+        method: 'POST',
+        json: { messages: [{ role: 'user', message: 'hello' }] },
+        headers: { 'Idempotency-Key': 'fresh-key' },
+      });
+      expect(retry.status).toBe(200);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    } finally {
+      await worker.dispose();
+    }
+  });
+
+  it('fails the invocation on a deployment whose configuration is invalid', async () => {
+    const worker = await startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', bindings: workerBindingsFor(stack), omit: ['DATABASE_URL'] });
+    try {
+      const handler = await worker.miniflare.getWorker();
+      const result = await handler.scheduled({ cron, scheduledTime: new Date() });
+      expect(result.outcome).not.toBe('ok');
+    } finally {
+      await worker.dispose();
+    }
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * Rate limits (DESIGN §8) through the real Workers Rate Limiting binding as Miniflare runs it.
+ * Miniflare counts in fixed windows aligned to the epoch (60 s here): a burst started early in a
+ * window cannot straddle two, so the counts below are exact.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readWranglerConfig, startMiniflare } from '../../scripts/lib/worker-bundle';
+import { freshAgent } from '../support/agent';
+import { newWallet } from '../support/chain';
+import { call, deployment, expectError, type JsonResponse } from '../support/http';
+import { agentPath, finish, initLogin } from '../support/login';
+import { earlyInWindow, initBurst } from '../support/rate-limits';
+import { workerBindingsFor } from '../support/worker';
+
+const stack = inject('stack');
+const testnet = deployment('testnet');
+
+const loginLimit = readWranglerConfig('testnet').ratelimits?.find((r) => r.name === 'LOGIN_RATE_LIMITER')?.simple.limit ?? 0;
+
+function expectRateLimited(res: JsonResponse): void {
+  expectError(res, 429, 'rate_limited');
+  expect(res.headers.get('retry-after')).toBe('60');
+}
+
+const init = (baseUrl: string, walletAddress: string, headers: Record<string, string> = {}) =>
+  call(baseUrl, '/auth/jwt/init', { method: 'POST', json: { walletAddress, chainId: 80002 }, headers });
+
+describe('per wallet on the login routes', () => {
+  it('a burst of 40 inits for one wallet gets 429 rate_limited with Retry-After; another wallet is unaffected', async () => {
+    expect(loginLimit).toBeGreaterThan(0);
+    expect(loginLimit).toBeLessThan(40);
+    const wallet = newWallet();
+    await earlyInWindow();
+    const results = await initBurst(testnet.baseUrl, wallet.address, 40);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(loginLimit);
+    const limited = results.filter((r) => r.status !== 200);
+    expect(limited).toHaveLength(40 - loginLimit);
+    for (const res of limited) expectRateLimited(res);
+
+    // One budget per wallet, however the address is spelled, shared by init, finish and verify.
+    expectRateLimited(await init(testnet.baseUrl, wallet.address.toLowerCase()));
+    expectRateLimited(await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature: `0x${'ab'.repeat(65)}` }));
+    expectRateLimited(
+      await call(testnet.baseUrl, '/wallet/verify', {
+        method: 'POST',
+        json: { walletAddress: wallet.address, chainId: 80002, message: 'any message', signature: `0x${'ab'.repeat(65)}` },
+      }),
+    );
+
+    const other = newWallet();
+    expect((await initLogin(testnet, other.address)).nonce).toBeTruthy();
+  });
+});
+
+describe('on a deployment with low limits (agent routes 5, client address 5 a minute)', () => {
+  let worker: Awaited<ReturnType<typeof startMiniflare>>;
+  beforeAll(async () => {
+    worker = await startMiniflare({
+      scriptPath: stack.scriptPath,
+      deployment: 'testnet',
+      bindings: workerBindingsFor(stack),
+      limits: { AGENT_RATE_LIMITER: 5, IP_RATE_LIMITER: 5 },
+    });
+  });
+  afterAll(async () => {
+    await worker?.dispose();
+  });
+
+  it('limits agent routes per wallet of the token, after the bearer gate; another wallet is unaffected', async () => {
+    const [agent, other] = await Promise.all([freshAgent(testnet), freshAgent(testnet)]);
+    const path = agentPath(agent.collection, agent.tokenId);
+    await earlyInWindow();
+    for (let i = 0; i < 5; i++) { const r = await call(worker.url, path, { token: agent.token }); expect(r.status, `${i} ${r.text}`).toBe(200); }
+    expectRateLimited(await call(worker.url, path, { token: agent.token }));
+    expectRateLimited(await call(worker.url, agentPath(agent.collection, agent.tokenId, '/contexts/keys'), { token: agent.token }));
+    // The bearer gate answers first: no token, no count.
+    expectError(await call(worker.url, path), 401, 'unauthorized');
+    expect((await call(worker.url, agentPath(other.collection, other.tokenId), { token: other.token })).status).toBe(200);
+  });
+
+  it('limits routes without a token per public client address; loopback, private and absent addresses are not limited', async () => {
+    const ip = `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
+    await earlyInWindow();
+    for (let i = 0; i < 5; i++) {
+      expect((await call(worker.url, '/health', { headers: { 'cf-connecting-ip': ip } })).status).toBe(200);
+    }
+    expectRateLimited(await call(worker.url, '/health', { headers: { 'cf-connecting-ip': ip } }));
+    expectRateLimited(await init(worker.url, newWallet().address, { 'cf-connecting-ip': ip }));
+    // An IPv6 client counts per /64.
+    const net = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:1`;
+    for (let i = 0; i < 5; i++) {
+      expect((await call(worker.url, '/health', { headers: { 'cf-connecting-ip': `${net}::${i + 1}` } })).status).toBe(200);
+    }
+    expectRateLimited(await call(worker.url, '/health', { headers: { 'cf-connecting-ip': `${net}::99` } }));
+
+    for (const local of ['127.0.0.1', '10.1.2.3', '192.168.0.7', '172.16.5.5', '100.64.1.1', 'fd00::1', '::1', 'not-an-ip']) {
+      const statuses = [];
+      for (let i = 0; i < 7; i++) statuses.push((await call(worker.url, '/health', { headers: { 'cf-connecting-ip': local } })).status);
+      expect(statuses, local).toEqual(Array(7).fill(200));
+    }
+    const statuses = [];
+    for (let i = 0; i < 7; i++) statuses.push((await call(worker.url, '/health')).status); // Miniflare: 127.0.0.1
+    expect(statuses).toEqual(Array(7).fill(200));
+  });
+
+  it('does not count agent routes against the client address', async () => {
+    const agent = await freshAgent(testnet);
+    const ip = `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
+    await earlyInWindow();
+    for (let i = 0; i < 5; i++) {
+      const res = await call(worker.url, agentPath(agent.collection, agent.tokenId, '/contexts/keys'), { token: agent.token, headers: { 'cf-connecting-ip': ip } });
+      expect(res.status).toBe(200);
+    }
+    expect((await call(worker.url, '/health', { headers: { 'cf-connecting-ip': ip } })).status).toBe(200);
+  });
+});
+
+describe('a deployment without its rate-limit bindings', () => {
+  it('answers 500 misconfigured naming the missing binding', async () => {
+    const worker = await startMiniflare({
+      scriptPath: stack.scriptPath,
+      deployment: 'testnet',
+      bindings: workerBindingsFor(stack),
+      omit: ['IP_RATE_LIMITER'],
+    });
+    try {
+      for (const res of [await call(worker.url, '/health'), await init(worker.url, newWallet().address)]) {
+        expectError(res, 500, 'misconfigured');
+        expect((res.body as { error: { details: { problems: string[] } } }).error.details.problems).toEqual([
+          expect.stringContaining('IP_RATE_LIMITER'),
+        ]);
+      }
+    } finally {
+      await worker.dispose();
+    }
+  });
+
+  it('serves without limits when the local stack runs with DEV_RATE_LIMITS=0', async () => {
+    const worker = await startMiniflare({
+      scriptPath: stack.scriptPath,
+      deployment: 'testnet',
+      bindings: { ...workerBindingsFor(stack), DEV_RATE_LIMITS: '0' },
+      omit: ['LOGIN_RATE_LIMITER', 'AGENT_RATE_LIMITER', 'IP_RATE_LIMITER'],
+    });
+    try {
+      const wallet = newWallet();
+      const results = await initBurst(worker.url, wallet.address, 40, 80002, { 'cf-connecting-ip': '203.0.113.200' });
+      expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
+    } finally {
+      await worker.dispose();
+    }
+  });
+});
