@@ -18,7 +18,7 @@ function authDeps(c: Context<AppBindings>): AuthDeps {
 
 export const initHandler: RouteHandler<typeof initRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
-  await limitLoginAttempts(c, body);
+  await limitLoginAttempts(c, 'init', body);
   const result = await startLogin(authDeps(c), { wallet: body.walletAddress, chainId: body.chainId, purpose: body.purpose });
   c.header('Cache-Control', 'no-store');
   return c.json(result, 200);
@@ -26,7 +26,7 @@ export const initHandler: RouteHandler<typeof initRoute, AppBindings> = async (c
 
 export const finishHandler: RouteHandler<typeof finishRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
-  await limitLoginAttempts(c, body);
+  await limitLoginAttempts(c, 'signature', body);
   const result = await finishLogin(authDeps(c), {
     wallet: body.walletAddress,
     chainId: body.chainId,
@@ -39,7 +39,7 @@ export const finishHandler: RouteHandler<typeof finishRoute, AppBindings> = asyn
 
 export const verifyHandler: RouteHandler<typeof verifyWalletRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
-  await limitLoginAttempts(c, body);
+  await limitLoginAttempts(c, 'signature', body);
   const result = await verifyWallet(authDeps(c), {
     wallet: body.walletAddress,
     chainId: body.chainId,

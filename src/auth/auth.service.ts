@@ -19,9 +19,13 @@ export interface AuthDeps {
 
 /**
  * A finish without a nonce tries at most this many of the wallet's pending messages (newest
- * first) by local recovery, and asks the chain (smart wallets) about at most MAX_CHAIN_TRIED.
+ * first) by local recovery (about 2 ms of CPU each), and asks the chain (smart wallets) about at
+ * most MAX_CHAIN_TRIED. Twice the per-wallet init limit (30 a minute, fixed windows): a message is
+ * pushed out of reach only by more than 63 later inits for its wallet, which takes three windows,
+ * so it stays findable for at least a minute whatever anyone does; clients that send the nonce are
+ * never affected.
  */
-export const MAX_PENDING_TRIED = 32;
+export const MAX_PENDING_TRIED = 64;
 export const MAX_CHAIN_TRIED = 3;
 
 function requireDeploymentChain(config: Config, chainId: number): void {

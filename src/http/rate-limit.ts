@@ -9,8 +9,11 @@ import { publicClientKey } from './client-ip';
  * files, DESIGN §8). Limits live in the wrangler files; this is what each binding counts.
  */
 export const RATE_LIMITERS = {
-  /** POST /auth/jwt/init, /auth/jwt/finish, /wallet/verify, per wallet of the body. */
-  LOGIN_RATE_LIMITER: 'chain id and lower-case walletAddress of the body',
+  /**
+   * POST /auth/jwt/init, and /auth/jwt/finish with /wallet/verify, per wallet of the body: two
+   * budgets, so a flood of inits for a wallet never blocks the owner's finish of a message it holds.
+   */
+  LOGIN_RATE_LIMITER: 'init, or signature (finish and verify), + chain id + lower-case walletAddress of the body',
   /** Every agent-scoped route, per wallet of the access token (after the bearer gate). */
   AGENT_RATE_LIMITER: 'chain id and lower-case wallet of the access token (sub)',
   /** Every route without a token, per public client address (CF-Connecting-IP). */
@@ -68,9 +71,16 @@ export async function limitRequest(c: Context<AppBindings>, name: RateLimiterNam
   }
 }
 
-/** Per wallet on the login routes: the chain id and the (validated) wallet of the body. */
-export function limitLoginAttempts(c: Context<AppBindings>, body: { walletAddress: string; chainId: number }): Promise<void> {
-  return limitRequest(c, 'LOGIN_RATE_LIMITER', `${body.chainId}:${body.walletAddress.toLowerCase()}`);
+/**
+ * Per wallet on the login routes: the chain id and the (validated) wallet of the body, counted
+ * apart for starting logins (`init`) and for presenting signatures (`signature`: finish, verify).
+ */
+export function limitLoginAttempts(
+  c: Context<AppBindings>,
+  step: 'init' | 'signature',
+  body: { walletAddress: string; chainId: number },
+): Promise<void> {
+  return limitRequest(c, 'LOGIN_RATE_LIMITER', `${step}:${body.chainId}:${body.walletAddress.toLowerCase()}`);
 }
 
 /**
