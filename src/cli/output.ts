@@ -49,6 +49,9 @@ export function processIo(): Io {
   };
 }
 
+/** Exit code 3: refused for safety (e.g. a sign-in message that is not for the gateway asked). */
+export const EXIT_REFUSED = 3;
+
 /** A failure the user has to act on: printed as `agent-gateway: <message>`, exit `exitCode`. */
 export class CliError extends Error {
   override readonly name = 'CliError';
