@@ -36,6 +36,8 @@ export interface Io {
   rawOut(text: string): void;
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
+  /** Read only by options that take a secret from stdin (`mcp check --header-stdin`). */
+  stdin: NodeJS.ReadStream;
 }
 
 export function processIo(): Io {
@@ -46,6 +48,7 @@ export function processIo(): Io {
     rawOut: (text) => void process.stdout.write(text),
     stdout: process.stdout,
     stderr: process.stderr,
+    stdin: process.stdin,
   };
 }
 
