@@ -5,8 +5,6 @@
  * (exit 3) and nothing is signed; plain http goes to loopback hosts only; and a 503 from the
  * agent pre-check of `hydrate` is retried, honouring Retry-After.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createSiweMessage } from 'viem/siwe';
@@ -16,48 +14,10 @@ import { mintFreshAgent, newWallet } from '../support/chain';
 import { cliEnv, runCli, tempDir } from '../support/cli';
 import { deployment } from '../support/http';
 import { login } from '../support/login';
+import { answerForwarded, answerJson as json, forward, listen, type Listener } from '../support/loopback';
 
 const testnet = deployment('testnet');
 const TIMEOUT = 120_000;
-
-interface Recorded {
-  method: string;
-  path: string;
-  authorization: string | undefined;
-  body: string;
-}
-
-interface Listener {
-  url: string;
-  requests: Recorded[];
-  close(): Promise<void>;
-}
-
-/** A loopback HTTP server that records every request and answers with `handle`. */
-async function listen(handle: (req: Recorded, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>): Promise<Listener> {
-  const requests: Recorded[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const recorded = { method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, body: Buffer.concat(chunks).toString('utf8') };
-      requests.push(recorded);
-      void Promise.resolve(handle(recorded, res, req)).catch(() => res.destroy());
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    requests,
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
-}
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
 
 const HEALTH = { status: 'ok', chainId: 80002, checks: { database: { ok: true }, chain: { ok: true } } };
 
@@ -223,18 +183,7 @@ describe('hydrate: a 503 from the agent pre-check', () => {
             refused++;
             return json(res, 503, { error: { code: 'dependency_unavailable', message: 'The chain did not answer' }, requestId: `r${refused}` }, { 'retry-after': '1' });
           }
-          const headers: Record<string, string> = {};
-          for (const name of ['content-type', 'authorization', 'idempotency-key', 'accept']) {
-            const value = raw.headers[name];
-            if (typeof value === 'string') headers[name] = value;
-          }
-          const answer = await fetch(testnet.baseUrl + req.path, { method: req.method, headers, body: req.method === 'GET' ? undefined : req.body });
-          const out: Record<string, string> = {};
-          answer.headers.forEach((value, name) => {
-            if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name)) out[name] = value;
-          });
-          res.writeHead(answer.status, out);
-          res.end(Buffer.from(await answer.arrayBuffer()));
+          answerForwarded(res, await forward(testnet.baseUrl, req, raw));
         }),
       );
       const tokenFile = path.join(home, 'proxy-token.json');
