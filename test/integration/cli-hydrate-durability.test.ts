@@ -124,7 +124,7 @@ describe('hydrate when Postgres is killed half-way and restarted', () => {
     const first = await runCli(args, env, 150_000);
     expect(killedAt, `Postgres was never killed:\n${first.output}`).toBeGreaterThan(0);
     await restarted;
-    expect(acks.afterKill, 'batches stored after the restart').toBeGreaterThan(0);
+    expect(acks.afterKill, `batches stored after the restart:\n${first.output}`).toBeGreaterThan(0);
     expect(first.code, first.output).toBe(0);
     expect(first.stderr).toMatch(/retry/);
 
