@@ -38,10 +38,20 @@ export async function withRetry<T>(work: () => Promise<T>, options: RetryOptions
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
 /**
- * A `fetch` for the gateway client that retries reads (GET) answered 429/502/503/504 or failing
- * on the network, honouring Retry-After, with bounded attempts and delays: a page walk
- * (`contexts list`, `messages export`) or a pre-check survives a short outage. Writes are
- * retried by their callers (`withRetry`), which know whether a repeat is safe.
+ * Reads, and the two login steps: a repeated init only hands out another message, and a repeated
+ * finish either succeeds or is refused because the first one used the nonce; neither stores twice.
+ */
+function isSafeToRepeat(method: string, url: string): boolean {
+  if (method === 'GET') return true;
+  return method === 'POST' && /\/auth\/jwt\/(init|finish)$/.test(new URL(url).pathname);
+}
+
+/**
+ * A `fetch` for the gateway client that retries reads (GET) and the login steps (a re-login in
+ * the middle of a command) answered 429/502/503/504 or failing on the network, honouring
+ * Retry-After, with bounded attempts and delays: a page walk (`contexts list`, `messages
+ * export`) or a pre-check survives a short outage. Writes are retried by their callers
+ * (`withRetry`), which know whether a repeat is safe.
  */
 export function retryingFetch(
   options: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number; onRetry?: (what: string, attempt: number, delayMs: number) => void } = {},
@@ -51,8 +61,7 @@ export function retryingFetch(
   const base = options.baseDelayMs ?? 500;
   const max = options.maxDelayMs ?? 10_000;
   return async function fetchWithRetries(input, init) {
-    const method = (init.method ?? 'GET').toUpperCase();
-    if (method !== 'GET') return inner(input, init);
+    if (!isSafeToRepeat((init.method ?? 'GET').toUpperCase(), input)) return inner(input, init);
     for (let attempt = 1; ; attempt++) {
       let what: string;
       let retryAfterSeconds = 0;
