@@ -18,12 +18,12 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * The stack file `npm run dev` writes: `$DEV_DIR/stack.json` when DEV_DIR is set (relative to the
- * current directory), else `.dev/stack.json` of the checkout this CLI runs from. A stack file in
- * the current directory of another repository is never read: it could name any server.
+ * The stack file `npm run dev` of this checkout writes: `<DEV_DIR>/stack.json`, DEV_DIR resolved
+ * against the checkout as scripts/dev.ts does (default `.dev`). A stack file in the current
+ * directory of another repository is never read: it could name any server.
  */
 export function devStackFile(env: NodeJS.ProcessEnv): string {
-  return env.DEV_DIR ? path.resolve(env.DEV_DIR, 'stack.json') : path.join(REPO_ROOT, '.dev', 'stack.json');
+  return path.resolve(REPO_ROOT, env.DEV_DIR || '.dev', 'stack.json');
 }
 
 /** `{ baseUrl, collection }` of the testnet worker in the stack file, when it exists and parses. */
