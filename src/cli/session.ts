@@ -62,7 +62,8 @@ export interface Session {
 }
 
 /**
- * A client with the saved token of the deployment's chain. When AGENT_GATEWAY_PRIVATE_KEY is
+ * A client with the token saved for this very gateway URL (never one issued by another URL), its
+ * reads and re-logins retried on 429/502/503/504. When AGENT_GATEWAY_PRIVATE_KEY is
  * set, a missing or expired token is replaced by a fresh login (and saved); otherwise they are
  * errors that say to run `agent-gateway login`.
  */

@@ -57,8 +57,9 @@ describe('a stack file that points elsewhere', () => {
       await writeFile(path.join(repo, '.dev', 'stack.json'), JSON.stringify({ testnet: { chainId: 80002, baseUrl: elsewhere.url, collection: testnet.collection } }));
       const args = ['contexts', 'list', '--json', '--token-file', tokenFile, '--collection', testnet.collection, '--token-id', tokenId.toString()];
 
-      // In that directory, without a URL: the stack file there is not used at all.
-      const inRepo = await runCli(args, cliEnv({ HOME: home }), 60_000, { cwd: repo });
+      // In that directory, without a URL: the stack file there is not used at all. (DEV_DIR names
+      // an empty directory: a `npm run dev` running in this checkout must not change the outcome.)
+      const inRepo = await runCli(args, cliEnv({ HOME: home, DEV_DIR: path.join(home, 'no-stack-here') }), 60_000, { cwd: repo });
       expect(inRepo.code, inRepo.output).toBe(2);
       expect(inRepo.stderr).toContain('no gateway URL');
       expect(elsewhere.requests).toEqual([]);
