@@ -7,7 +7,7 @@ import { mcp } from './mcp';
 import { settings } from './settings';
 import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
-import { AppError, renderError } from './errors';
+import { AppError, errorResponse, renderError } from './errors';
 import { health } from './health';
 import { bodyLimit } from './http/body-limit';
 import { withConfig } from './http/config';
@@ -15,6 +15,7 @@ import { withDatabase } from './http/database';
 import { jsonBody } from './http/json-body';
 import { clientRateLimit, walletRateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
+import { documentRequestBytesErrors, storableUrl } from './http/request-bytes';
 import { createRouter } from './http/router';
 import { compileRouteTable, onKnownRoutes, type RouteTable } from './http/routes-table';
 
@@ -30,6 +31,7 @@ export function createApp() {
 
   app.use('*', requestId());
   app.use('*', withConfig());
+  app.use('*', storableUrl());
   app.use('*', bodyLimit());
   app.use('*', cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'], exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed'], maxAge: 600 }));
   app.use('*', clientRateLimit());
@@ -52,6 +54,7 @@ export function createApp() {
   app.route('/', contexts);
   app.route('/', settings);
   app.route('/', mcp);
+  documentRequestBytesErrors(app.openAPIRegistry, errorResponse);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',

@@ -9,6 +9,8 @@ import { z } from '@hono/zod-openapi';
 export const ERROR_STATUS = {
   validation_failed: 400,
   invalid_json: 400,
+  invalid_encoding: 400,
+  nul_character: 400,
   context_exists: 400,
   agent_kind_not_supported: 400,
   idempotency_key_reused: 400,

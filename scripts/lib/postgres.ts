@@ -42,9 +42,12 @@ export async function startPostgres(options: { dataDir: string; port: number; lo
       '-c', 'listen_addresses=127.0.0.1',
       '-c', `unix_socket_directories=`,
       '-c', 'max_connections=300',
-      '-c', 'fsync=off',
-      '-c', 'synchronous_commit=off',
-      '-c', 'full_page_writes=off',
+      // Durable commits (Postgres' defaults, stated so no one "speeds up" the dev stack again):
+      // an acknowledged write must survive a killed postmaster, or a client that retried and saw
+      // success loses data without knowing (the CLI's hydrate resumes on that promise).
+      '-c', 'fsync=on',
+      '-c', 'synchronous_commit=on',
+      '-c', 'full_page_writes=on',
     ],
     onLog: (line) => {
       logLines.push(line);

@@ -5,6 +5,8 @@ import { accountFromKeystore, accountFromPrivateKey } from './accounts';
 import { stringValue, type Command } from './command';
 import { CliError, describeGatewayError, registerSecret, UsageError } from './output';
 import { chainIdOf, resolveBaseUrl, type GlobalValues } from './session';
+import { withRetry } from './retry';
+import { checkedSigner } from './sign-in-check';
 import { saveToken, tokenFilePath } from './token-file';
 
 export const loginCommand: Command = {
@@ -22,7 +24,11 @@ Options:
   --print-token       also print the token on stdout (alone, for scripts: the status line then
                       goes to stderr). Without it the token is never printed.
 
-The private key never leaves this process; only the signature is sent.`,
+The private key never leaves this process; only the signature is sent. The sign-in message is
+read before it is signed: it must name this gateway (domain and URI of --base-url), the wallet,
+the chain of /health, and be fresh; otherwise nothing is signed and the exit code is 3. The token
+is saved for this gateway URL only and never sent to another. 502/503/504 and network errors are
+retried (honouring Retry-After).`,
   options: {
     keystore: { type: 'string' },
     'print-token': { type: 'boolean' },
@@ -34,11 +40,16 @@ The private key never leaves this process; only the signature is sent.`,
     const keystore = stringValue(values, 'keystore');
     if (!keystore && !env.AGENT_GATEWAY_PRIVATE_KEY) throw new UsageError('no key to log in with: set AGENT_GATEWAY_PRIVATE_KEY or pass --keystore FILE');
     const chainId = await chainIdOf(createGatewayClient({ baseUrl, timeoutMs: 15_000 }));
-    const account: LoginAccount = keystore ? await accountFromKeystore(keystore, env) : await accountFromPrivateKey(env.AGENT_GATEWAY_PRIVATE_KEY!);
+    const wallet: LoginAccount = keystore ? await accountFromKeystore(keystore, env) : await accountFromPrivateKey(env.AGENT_GATEWAY_PRIVATE_KEY!);
+    const account = checkedSigner(wallet, { baseUrl, chainId });
     const client = createGatewayClient({ baseUrl, login: { account, chainId }, timeoutMs: 30_000 });
     let session;
     try {
-      session = await client.login();
+      // A retry starts over with a fresh init (a new message and nonce), so it is always safe.
+      session = await withRetry(() => client.login(), {
+        attempts: 5,
+        onRetry: (err, attempt, delayMs) => io.err(`agent-gateway login: ${describeGatewayError(err)}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
+      });
     } catch (err) {
       if (err instanceof GatewayError) throw new CliError(`login failed: ${describeGatewayError(err)}`);
       throw err;

@@ -4,7 +4,8 @@
  *   agent-gateway [global options] <command> [options]
  *
  * Results go to stdout, diagnostics and progress to stderr. Exit codes: 0 success, 1 failure,
- * 2 wrong usage, 130 interrupted. Tokens, private keys, passwords and header values are never
+ * 2 wrong usage, 3 refused for safety (a sign-in message not for the gateway asked), 130
+ * interrupted. Tokens, private keys, passwords and header values are never
  * printed (except `login --print-token`).
  */
 import { parseArgs } from 'node:util';

@@ -36,6 +36,8 @@ export interface Io {
   rawOut(text: string): void;
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
+  /** Read only by options that take a secret from stdin (`mcp check --header-stdin`). */
+  stdin: NodeJS.ReadStream;
 }
 
 export function processIo(): Io {
@@ -46,8 +48,12 @@ export function processIo(): Io {
     rawOut: (text) => void process.stdout.write(text),
     stdout: process.stdout,
     stderr: process.stderr,
+    stdin: process.stdin,
   };
 }
+
+/** Exit code 3: refused for safety (e.g. a sign-in message that is not for the gateway asked). */
+export const EXIT_REFUSED = 3;
 
 /** A failure the user has to act on: printed as `agent-gateway: <message>`, exit `exitCode`. */
 export class CliError extends Error {

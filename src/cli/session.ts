@@ -2,14 +2,14 @@
  * What most commands need: the base URL, a client with the saved token (re-login with
  * `AGENT_GATEWAY_PRIVATE_KEY` when it is set), and the agent.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createGatewayClient, type AgentClient, type GatewayClient, type LoginAccount } from '../client/client';
 import { GatewayError } from '../client/errors';
 import { accountFromPrivateKey } from './accounts';
+import { resolveBaseUrlFrom } from './gateway-url';
 import { CliError, describeGatewayError, registerSecret, UsageError, type Io } from './output';
-import { readToken, saveToken, tokenFilePath } from './token-file';
+import { retryingFetch } from './retry';
+import { checkedSigner } from './sign-in-check';
+import { readLogins, saveToken, tokenFilePath } from './token-file';
 
 /** Values of the global options, as parseArgs returns them. */
 export interface GlobalValues {
@@ -28,44 +28,18 @@ export const GLOBAL_OPTIONS = {
 } as const;
 
 export const GLOBAL_HELP = `Global options:
-  --base-url URL      the gateway (env AGENT_GATEWAY_URL; default: the testnet worker of a
-                      running \`npm run dev\`, from .dev/stack.json)
-  --token-file FILE   where login saves the token (env AGENT_GATEWAY_TOKEN_FILE; default
-                      ~/.agent-gateway/token-<chainId>.json)
+  --base-url URL      the gateway, https:// (http:// only to 127.0.0.1, localhost, ::1) (env
+                      AGENT_GATEWAY_URL; default: the testnet worker of this checkout's running
+                      \`npm run dev\`, from its .dev/stack.json, or $DEV_DIR/stack.json)
+  --token-file FILE   where login saves the token, one entry per gateway URL (env
+                      AGENT_GATEWAY_TOKEN_FILE; default ~/.agent-gateway/token-<chainId>.json)
   --collection ADDR   the agent's collection address (env AGENT_COLLECTION)
   --token-id ID       the agent's token id (env AGENT_TOKEN_ID)
   -h, --help          help for the command`;
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** `{ testnet: { baseUrl, collection } }` from `<DEV_DIR>/stack.json` in the working directory or the checkout. */
-function devStack(env: NodeJS.ProcessEnv): { baseUrl?: string; collection?: string } | undefined {
-  const devDir = env.DEV_DIR || '.dev';
-  for (const root of [process.cwd(), REPO_ROOT]) {
-    const file = path.resolve(root, devDir, 'stack.json');
-    if (!existsSync(file)) continue;
-    try {
-      const stack = JSON.parse(readFileSync(file, 'utf8')) as { testnet?: { baseUrl?: string; collection?: string } };
-      if (stack.testnet?.baseUrl) return stack.testnet;
-    } catch {
-      // a half-written stack.json: ignore it
-    }
-  }
-  return undefined;
-}
-
+/** The normalized gateway URL (see gateway-url.ts for where it may come from). */
 export function resolveBaseUrl(values: GlobalValues, env: NodeJS.ProcessEnv): string {
-  const url = values['base-url'] || env.AGENT_GATEWAY_URL || devStack(env)?.baseUrl;
-  if (!url) throw new UsageError('no gateway URL: pass --base-url URL or set AGENT_GATEWAY_URL (or start `npm run dev`, whose .dev/stack.json is used)');
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError(`the gateway URL ${JSON.stringify(url)} is not a URL`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError('the gateway URL must be http:// or https://');
-  if (parsed.username || parsed.password) throw new UsageError('the gateway URL must not contain a user name or password');
-  return url.replace(/\/+$/, '');
+  return resolveBaseUrlFrom(values['base-url'], env).baseUrl;
 }
 
 /** The chain of the deployment, from `GET /health` (200 and 503 both name it). */
@@ -88,7 +62,8 @@ export interface Session {
 }
 
 /**
- * A client with the saved token of the deployment's chain. When AGENT_GATEWAY_PRIVATE_KEY is
+ * A client with the token saved for this very gateway URL (never one issued by another URL), its
+ * reads and re-logins retried on 429/502/503/504. When AGENT_GATEWAY_PRIVATE_KEY is
  * set, a missing or expired token is replaced by a fresh login (and saved); otherwise they are
  * errors that say to run `agent-gateway login`.
  */
@@ -96,19 +71,24 @@ export async function openSession(values: GlobalValues, env: NodeJS.ProcessEnv, 
   const baseUrl = resolveBaseUrl(values, env);
   const chainId = await chainIdOf(createGatewayClient({ baseUrl, timeoutMs: 15_000 }));
   const tokenFile = tokenFilePath(values['token-file'], env, chainId);
-  const saved = await readToken(tokenFile);
-  if (saved) registerSecret(saved.token);
+  const logins = await readLogins(tokenFile);
+  for (const login of logins.values()) registerSecret(login.token);
+  // Only the token issued by this very gateway: a token is never sent to another URL.
+  const saved = logins.get(baseUrl);
   if (saved && saved.chainId !== chainId) {
     throw new CliError(`the token in ${tokenFile} is for chain ${saved.chainId}, but ${baseUrl} serves chain ${chainId}; run agent-gateway login`);
   }
   const privateKey = env.AGENT_GATEWAY_PRIVATE_KEY;
   let login: { account: LoginAccount; chainId: number } | undefined;
   if (privateKey) {
-    login = { account: await accountFromPrivateKey(privateKey), chainId };
+    login = { account: checkedSigner(await accountFromPrivateKey(privateKey), { baseUrl, chainId }), chainId };
   }
   const expired = saved?.expiresAt ? Date.parse(saved.expiresAt) <= Date.now() + 5_000 : false;
   if (!login) {
-    if (!saved) throw new CliError(`not logged in: no token in ${tokenFile}; run agent-gateway login first`);
+    if (!saved) {
+      const others = logins.size > 0 ? ` (it holds logins for ${[...logins.keys()].join(', ')} only; a token is used only with the gateway that issued it)` : '';
+      throw new CliError(`not logged in to ${baseUrl}: no token for it in ${tokenFile}${others}; run agent-gateway login --base-url ${baseUrl} first`);
+    }
     if (expired) throw new CliError(`the token in ${tokenFile} expired at ${saved.expiresAt}; run agent-gateway login again`);
   } else if (saved && saved.wallet && saved.wallet.toLowerCase() !== login.account.address.toLowerCase()) {
     io.err(`agent-gateway: the token in ${tokenFile} belongs to ${saved.wallet}; AGENT_GATEWAY_PRIVATE_KEY is ${login.account.address}: logging in as the latter`);
@@ -118,6 +98,7 @@ export async function openSession(values: GlobalValues, env: NodeJS.ProcessEnv, 
     baseUrl,
     token: useSaved ? saved.token : undefined,
     login,
+    fetch: retryingFetch({ onRetry: (what, attempt, delayMs) => io.err(`agent-gateway: ${what} from ${baseUrl}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`) }),
     onToken: async (session) => {
       registerSecret(session.token);
       await saveToken(tokenFile, { token: session.token, chainId, wallet: session.walletAddress, baseUrl, expiresAt: session.expiresAt });

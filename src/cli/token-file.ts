@@ -1,7 +1,10 @@
 /**
- * The saved login: `{ token, chainId, wallet, baseUrl, expiresAt }` in
- * `~/.agent-gateway/token-<chainId>.json` (or `--token-file`, `AGENT_GATEWAY_TOKEN_FILE`),
- * file mode 0600 in a 0700 directory, written atomically (temporary file + rename).
+ * Saved logins: `~/.agent-gateway/token-<chainId>.json` (or `--token-file`,
+ * `AGENT_GATEWAY_TOKEN_FILE`) holds one entry per gateway base URL,
+ * `{ "logins": { "<baseUrl>": { token, chainId, wallet, baseUrl, expiresAt } } }`, file mode 0600
+ * in a 0700 directory, written atomically (temporary file + rename). A token is only ever read
+ * back for the base URL it was issued by, so a token of one gateway is never sent to another.
+ * A file of the older one-login shape is read as one entry under its `baseUrl`.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -13,6 +16,7 @@ export interface SavedToken {
   token: string;
   chainId: number;
   wallet: string;
+  /** The normalized base URL the token was issued by (see gateway-url.ts). */
   baseUrl: string;
   /** ISO 8601, or null when the token has no exp claim. */
   expiresAt: string | null;
@@ -25,43 +29,61 @@ export function tokenFilePath(explicit: string | undefined, env: NodeJS.ProcessE
   return path.join(os.homedir(), '.agent-gateway', `token-${chainId}.json`);
 }
 
+function entryOf(value: unknown): SavedToken | undefined {
+  const v = value as Partial<SavedToken> | null;
+  if (typeof v !== 'object' || v === null || typeof v.token !== 'string' || typeof v.chainId !== 'number') return undefined;
+  if (typeof v.baseUrl !== 'string' || v.baseUrl === '') return undefined; // unbound: never used
+  return {
+    token: v.token,
+    chainId: v.chainId,
+    wallet: typeof v.wallet === 'string' ? v.wallet : '',
+    baseUrl: v.baseUrl,
+    expiresAt: typeof v.expiresAt === 'string' ? v.expiresAt : null,
+  };
+}
+
+/** Every saved login of the file by base URL; empty when the file does not exist. */
+export async function readLogins(file: string): Promise<Map<string, SavedToken>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw new CliError(`cannot read the token file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  let parsed: { logins?: unknown; token?: unknown };
+  try {
+    parsed = JSON.parse(text) as typeof parsed;
+  } catch {
+    throw new CliError(`the token file ${file} is not JSON; run agent-gateway login again`);
+  }
+  const logins = new Map<string, SavedToken>();
+  const candidates = typeof parsed.logins === 'object' && parsed.logins !== null ? Object.values(parsed.logins) : [parsed];
+  for (const candidate of candidates) {
+    const entry = entryOf(candidate);
+    if (entry) logins.set(entry.baseUrl, entry);
+  }
+  return logins;
+}
+
+/** The login saved for exactly this base URL, or undefined. */
+export async function readToken(file: string, baseUrl: string): Promise<SavedToken | undefined> {
+  return (await readLogins(file)).get(baseUrl);
+}
+
+/** Saves `saved` under its base URL, keeping the entries of other gateways. */
 export async function saveToken(file: string, saved: SavedToken): Promise<void> {
+  const logins = await readLogins(file).catch(() => new Map<string, SavedToken>());
+  logins.set(saved.baseUrl, saved);
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const temporary = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(temporary, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    await writeFile(temporary, `${JSON.stringify({ logins: Object.fromEntries(logins) }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     await chmod(temporary, 0o600);
     await rename(temporary, file);
   } catch (err) {
     await rm(temporary, { force: true });
     throw new CliError(`cannot write the token file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-}
-
-/** The saved login, or undefined when the file does not exist. */
-export async function readToken(file: string): Promise<SavedToken | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new CliError(`cannot read the token file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-  let parsed: Partial<SavedToken>;
-  try {
-    parsed = JSON.parse(text) as Partial<SavedToken>;
-  } catch {
-    throw new CliError(`the token file ${file} is not JSON; run agent-gateway login again`);
-  }
-  if (typeof parsed.token !== 'string' || typeof parsed.chainId !== 'number') {
-    throw new CliError(`the token file ${file} has no token; run agent-gateway login again`);
-  }
-  return {
-    token: parsed.token,
-    chainId: parsed.chainId,
-    wallet: typeof parsed.wallet === 'string' ? parsed.wallet : '',
-    baseUrl: typeof parsed.baseUrl === 'string' ? parsed.baseUrl : '',
-    expiresAt: typeof parsed.expiresAt === 'string' ? parsed.expiresAt : null,
-  };
 }

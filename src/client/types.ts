@@ -18,6 +18,8 @@ export type Hex = `0x${string}`;
 export type ErrorCode =
   | 'validation_failed'
   | 'invalid_json'
+  | 'invalid_encoding'
+  | 'nul_character'
   | 'context_exists'
   | 'agent_kind_not_supported'
   | 'idempotency_key_reused'

@@ -144,7 +144,7 @@ export const appendMessage = createRoute({
   responses: {
     200: jsonResponse('The stored message', StoredMessageSchema),
     ...agentRoute.errors,
-    400: errorResponse('`validation_failed` (role not user/system/assistant, message shorter than 2 characters or over 256 KiB, NUL, contextKey shorter than 2), `idempotency_key_reused`'),
+    400: errorResponse('`validation_failed` (role not user/system/assistant, message shorter than 2 characters or over 256 KiB, contextKey shorter than 2), `idempotency_key_reused`'),
     404: errorResponse('`context_not_found`: Context not found (or `agent_not_found`)'),
   },
 });

@@ -1,15 +1,20 @@
 import type { MiddlewareHandler } from 'hono';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
+import { holdsNul, invalidEncoding, nulCharacter } from './request-bytes';
 import type { RouteTable } from './routes-table';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
+/** Throws on bytes that are not UTF-8 instead of replacing them with U+FFFD. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
  * Every body-carrying request to a known route must be JSON: anything else is 415, a body that
- * does not parse is 400 `invalid_json`. Unknown routes fall through to the 404/405 handler.
- * The parsed body stays cached on the request for the route's validator.
+ * does not parse is 400 `invalid_json`, one that is not UTF-8 400 `invalid_encoding` (never
+ * decoded with U+FFFD in place of the bad bytes), one with a NUL in any string 400
+ * `nul_character`. Unknown routes fall through to the 404/405 handler. The body stays cached on
+ * the request for the route's validator.
  */
 export function jsonBody(routes: () => RouteTable): MiddlewareHandler<AppBindings> {
   return async function jsonBodyMiddleware(c, next) {
@@ -20,14 +25,20 @@ export function jsonBody(routes: () => RouteTable): MiddlewareHandler<AppBinding
     if (!JSON_TYPE.test(type)) {
       throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json');
     }
+    const bytes = await c.req.arrayBuffer(); // the body limit's own errors pass through
+    let text: string;
     try {
-      await c.req.json();
-    } catch (err) {
-      if (err instanceof SyntaxError) {
-        throw new AppError('invalid_json', 'The request body is not valid JSON');
-      }
-      throw err; // e.g. the body limit, handled by its own middleware
+      text = UTF8.decode(bytes);
+    } catch {
+      throw invalidEncoding('body');
     }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new AppError('invalid_json', 'The request body is not valid JSON');
+    }
+    if (holdsNul(parsed)) throw nulCharacter('body');
     await next();
   };
 }

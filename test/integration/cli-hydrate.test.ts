@@ -32,7 +32,7 @@ beforeAll(async () => {
   tokenFile = path.join(dir, 'token.json');
   const login = await runCli(['login'], cliEnv({ HOME: dir, AGENT_GATEWAY_URL: testnet.baseUrl, AGENT_GATEWAY_TOKEN_FILE: tokenFile, AGENT_GATEWAY_PRIVATE_KEY: owner.privateKey }));
   if (login.code !== 0) throw new Error(`login failed:\n${login.output}`);
-  token = (JSON.parse(await readFile(tokenFile, 'utf8')) as { token: string }).token;
+  token = (JSON.parse(await readFile(tokenFile, 'utf8')) as { logins: Record<string, { token: string }> }).logins[testnet.baseUrl]!.token;
 }, 60_000);
 afterAll(() => removeDir());
 

@@ -40,8 +40,12 @@ function env(vars: Record<string, string | undefined> = {}) {
   return cliEnv({ HOME: home, AGENT_GATEWAY_URL: testnet.baseUrl, ...vars });
 }
 
+/** The login saved in `file` for the testnet worker (the file holds one entry per gateway URL). */
 async function savedToken(file: string): Promise<{ token: string; chainId: number; wallet: string; baseUrl: string; expiresAt: string }> {
-  return JSON.parse(await readFile(file, 'utf8'));
+  const saved = JSON.parse(await readFile(file, 'utf8')) as { logins: Record<string, { token: string; chainId: number; wallet: string; baseUrl: string; expiresAt: string }> };
+  const entry = saved.logins[testnet.baseUrl];
+  if (!entry) throw new Error(`no login for ${testnet.baseUrl} in ${file}: ${Object.keys(saved.logins).join(', ')}`);
+  return entry;
 }
 
 async function expectAgentAccess(token: string, owner: TestAccount, tokenId: bigint): Promise<void> {

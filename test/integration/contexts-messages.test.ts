@@ -249,9 +249,9 @@ describe('content round-trip', () => {
     expect((await listKeys(agent)).body.contextKeys).toEqual([key]);
   });
 
-  it('answers 400 validation_failed for a NUL in a message', async () => {
-    expectError(await append(agent, key, { role: 'user', message: 'before\u0000after' }), 400, 'validation_failed');
-    expectError(await appendMany(agent, key, [msg(1), { role: 'user', message: 'nul\u0000' }]), 400, 'validation_failed');
+  it('answers 400 nul_character for a NUL in a message', async () => {
+    expectError(await append(agent, key, { role: 'user', message: 'before\u0000after' }), 400, 'nul_character');
+    expectError(await appendMany(agent, key, [msg(1), { role: 'user', message: 'nul\u0000' }]), 400, 'nul_character');
   });
 
   it('answers 400 validation_failed for a lone surrogate sent as raw JSON text', async () => {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runMcpCheck, type McpCheckArgs, type McpCheckResult } from '../../src/cli/mcp-check';
+import { cliEnv, runCli as runCliAs } from '../support/cli';
 import { startBadServer, startPlainServer, startSdkServer, type BadServerKind, type TestServer } from '../support/mcp-servers';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -239,5 +240,38 @@ describe('CLI: agent-gateway mcp check', () => {
     expect(failed.code, failed.output).toBe(1);
     expect(failed.output).toContain('HTML instead of JSON-RPC');
     expect(failed.output).not.toContain(API_KEY);
+  });
+});
+
+describe('CLI: mcp check takes credential headers off the command line', () => {
+  it.skipIf(!CLI_READY)('--header-env NAME=VAR sends the value of VAR; a wrong one fails; neither is printed', async () => {
+    const server = await track(startPlainServer({ apiKey: API_KEY }));
+    const ok = await runCliAs(['mcp', 'check', server.url, '--header-env', 'x-api-key=MCP_TEST_KEY'], cliEnv({ MCP_TEST_KEY: API_KEY }), 25_000);
+    expect(ok.code, ok.output).toBe(0);
+    expect(ok.output).toContain('header x-api-key (value hidden)');
+    expect(ok.output).not.toContain(API_KEY);
+    expect(server.requests.some((r) => r.headers['x-api-key'] === API_KEY)).toBe(true);
+
+    const wrong = await runCliAs(['mcp', 'check', server.url, '--header-env', 'x-api-key=MCP_TEST_KEY'], cliEnv({ MCP_TEST_KEY: 'wrong-key-0123456789' }), 25_000);
+    expect(wrong.code, wrong.output).toBe(1);
+    expect(wrong.output).not.toContain('wrong-key-0123456789');
+
+    const unset = await runCliAs(['mcp', 'check', server.url, '--header-env', 'x-api-key=MCP_TEST_KEY'], cliEnv({}), 25_000);
+    expect(unset.code, unset.output).toBe(2);
+    expect(unset.stderr).toContain('MCP_TEST_KEY is not set');
+    const malformed = await runCliAs(['mcp', 'check', server.url, '--header-env', 'x-api-key'], cliEnv({}), 25_000);
+    expect(malformed.code, malformed.output).toBe(2);
+  });
+
+  it.skipIf(!CLI_READY)('--header-stdin NAME reads the value from stdin (Bearer tokens too), never printing it', async () => {
+    const server = await track(startSdkServer({ stateful: false, bearer: BEARER }));
+    const ok = await runCliAs(['mcp', 'check', server.url, '--header-stdin', 'Authorization'], cliEnv({}), 25_000, { input: `Bearer ${BEARER}\n` });
+    expect(ok.code, ok.output).toBe(0);
+    expect(ok.output).not.toContain(BEARER);
+    expect(server.requests.some((r) => r.headers.authorization === `Bearer ${BEARER}`)).toBe(true);
+
+    const empty = await runCliAs(['mcp', 'check', server.url, '--header-stdin', 'Authorization'], cliEnv({}), 25_000, { input: '' });
+    expect(empty.code, empty.output).toBe(2);
+    expect(empty.stderr).toContain('stdin is empty');
   });
 });

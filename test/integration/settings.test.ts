@@ -86,14 +86,14 @@ describe('prompt templates', () => {
   });
 
   it.each([
-    ['an empty template', { template: '' }, 'greeting'],
-    ['a NUL', { template: 'a\u0000b' }, 'greeting'],
-    ['a key with a space', { template: 'x' }, 'bad%20key'],
-  ])('refuses %s with 400', async (_, body, key) => {
+    ['an empty template', { template: '' }, 'greeting', 'validation_failed'],
+    ['a NUL', { template: 'a\u0000b' }, 'greeting', 'nul_character'],
+    ['a key with a space', { template: 'x' }, 'bad%20key', 'validation_failed'],
+  ])('refuses %s with 400', async (_, body, key, code) => {
     const agent = await freshAgent(testnet);
     const res = await agent.call(`/prompt-template/${key}`, { method: 'POST', json: body });
     expect(res.status).toBe(400);
-    expect(errorCode(res)).toBe('validation_failed');
+    expect(errorCode(res)).toBe(code);
   });
 
   it('passes the gates: another wallet gets 403', async () => {

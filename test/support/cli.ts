@@ -37,8 +37,16 @@ export function cliEnv(vars: Record<string, string | undefined>): NodeJS.Process
   return env;
 }
 
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Where the CLI runs (default the repository root) and what it reads on stdin (default nothing). */
+export interface SpawnOptions {
+  cwd?: string;
+  input?: string;
+}
+
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, options: SpawnOptions = {}): RunningCli {
+  const stdin = options.input === undefined ? 'ignore' : 'pipe';
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env, stdio: [stdin, 'pipe', 'pipe'] });
+  if (options.input !== undefined) child.stdin!.end(options.input);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -51,8 +59,8 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv): RunningCli {
 }
 
 /** Runs the CLI to its end; SIGKILLs it after `timeoutMs`. */
-export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
-  const running = spawnCli(args, env);
+export async function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000, options: SpawnOptions = {}): Promise<CliResult> {
+  const running = spawnCli(args, env, options);
   const timer = setTimeout(() => running.child.kill('SIGKILL'), timeoutMs);
   try {
     return await running.exited;

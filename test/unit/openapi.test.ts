@@ -40,3 +40,22 @@ describe('the OpenAPI document', () => {
     expect(operations).toBeGreaterThan(20);
   });
 });
+
+describe('the request-bytes errors in the OpenAPI document', () => {
+  const doc = createApp().getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'agent-gateway', version: 'test' } });
+
+  it('are named in the 400 response of every operation, next to its own 400 codes', () => {
+    let checked = 0;
+    for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+      for (const [method, op] of Object.entries(ops ?? {}) as [string, { responses?: Record<string, { description?: string }> }][]) {
+        const description = op.responses?.['400']?.description ?? '';
+        expect(description, `${method} ${path}`).toContain('`invalid_encoding`');
+        expect(description, `${method} ${path}`).toContain('`nul_character`');
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(5);
+    const append = doc.paths?.['/agent/{agentCollectionAddress}/{agentTokenId}/context/{contextKey}/message']?.post?.responses?.['400'] as { description: string };
+    expect(append.description).toMatch(/^`validation_failed`.*`idempotency_key_reused`.*`invalid_encoding`.*`nul_character`/s);
+  });
+});
