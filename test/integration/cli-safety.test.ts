@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createSiweMessage } from 'viem/siwe';
+import { STATEMENTS } from '../../src/auth/siwe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayClient } from '../../src/client';
 import { mintFreshAgent, newWallet } from '../support/chain';
@@ -114,7 +115,7 @@ describe('the sign-in message is read before signing', () => {
     version: '1' as const,
     issuedAt: now(),
     expirationTime: new Date(Date.now() + 300_000),
-    statement: 'Sign in to agent-gateway.',
+    statement: STATEMENTS.login,
   });
 
   it.each([
@@ -124,6 +125,7 @@ describe('the sign-in message is read before signing', () => {
     ['another wallet', (url: string) => createSiweMessage({ ...base(url), address: newWallet().address }), 'another wallet'],
     ['an expired message', (url: string) => createSiweMessage({ ...base(url), issuedAt: new Date(Date.now() - 3_600_000), expirationTime: new Date(Date.now() - 3_000_000) }), 'expired'],
     ['a message issued long ago', (url: string) => createSiweMessage({ ...base(url), issuedAt: new Date(Date.now() - 3_600_000) }), 'expired'],
+    ['a pairing message', (url: string) => createSiweMessage({ ...base(url), statement: STATEMENTS.pairing }), 'not a login message'],
     ['a message from the future', (url: string) => createSiweMessage({ ...base(url), issuedAt: new Date(Date.now() + 3_600_000) }), 'not valid yet'],
     ['not a sign-in message', () => 'Transfer all your tokens to 0x0000000000000000000000000000000000000001', 'not an EIP-4361'],
   ])(
