@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, normalizeBaseUrl } from '../../src/cli/gateway-url';
 import { retryingFetch } from '../../src/cli/retry';
 import { signInProblem } from '../../src/cli/sign-in-check';
+import { STATEMENTS } from '../../src/auth/siwe';
 
 describe('the gateway URL', () => {
   it.each([
@@ -31,7 +32,7 @@ describe('the sign-in check', () => {
   const address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
   const now = new Date();
   const message = (over: Partial<Parameters<typeof createSiweMessage>[0]> = {}) =>
-    createSiweMessage({ domain: 'gw.example', uri: 'https://gw.example', address, chainId: 80002, nonce: 'abcdef0123456789', version: '1', issuedAt: now, ...over });
+    createSiweMessage({ domain: 'gw.example', uri: 'https://gw.example', address, chainId: 80002, nonce: 'abcdef0123456789', version: '1', statement: STATEMENTS.login, issuedAt: now, ...over });
   const expected = { baseUrl: 'https://gw.example', chainId: 80002, address, now };
 
   it('accepts a message for this gateway, with its origin or base URL as URI', () => {
@@ -46,6 +47,7 @@ describe('the sign-in check', () => {
     expect(signInProblem(message({ chainId: 137 }), expected)).toMatch(/another chain/);
     expect(signInProblem(message({ address: '0x0000000000000000000000000000000000000001' }), expected)).toMatch(/another wallet/);
     expect(signInProblem('hello', expected)).toMatch(/not an EIP-4361/);
+    expect(signInProblem(message({ statement: STATEMENTS.pairing }), expected)).toMatch(/not a login message/);
   });
 });
 
