@@ -35,7 +35,7 @@ export const PRODUCTION_POLICY: OutboundOptions = Object.freeze({ loopbackTarget
 const LOCAL_SUFFIXES = ['localhost', 'local', 'internal', 'lan', 'home.arpa', 'arpa', 'localdomain', 'svc', 'corp', 'home', 'private'];
 
 /** Exact names of metadata services that are not caught by a suffix. */
-const METADATA_NAMES = new Set(['metadata.tencentyun.com', 'metadata.platformequinix.com']);
+const METADATA_NAMES = new Set(['metadata', 'instance-data', 'metadata.tencentyun.com', 'metadata.platformequinix.com']);
 
 /**
  * Public domains whose names (and every subdomain) resolve to loopback, or to the address they
