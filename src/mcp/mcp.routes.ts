@@ -102,9 +102,9 @@ export const listTools = createRoute({
   security: agentRoute.security,
   request: { params: ConnectionParams },
   responses: {
-    400: errorResponse('`invalid_tool_server_url`: the stored URL is refused by the outbound policy in force'),
     200: jsonResponse('Live tools', z.object({ tools: z.array(ToolSchema), health: z.object({ ok: z.literal(true), latencyMs: z.number().int() }) }).openapi('McpLiveTools')),
     ...agentRoute.errors,
+    400: errorResponse('`invalid_tool_server_url` (the stored URL is refused by the outbound policy in force), `validation_failed`'),
     ...upstreamErrors,
   },
 });
