@@ -13,7 +13,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from './lib/migrate';
 import { isAlive, isPortFree, stopProcessGroup } from './lib/processes';
-import { CHAIN_OF, DEPLOYMENT_NAMES, newJwtSecret, newVaultKek, startBackends, workerBindings, type Backends, type DeploymentName } from './lib/stack';
+import { CHAIN_OF, DEPLOYMENT_NAMES, loopbackTargetsBinding, newJwtSecret, newVaultKek, startBackends, workerBindings, type Backends, type DeploymentName } from './lib/stack';
 import { startWranglerDev, type RunningWorker } from './lib/wrangler-dev';
 
 const startedAt = Date.now();
@@ -29,6 +29,13 @@ function port(name: string, fallback: number): { name: string; port: number } {
     fail(`${name}=${raw} is not a port number`);
   }
   return { name, port: value };
+}
+
+let loopbackTargets: ReturnType<typeof loopbackTargetsBinding>;
+try {
+  loopbackTargets = loopbackTargetsBinding(process.env);
+} catch (err) {
+  fail(err instanceof Error ? err.message : String(err));
 }
 
 const ports = {
@@ -153,7 +160,7 @@ async function main(): Promise<void> {
         inspectorPort: ports[`${name}Inspector`].port,
         stateDir,
         name,
-        bindings: workerBindings(ready, name, origin, secrets),
+        bindings: { ...workerBindings(ready, name, origin, secrets), ...loopbackTargets },
       });
       workers.push(worker);
       await recordPid(`wrangler-${name}`, worker.pid, true);
@@ -187,6 +194,7 @@ async function main(): Promise<void> {
       `  dev account (funded)   ${account.address}`,
       `                         private key ${account.privateKey} (anvil's public dev key)`,
       `  database               ${ready.databaseUrl}`,
+      `  loopback targets       ${loopbackTargets.DEV_LOOPBACK_TARGETS === '1' ? 'accepted: http://127.0.0.1:PORT tool servers, loopback databases (DEV_LOOPBACK_TARGETS=0 for production\'s policy)' : "refused, as in production (DEV_LOOPBACK_TARGETS=0)"}`,
       `  stack description      ${path.relative(process.cwd(), stackFile) || stackFile}`,
       `  ready in ${seconds} s. Ctrl-C stops everything.`,
       '',

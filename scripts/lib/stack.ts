@@ -121,3 +121,16 @@ export function newJwtSecret(): string {
 export function newVaultKek(version = 1): string {
   return `v${version}:${randomBytes(32).toString('base64')}`;
 }
+
+/**
+ * The local stack's DEV_LOOPBACK_TARGETS switch (DESIGN §9) for `npm run dev`: on (`1`) unless the
+ * developer sets `DEV_LOOPBACK_TARGETS=0`, so the example tool server and loopback databases can
+ * be tried end to end. The test harness does not pass it: its workers keep production's policy.
+ */
+export function loopbackTargetsBinding(env: NodeJS.ProcessEnv): { DEV_LOOPBACK_TARGETS: '0' | '1' } {
+  const value = env.DEV_LOOPBACK_TARGETS;
+  if (value !== undefined && value !== '' && value !== '0' && value !== '1') {
+    throw new Error(`DEV_LOOPBACK_TARGETS=${value}: use 1 (loopback tool servers and databases accepted, the default) or 0 (production's policy)`);
+  }
+  return { DEV_LOOPBACK_TARGETS: value === '0' ? '0' : '1' };
+}
