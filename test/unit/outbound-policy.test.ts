@@ -119,3 +119,14 @@ describe('tool-server URLs through the policy', () => {
     expect(canonicalToolServerUrl('http://167772161:8790/mcp', DEV)).toMatchObject({ ok: false, reason: 'ip_literal' });
   });
 });
+
+describe('npm run dev passes the switch', () => {
+  it('DEV_LOOPBACK_TARGETS is 1 unless the developer sets 0; anything else is an error', async () => {
+    const { loopbackTargetsBinding } = await import('../../scripts/lib/stack');
+    expect(loopbackTargetsBinding({})).toEqual({ DEV_LOOPBACK_TARGETS: '1' });
+    expect(loopbackTargetsBinding({ DEV_LOOPBACK_TARGETS: '' })).toEqual({ DEV_LOOPBACK_TARGETS: '1' });
+    expect(loopbackTargetsBinding({ DEV_LOOPBACK_TARGETS: '1' })).toEqual({ DEV_LOOPBACK_TARGETS: '1' });
+    expect(loopbackTargetsBinding({ DEV_LOOPBACK_TARGETS: '0' })).toEqual({ DEV_LOOPBACK_TARGETS: '0' });
+    expect(() => loopbackTargetsBinding({ DEV_LOOPBACK_TARGETS: 'off' })).toThrow(/DEV_LOOPBACK_TARGETS=off/);
+  });
+});
