@@ -7,15 +7,15 @@
  * Ports move with DEV_PG_PORT, DEV_BRIDGE_PORT, DEV_ANVIL_MAINNET_PORT, DEV_ANVIL_TESTNET_PORT,
  * DEV_MAINNET_PORT, DEV_TESTNET_PORT, DEV_MAINNET_INSPECTOR_PORT, DEV_TESTNET_INSPECTOR_PORT;
  * the state directory with DEV_DIR (default .dev).
- * Local-stack switches passed to both workers when set (DESIGN §9): DEV_RATE_LIMITS (0 = no rate
- * limits, for benchmarks).
+ * Local-stack switches passed to both workers (DESIGN §9): DEV_LOOPBACK_TARGETS (default 1; 0 =
+ * production's outbound policy) and DEV_RATE_LIMITS (default 1; 0 = no rate limits, for benchmarks).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from './lib/migrate';
 import { isAlive, isPortFree, stopProcessGroup } from './lib/processes';
-import { CHAIN_OF, DEPLOYMENT_NAMES, newJwtSecret, newVaultKek, startBackends, workerBindings, type Backends, type DeploymentName } from './lib/stack';
+import { CHAIN_OF, DEPLOYMENT_NAMES, devSwitchBindings, newJwtSecret, newVaultKek, startBackends, workerBindings, type Backends, type DeploymentName } from './lib/stack';
 import { startWranglerDev, type RunningWorker } from './lib/wrangler-dev';
 
 const startedAt = Date.now();
@@ -33,6 +33,13 @@ function port(name: string, fallback: number): { name: string; port: number } {
   return { name, port: value };
 }
 
+let switches: ReturnType<typeof devSwitchBindings>;
+try {
+  switches = devSwitchBindings(process.env);
+} catch (err) {
+  fail(err instanceof Error ? err.message : String(err));
+}
+
 const ports = {
   postgres: port('DEV_PG_PORT', 5433),
   bridge: port('DEV_BRIDGE_PORT', 5434),
@@ -43,13 +50,6 @@ const ports = {
   mainnetInspector: port('DEV_MAINNET_INSPECTOR_PORT', 9229),
   testnetInspector: port('DEV_TESTNET_INSPECTOR_PORT', 9230),
 };
-
-/** Local-stack switches (DESIGN §9) set in our environment, for both workers. */
-function devSwitches(): Record<string, string> {
-  const names = ['DEV_RATE_LIMITS'];
-  const set = names.filter((name) => process.env[name] !== undefined && process.env[name] !== '');
-  return Object.fromEntries(set.map((name) => [name, process.env[name] as string]));
-}
 
 function fail(message: string): never {
   console.error(`npm run dev: ${message}`);
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
         inspectorPort: ports[`${name}Inspector`].port,
         stateDir,
         name,
-        bindings: { ...workerBindings(ready, name, origin, secrets), ...devSwitches() },
+        bindings: { ...workerBindings(ready, name, origin, secrets), ...switches },
       });
       workers.push(worker);
       await recordPid(`wrangler-${name}`, worker.pid, true);
@@ -196,6 +196,8 @@ async function main(): Promise<void> {
       `  dev account (funded)   ${account.address}`,
       `                         private key ${account.privateKey} (anvil's public dev key)`,
       `  database               ${ready.databaseUrl}`,
+      `  loopback targets       ${switches.DEV_LOOPBACK_TARGETS === '1' ? 'accepted: http://127.0.0.1:PORT tool servers, loopback databases (DEV_LOOPBACK_TARGETS=0 for production\'s policy)' : "refused, as in production (DEV_LOOPBACK_TARGETS=0)"}`,
+      `  rate limits            ${switches.DEV_RATE_LIMITS === '1' ? "production's (DEV_RATE_LIMITS=0 turns them off for benchmarks)" : 'off (DEV_RATE_LIMITS=0)'}`,
       `  stack description      ${path.relative(process.cwd(), stackFile) || stackFile}`,
       `  ready in ${seconds} s. Ctrl-C stops everything.`,
       '',

@@ -121,3 +121,27 @@ export function newJwtSecret(): string {
 export function newVaultKek(version = 1): string {
   return `v${version}:${randomBytes(32).toString('base64')}`;
 }
+
+/** The local stack's switches (DESIGN §9): their defaults under `npm run dev` and what 0 and 1 mean. */
+const DEV_SWITCHES = {
+  DEV_LOOPBACK_TARGETS: { default: '1', meaning: 'use 1 (loopback tool servers and databases accepted, the default) or 0 (production\'s policy)' },
+  DEV_RATE_LIMITS: { default: '1', meaning: 'use 1 (production\'s rate limits, the default) or 0 (no rate limits, for benchmarks)' },
+} as const;
+
+export type DevSwitchBindings = Record<keyof typeof DEV_SWITCHES, '0' | '1'>;
+
+/**
+ * The switches `npm run dev` passes to both workers, from the developer's environment: each is its
+ * default unless set to 0 or 1 (anything else throws, naming it). Loopback targets are on by
+ * default so the example tool server and loopback databases can be tried end to end. The test
+ * harness passes none: its workers keep production's policy.
+ */
+export function devSwitchBindings(env: NodeJS.ProcessEnv): DevSwitchBindings {
+  const entries = Object.entries(DEV_SWITCHES).map(([name, spec]) => {
+    const value = env[name];
+    if (value === undefined || value === '') return [name, spec.default];
+    if (value !== '0' && value !== '1') throw new Error(`${name}=${value}: ${spec.meaning}`);
+    return [name, value];
+  });
+  return Object.fromEntries(entries) as DevSwitchBindings;
+}

@@ -129,6 +129,8 @@ function describeError(err: McpError, ctx: { timeoutMs: number; maxBytes: number
           ? `${status ?? 401} with the given credential: the server rejects it`
           : `${status ?? 401} with the given credential (none was given: pass one with --header)`,
       };
+    case 'oauth_required':
+      return { stage: 'list', text: '401 with an OAuth challenge (resource_metadata): OAuth tool servers are not supported by the gateway' };
     case 'upstream_dependency':
       return { stage: 'list', text: '424: the server cannot reach its backend' };
     case 'upstream_error':

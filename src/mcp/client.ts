@@ -259,6 +259,10 @@ async function checkStatus(res: Response): Promise<void> {
       status,
     });
   }
+  if (status === 401 && /\bresource_metadata\s*=/i.test(res.headers.get('www-authenticate') ?? '')) {
+    await discard(res);
+    throw new McpError('oauth_required', 'tool server requires OAuth authorization (HTTP 401 with a resource_metadata challenge)', { status });
+  }
   if (status === 401 || status === 403) {
     await discard(res);
     throw new McpError('unauthorized', `tool server rejected the credential (HTTP ${status})`, { status });

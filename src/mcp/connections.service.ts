@@ -1,14 +1,16 @@
-import { and, eq } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { Agent } from '../agents/gate';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { mcpConnections, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
+import type { OutboundOptions } from '../net/outbound-policy';
 import { credentialState, walletKey, type CredentialState } from '../vault/owner';
-import { agentRef, deleteSecret, readSecret, storeSecret, ofAgent } from '../vault/store';
+import { agentRef, agentRefText, deleteSecret, readSecret, storeSecret, ofAgent, type AgentRef } from '../vault/store';
 import { checkCredentialHeader, checkCredentialValue, checkToolServer, createMcpClient, McpError, type CallResult, type McpAuth, type Tool } from './client';
 import { toolServerError } from './errors';
 import { validateArguments } from './schema-check';
+import { checkArguments, checkSnapshot, MAX_CONNECTIONS_PER_AGENT } from './tool-limits';
 import { canonicalToolServerUrl } from './url';
 
 export type AuthInput = { type: 'none' } | { type: 'bearer'; value: string } | { type: 'header'; headerName: string; value: string };
@@ -31,9 +33,12 @@ export interface McpDeps {
   /** fetch for tool servers (tests route https hosts to loopback servers). */
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** The outbound network policy (DESIGN §8): production's unless the local stack's switch is on. */
+  outbound: OutboundOptions;
 }
 
 const DUPLICATE = 'MCPConnection URL already exists for this agent';
+const LIMIT = `An agent can have at most ${MAX_CONNECTIONS_PER_AGENT} tool-server connections: remove one first`;
 export type Row = typeof mcpConnections.$inferSelect;
 
 /** The vault record name of a connection's credential. */
@@ -87,7 +92,7 @@ export function checkAuthInput(auth: AuthInput): void {
  * connection with its tool snapshot, in one transaction.
  */
 export async function addConnection(deps: McpDeps, agent: Agent, input: { url: string; name?: string; auth: AuthInput }): Promise<ConnectionView> {
-  const canonical = canonicalToolServerUrl(input.url);
+  const canonical = canonicalToolServerUrl(input.url, deps.outbound);
   if (!canonical.ok) throw new AppError('invalid_tool_server_url', canonical.message, { details: { reason: canonical.reason } });
   checkAuthInput(input.auth);
   const ref = agentRef(agent);
@@ -100,16 +105,22 @@ export async function addConnection(deps: McpDeps, agent: Agent, input: { url: s
       throw databaseError(err);
     });
   if (existing.length > 0) throw new AppError('mcp_connection_exists', DUPLICATE);
+  if ((await connectionCount(deps.db.orm, ref)) >= MAX_CONNECTIONS_PER_AGENT) throw new AppError('mcp_connection_limit', LIMIT);
 
   const client = createMcpClient({ url: canonical.url, auth: clientAuth(input.auth), fetch: deps.fetch, timeoutMs: deps.timeoutMs });
   const checked = await checkToolServer(client);
   await client.close();
   if (!checked.ok) throw toolServerError(checked.error, 'register');
+  const snapshot = checkSnapshot(checked.tools);
+  if (!snapshot.ok) throw new AppError('tool_snapshot_too_large', snapshot.problem);
 
   const id = crypto.randomUUID();
   const ring = input.auth.type === 'none' ? undefined : await deps.ring();
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
+      // Concurrent registrations of one agent take turns here, so the limit holds.
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`mcp_connections:${agentRefText(ref)}`}, 0))`);
+      if ((await connectionCount(tx, ref)) >= MAX_CONNECTIONS_PER_AGENT) throw new AppError('mcp_connection_limit', LIMIT);
       const secretEntry = input.auth.type === 'none' || !ring ? null : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, input.auth.value);
       const [saved] = await tx
         .insert(mcpConnections)
@@ -128,7 +139,17 @@ export async function addConnection(deps: McpDeps, agent: Agent, input: { url: s
     });
     return view(row, walletKey(agent.owner), agent.owner);
   } catch (err) {
+    if (err instanceof AppError) throw err;
     if (isUniqueViolation(err)) throw new AppError('mcp_connection_exists', DUPLICATE);
+    throw databaseError(err);
+  }
+}
+
+async function connectionCount(orm: Pick<Database['orm'], 'select'>, ref: AgentRef): Promise<number> {
+  try {
+    const [row] = await orm.select({ n: count() }).from(mcpConnections).where(ofAgent(mcpConnections, ref));
+    return row?.n ?? 0;
+  } catch (err) {
     throw databaseError(err);
   }
 }
@@ -179,6 +200,9 @@ export async function removeConnection(deps: McpDeps, agent: Agent, id: string):
  * the agent changes hands, 409 `credential_reentry_required` until the new owner enters theirs.
  */
 async function connectedClient(deps: McpDeps, agent: Agent, row: Row) {
+  // The policy may be stricter now than when the URL was stored (a local-stack URL, a newer rule).
+  const allowed = canonicalToolServerUrl(row.url, deps.outbound);
+  if (!allowed.ok) throw new AppError('invalid_tool_server_url', allowed.message, { details: { reason: allowed.reason } });
   let auth: McpAuth = { type: 'none' };
   if (row.authType !== 'none') {
     const read = row.secretEntry
@@ -215,6 +239,8 @@ export async function callTool(deps: McpDeps, agent: Agent, id: string, input: {
   const row = await findConnection(deps, agent, id);
   const tool = (row.tools as Tool[]).find((t) => t.name === input.name);
   if (!tool) throw new AppError('tool_not_found', `The connection has no tool named ${input.name}`);
+  const size = checkArguments(input.arguments);
+  if (!size.ok) throw new AppError('tool_arguments_too_large', `The arguments are too large: ${size.problem}`);
   const valid = validateArguments(tool.inputSchema, input.arguments);
   if (!valid.ok) {
     throw new AppError('invalid_tool_arguments', `The arguments do not match the input schema of ${tool.name}`, { details: { problems: valid.problems } });

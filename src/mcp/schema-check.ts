@@ -7,9 +7,20 @@
  * `$dynamicRef`, so the 2020-12 meta-schema below is the official one with every
  * `"$dynamicRef": "#meta"` rewritten to a plain `$ref` to the top meta-schema. Without that
  * rewrite, sub-schemas are never checked and typos such as `{"type": "strin"}` pass.
+ *
+ * Tool calls cannot pin the gateway (DESIGN §8): every regex of a tool schema must run under the
+ * linear-time engine (checked at registration, used for every validation: ./linear-regexp), and
+ * `format` checks are capped and never backtrack (./safe-formats). Argument sizes are capped by
+ * the caller before validation (./tool-limits).
  */
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
+import { checkLinearPattern, withLinearRegExp } from './linear-regexp';
 import { META_SCHEMA_ID, META_SCHEMAS } from './meta-schema';
+import { hardenFormats } from './safe-formats';
+import { schemaPatterns } from './schema-patterns';
+import { MAX_SCHEMA_PATTERNS } from './tool-limits';
+
+hardenFormats();
 
 const MAX_PROBLEMS = 10;
 
@@ -50,7 +61,7 @@ function describe(errors: OutputUnit[]): string[] {
  * Checks a tool's `inputSchema`: a JSON object, valid against the JSON Schema 2020-12
  * meta-schema, describing an object (`type: "object"` or no `type`), as MCP requires.
  */
-export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; problem: string } {
+export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; problem: string; pattern?: string } {
   if (!isPlainObject(schema)) return { ok: false, problem: 'inputSchema must be a JSON object' };
   const type = schema.type;
   const typeIsObject =
@@ -65,6 +76,16 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
     return { ok: false, problem: `inputSchema is not valid JSON Schema: ${describe(result.errors).join('; ')}` };
   }
   if (!typeIsObject) return { ok: false, problem: 'inputSchema must describe an object (type "object")' };
+  const patterns = schemaPatterns(schema, MAX_SCHEMA_PATTERNS);
+  if (patterns.length > MAX_SCHEMA_PATTERNS) {
+    return { ok: false, problem: `inputSchema has more than ${MAX_SCHEMA_PATTERNS} patterns` };
+  }
+  for (const { at, pattern } of patterns) {
+    const linear = checkLinearPattern(pattern);
+    if (!linear.ok) {
+      return { ok: false, problem: `pattern ${JSON.stringify(pattern.slice(0, 200))} at ${at} cannot be used: ${linear.problem}`, pattern };
+    }
+  }
   return { ok: true };
 }
 
@@ -80,7 +101,8 @@ export function validateArguments(
   try {
     // The validator annotates the schema objects it is given: never hand it a caller's object.
     const validator = new Validator(structuredClone(schema) as Schema | boolean, '2020-12', false);
-    const result = validator.validate(structuredClone(args));
+    const input = structuredClone(args);
+    const result = withLinearRegExp(() => validator.validate(input));
     if (result.valid) return { ok: true };
     const problems = describe(result.errors);
     return { ok: false, problems: problems.length > 0 ? problems : ['arguments do not match the tool schema'] };

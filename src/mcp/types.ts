@@ -5,6 +5,8 @@
 export type McpFailure =
   /** 401/403: the tool server rejected the credential. */
   | 'unauthorized'
+  /** 401 with an MCP OAuth challenge (`WWW-Authenticate: Bearer resource_metadata=...`): the server wants OAuth. */
+  | 'oauth_required'
   /** 424: the tool server cannot reach its own backend. */
   | 'upstream_dependency'
   /** 5xx from the tool server (`status` holds it). */

@@ -3,8 +3,13 @@
  * internal names, no control, whitespace or invisible characters, no fragment; stored in one
  * canonical spelling so the same server cannot be registered twice under two spellings.
  *
+ * The host and port go through the one outbound policy (src/net/outbound-policy.ts), shared with
+ * the database step. With the local stack's `loopbackTargets`, `http://127.0.0.1:PORT`,
+ * `http://localhost:PORT` and `http://[::1]:PORT` are accepted too (DESIGN §9).
+ *
  * Plain TypeScript over the WHATWG URL parser: runs in workerd and in Node.
  */
+import { checkOutboundHost, checkPort, isIpLiteral, isLoopbackHost, PRODUCTION_POLICY, type OutboundOptions, type OutboundProblem } from '../net/outbound-policy';
 
 export type UrlProblem =
   | 'empty'
@@ -16,10 +21,7 @@ export type UrlProblem =
   | 'not_https'
   | 'userinfo'
   | 'fragment'
-  | 'ip_literal'
-  | 'local_host'
-  | 'single_label_host'
-  | 'invalid_host';
+  | OutboundProblem;
 
 export type CanonicalUrlResult =
   | { ok: true; url: string }
@@ -35,24 +37,6 @@ const WHITESPACE = /[\s\u0085\u180e]/u;
 const INVISIBLE =
   /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]|\u{e0001}|[\u{e0020}-\u{e007f}]|[\u{e0100}-\u{e01ef}]/u;
 
-/** Suffixes of names that only resolve inside a private network (or on the machine itself). */
-const LOCAL_SUFFIXES = [
-  'localhost',
-  'local',
-  'internal',
-  'lan',
-  'home.arpa',
-  'arpa',
-  'localdomain',
-];
-
-const LOCAL_NAMES = new Set(['localhost', 'metadata.google.internal', 'metadata']);
-
-/** An all-numeric (decimal, octal or hex) label: what IPv4 parsers accept in any spelling. */
-const NUMERIC_LABEL = /^(?:0x[0-9a-f]*|[0-9]+)$/i;
-const DOTTED_IPV4 = /^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$/;
-const HOST_LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
-
 function fail(reason: UrlProblem, message: string): CanonicalUrlResult {
   return { ok: false, reason, message };
 }
@@ -61,7 +45,7 @@ function fail(reason: UrlProblem, message: string): CanonicalUrlResult {
  * Validates a tool-server URL and returns its canonical spelling: lower-case (punycode) host,
  * no default port, path and query exactly as parsed, no fragment.
  */
-export function canonicalToolServerUrl(input: string): CanonicalUrlResult {
+export function canonicalToolServerUrl(input: string, options: OutboundOptions = PRODUCTION_POLICY): CanonicalUrlResult {
   if (typeof input !== 'string' || input.length === 0) return fail('empty', 'URL is empty');
   if (input.length > MAX_TOOL_SERVER_URL_LENGTH) {
     return fail('too_long', `URL is longer than ${MAX_TOOL_SERVER_URL_LENGTH} characters`);
@@ -76,11 +60,12 @@ export function canonicalToolServerUrl(input: string): CanonicalUrlResult {
 
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(input)?.[1]?.toLowerCase();
   if (scheme === undefined) return fail('invalid_url', 'URL is not absolute');
-  if (scheme !== 'https') return fail('not_https', 'Tool-server URL must use https');
-  if (!/^https:\/\/[^/]/i.test(input)) return fail('invalid_url', 'URL must start with https://');
+  // http only for a loopback host on the local stack: checked once the host is known.
+  if (scheme !== 'https' && !(options.loopbackTargets && scheme === 'http')) return fail('not_https', 'Tool-server URL must use https');
+  if (!/^https?:\/\/[^/]/i.test(input)) return fail('invalid_url', 'URL must start with https://');
   if (input.includes('#')) return fail('fragment', 'URL must not contain a fragment');
 
-  const rawAuthority = input.slice('https://'.length).split(/[/?]/, 1)[0] ?? '';
+  const rawAuthority = input.slice(scheme.length + '://'.length).split(/[/?]/, 1)[0] ?? '';
   if (rawAuthority.includes('@')) return fail('userinfo', 'URL must not contain credentials');
 
   let url: URL;
@@ -89,7 +74,7 @@ export function canonicalToolServerUrl(input: string): CanonicalUrlResult {
   } catch {
     return fail('invalid_url', 'URL cannot be parsed');
   }
-  if (url.protocol !== 'https:') return fail('not_https', 'Tool-server URL must use https');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return fail('not_https', 'Tool-server URL must use https');
   if (url.username !== '' || url.password !== '') {
     return fail('userinfo', 'URL must not contain credentials');
   }
@@ -97,29 +82,18 @@ export function canonicalToolServerUrl(input: string): CanonicalUrlResult {
 
   const host = url.hostname.toLowerCase();
   if (host === '') return fail('invalid_host', 'URL has no host');
-  if (host.startsWith('[') || host.includes(':')) {
-    return fail('ip_literal', 'URL host must be a name, not an IP address');
-  }
-  if (DOTTED_IPV4.test(host)) return fail('ip_literal', 'URL host must be a name, not an IP address');
-  // Belt and braces for URL parsers that do not normalise every IPv4 spelling.
+  // Belt and braces for URL parsers that do not normalise every IPv4 spelling: the raw host too.
   const rawHost = rawAuthority.replace(/:[0-9]*$/, '').toLowerCase();
-  const rawLabels = rawHost.split('.').filter((label) => label !== '');
-  if (rawLabels.length > 0 && rawLabels.every((label) => NUMERIC_LABEL.test(label))) {
-    return fail('ip_literal', 'URL host must be a name, not an IP address');
+  if (!(options.loopbackTargets && isLoopbackHost(host)) && isIpLiteral(rawHost)) {
+    return fail('ip_literal', 'URL host refused: The host must be a name, not an IP address');
   }
-  if (host.endsWith('.')) return fail('invalid_host', 'URL host must not end with a dot');
-  const labels = host.split('.');
-  const last = labels[labels.length - 1] ?? '';
-  if (NUMERIC_LABEL.test(last)) return fail('ip_literal', 'URL host must be a name, not an IP address');
-
-  if (LOCAL_NAMES.has(host) || LOCAL_SUFFIXES.some((suffix) => host === suffix || host.endsWith(`.${suffix}`))) {
-    return fail('local_host', 'URL host must be a public name, not a local or internal one');
-  }
-  if (labels.length < 2) return fail('single_label_host', 'URL host must be a fully qualified name');
-  if (host.length > 253 || !labels.every((label) => HOST_LABEL.test(label))) {
-    return fail('invalid_host', 'URL host is not a valid DNS name');
-  }
+  const checked = checkOutboundHost(host, options);
+  if (!checked.ok) return fail(checked.reason, `URL host refused: ${checked.message}`);
+  if (url.protocol === 'http:' && !checked.loopback) return fail('not_https', 'Tool-server URL must use https');
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  const portCheck = checkPort(port, 'tool_server', checked.loopback);
+  if (!portCheck.ok) return fail('port', `URL port refused: ${portCheck.message}`);
 
   // `url.host` omits the default port (443) and keeps any other.
-  return { ok: true, url: `https://${url.host.toLowerCase()}${url.pathname}${url.search}` };
+  return { ok: true, url: `${url.protocol}//${url.host.toLowerCase()}${url.pathname}${url.search}` };
 }

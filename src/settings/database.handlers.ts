@@ -8,7 +8,7 @@ import { databaseSettings, firstStep, secondStep, type DatabaseDeps } from './da
 import type * as routes from './database.routes';
 
 function deps(c: Context<AppBindings>): DatabaseDeps {
-  return { db: c.var.db, ring: () => keyRing(c.var.config) };
+  return { db: c.var.db, ring: () => keyRing(c.var.config), outbound: { loopbackTargets: c.var.config.dev.loopbackTargets } };
 }
 
 export const firstStepHandler: RouteHandler<typeof routes.firstStep, AppBindings> = async (c) =>

@@ -41,14 +41,15 @@ export const firstStep = createRoute({
   path: `${AGENT_PATH}/database/settings/first-step`,
   tags: ['Settings'],
   summary: 'Database setup, step 1: connect and list tables',
-  description: 'Connects to an external Postgres from the gateway, lists the tables and views the user can read, and keeps the connection (the password in the vault) as a pending setup.',
+  description:
+    'Checks the target against the outbound policy first: a public host name (no IP address, no local or internal name), port 5432 or a non-privileged port other than well-known internal service ports; a refused target is 400 `database_target_refused` before any connection. Then connects to the external Postgres from the gateway, lists the tables and views the user can read (at most 1000, names of at most 127 characters), and keeps the connection (the password in the vault) as a pending setup. Every failure before the login succeeds (refused, timeout, DNS, TLS, wrong user or password) is the same 424 `database_unreachable`, answered no sooner than 5 s after the attempt started.',
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(FirstStepSchema) },
   responses: {
     200: jsonResponse('The setup id and the readable tables', z.object({ setupId: z.string(), tables: z.array(z.string()).openapi({ example: ['public.orders'] }) }).openapi('DatabaseFirstStepResult')),
     ...agentRoute.errors,
-    400: errorResponse('`database_auth_failed` (user name or password refused), `database_not_found`, `validation_failed`'),
-    424: errorResponse('`database_unreachable`: the database server could not be reached'),
+    400: errorResponse('`database_target_refused` (host or port refused by the outbound policy; `details.reason`), `database_not_found` (the server reports it after the login), `validation_failed`'),
+    424: errorResponse('`database_unreachable`: the database could not be reached or refused the login, one answer whatever the cause'),
   },
 });
 

@@ -1,6 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Agent } from '../agents/gate';
 import { AppError } from '../errors';
+import { checkDatabaseTarget, type OutboundOptions } from '../net/outbound-policy';
 import { databaseError, type Database } from '../storage/db';
 import { databaseSetups, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
@@ -13,6 +14,8 @@ export interface DatabaseDeps {
   ring: () => Promise<KeyRing>;
   /** Lists the tables of an external database (the real TCP connection in the worker). */
   listTables?: (target: ExternalDatabase) => Promise<string[]>;
+  /** The outbound network policy (DESIGN §8): production's unless the local stack's switch is on. */
+  outbound: OutboundOptions;
 }
 
 type Row = typeof databaseSetups.$inferSelect;
@@ -51,8 +54,16 @@ function view(row: Row, entryWallet: string | null, currentOwner: string): Setup
   };
 }
 
-/** Step 1: connect, list the visible tables, keep the connection (password in the vault) as pending. */
+/**
+ * Step 1: check the target against the outbound policy (400 `database_target_refused` before any
+ * connection), connect, list the visible tables, keep the connection (password in the vault) as
+ * pending.
+ */
 export async function firstStep(deps: DatabaseDeps, agent: Agent, target: ExternalDatabase): Promise<{ setupId: string; tables: string[] }> {
+  const allowed = checkDatabaseTarget(target, deps.outbound);
+  if (!allowed.ok) {
+    throw new AppError('database_target_refused', `Database target refused: ${allowed.message}`, { details: { reason: allowed.reason } });
+  }
   const tables = await (deps.listTables ?? listVisibleTables)(target);
   const ref = agentRef(agent);
   const id = crypto.randomUUID();

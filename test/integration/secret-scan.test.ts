@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshAgent, type TestAgent } from '../support/agent';
 import { deployment, type JsonResponse, expectError } from '../support/http';
 import { agentPath } from '../support/login';
+import { loopbackWorker } from '../support/loopback-worker';
 import { startPlainServer, startSdkServer, type TestServer } from '../support/mcp-servers';
 import { closePg, sql } from '../support/pg';
 import { captureConsole, responseRecorder, secretValue, type ConsoleCapture } from '../support/secrets';
@@ -52,6 +53,8 @@ const dbTarget = {
 const recorder = responseRecorder();
 let log: ConsoleCapture;
 let worker: Awaited<ReturnType<typeof workerWithToolServers>>;
+/** Runs the database steps: loopback databases need the local stack's DEV_LOOPBACK_TARGETS=1. */
+let dbWorker: Awaited<ReturnType<typeof loopbackWorker>>;
 let plain: TestServer;
 let sdk: TestServer;
 let tattler: Server;
@@ -97,7 +100,7 @@ beforeAll(async () => {
   const tattle = await startTattler();
   tattler = tattle.server;
   tattlerUrl = tattle.url;
-  worker = await workerWithToolServers(stack, { plain: plain.url, sdk: sdk.url, tattler: tattlerUrl });
+  [worker, dbWorker] = await Promise.all([workerWithToolServers(stack, { plain: plain.url, sdk: sdk.url, tattler: tattlerUrl }), loopbackWorker(stack)]);
   await admin('postgres', [`create role "${externalUser}" login password '${SECRETS.dbPassword}'`, `create database "${externalDb}"`]);
   await admin(externalDb, ['create table public.orders (id int primary key)', `grant select on public.orders to "${externalUser}"`]);
   [owner, stranger] = await Promise.all([freshAgent(testnet), freshAgent(testnet)]);
@@ -106,6 +109,7 @@ beforeAll(async () => {
 afterAll(async () => {
   log?.restore();
   await worker?.dispose();
+  await dbWorker?.dispose();
   await Promise.all([plain?.close(), sdk?.close()]);
   await new Promise<void>((resolve) => {
     if (!tattler) return resolve();
@@ -122,12 +126,13 @@ function api<T = any>(who: TestAgent, rest: string, init: Parameters<typeof reco
 }
 const post = (who: TestAgent, rest: string, json: unknown) => api(who, rest, { method: 'POST', json });
 /**
- * The database setup runs on the shared testnet worker: the routed worker's outbound service
- * (test/support/tool-routing.ts) also takes its TCP sockets, and a connection to Postgres through
- * it never completes. Same JWT secret and chain, so the same tokens work there.
+ * The database setup runs on a worker of its own with DEV_LOOPBACK_TARGETS=1 (the external
+ * database is on loopback): the routed worker's outbound service (test/support/tool-routing.ts)
+ * also takes its TCP sockets, and a connection to Postgres through it never completes. Same JWT
+ * secret and chain, so the same tokens work there.
  */
 function dbApi<T = any>(who: TestAgent, rest: string, init: Parameters<typeof recorder.call>[2] = {}): Promise<JsonResponse<T>> {
-  return recorder.call<T>(testnet.baseUrl, agentPath(who.collection, who.tokenId, rest), { token: who.token, ...init });
+  return recorder.call<T>(dbWorker.url, agentPath(who.collection, who.tokenId, rest), { token: who.token, ...init });
 }
 const dbPost = (who: TestAgent, rest: string, json: unknown) => dbApi(who, rest, { method: 'POST', json });
 
@@ -207,7 +212,7 @@ describe('secrets never come back', () => {
     expectError(await post(stranger, '/mcp/connection', { url: `https://u:${SECRETS.invalidHeader}@plain.tools.example/mcp`, auth: { type: 'none' } }), 400, 'invalid_tool_server_url');
     expectError(await post(stranger, '/llm/settings', { ...llm, maxTokens: 0, apiKey: SECRETS.invalidHeader }), 400, 'validation_failed');
     expectError(await post(stranger, '/llm/settings', { ...llm, apiKey: 42 }), 400, 'validation_failed');
-    expectError(await dbPost(stranger, '/database/settings/first-step', { ...dbTarget, password: SECRETS.wrongDbPassword }), 400, 'database_auth_failed');
+    expectError(await dbPost(stranger, '/database/settings/first-step', { ...dbTarget, password: SECRETS.wrongDbPassword }), 424, 'database_unreachable');
     expectError(await dbPost(stranger, '/database/settings/first-step', { ...dbTarget, password: '' }), 400, 'validation_failed');
 
     expectError(await post(owner, `/mcp/connection/${tattlerId}/tools/call`, { name: 'echo', arguments: {} }), 502, 'tool_server_error');
