@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from './lib/migrate';
-import { isAlive, isPortFree, stopProcessGroup } from './lib/processes';
+import { isAlive, isPortFree, stopProcessGroup, waitForExit } from './lib/processes';
 import { CHAIN_OF, DEPLOYMENT_NAMES, devSwitchBindings, newJwtSecret, newVaultKek, startBackends, workerBindings, type Backends, type DeploymentName } from './lib/stack';
 import { startWranglerDev, type RunningWorker } from './lib/wrangler-dev';
 
@@ -86,8 +86,13 @@ async function stopLeftovers(): Promise<void> {
       // Only a process that still looks like ours: pids get reused.
       if (!/anvil|postgres|wrangler|workerd/.test(cmdline)) return;
       console.log(`stopping ${entry.kind} (pid ${entry.pid}) left by an earlier run`);
-      if (entry.group) await stopProcessGroup(entry.pid);
-      else process.kill(entry.pid, 'SIGINT');
+      if (entry.group) {
+        await stopProcessGroup(entry.pid);
+        return;
+      }
+      // Postgres: fast shutdown, and wait for it, or its port still looks taken when we start again.
+      process.kill(entry.pid, 'SIGINT');
+      if (!(await waitForExit(entry.pid, 15_000))) process.kill(entry.pid, 'SIGKILL');
     }),
   );
   await rm(pidFile, { force: true });

@@ -10,13 +10,17 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshAgent, type TestAgent } from '../support/agent';
 import { newWallet, transferFreshAgent } from '../support/chain';
-import { call, deployment, expectError, type JsonResponse } from '../support/http';
+import { call, expectError, type JsonResponse } from '../support/http';
 import { agentPath, login } from '../support/login';
+import { loopbackWorker } from '../support/loopback-worker';
 import { closePg, sql } from '../support/pg';
 import { secretValue } from '../support/secrets';
 
 const stack = inject('stack');
-const testnet = deployment('testnet');
+// The database step reaches the embedded Postgres on loopback: a worker as `npm run dev` runs it
+// (DEV_LOOPBACK_TARGETS=1); production's policy refuses loopback targets.
+let worker: Awaited<ReturnType<typeof loopbackWorker>>;
+let testnet: Awaited<ReturnType<typeof loopbackWorker>>['deployment'];
 
 // A second database in the embedded Postgres, with a reader role per wallet, stands in for an external one.
 const database = `transfer_${randomBytes(4).toString('hex')}`;
@@ -35,6 +39,8 @@ async function admin(db: string, statements: string[]): Promise<void> {
 }
 
 beforeAll(async () => {
+  worker = await loopbackWorker(stack);
+  testnet = worker.deployment;
   await admin('postgres', [
     ...Object.values(roles).map((r) => `create role "${r.user}" login password '${r.password}'`),
     `create database "${database}"`,
@@ -46,6 +52,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await worker?.dispose();
   await closePg();
   await admin('postgres', [`drop database if exists "${database}" with (force)`, ...Object.values(roles).map((r) => `drop role if exists "${r.user}"`)]);
 });
