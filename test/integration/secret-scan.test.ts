@@ -7,14 +7,13 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshAgent, type TestAgent } from '../support/agent';
 import { deployment, type JsonResponse, expectError } from '../support/http';
 import { agentPath } from '../support/login';
 import { loopbackWorker } from '../support/loopback-worker';
 import { startPlainServer, startSdkServer, type TestServer } from '../support/mcp-servers';
-import { closePg, sql } from '../support/pg';
+import { adminStatements, closePg, sql } from '../support/pg';
 import { captureConsole, responseRecorder, secretValue, type ConsoleCapture } from '../support/secrets';
 import { toolServerUrl, workerWithToolServers } from '../support/tool-routing';
 
@@ -84,15 +83,7 @@ async function startTattler(): Promise<{ server: Server; url: string }> {
 let owner: TestAgent;
 let stranger: TestAgent;
 
-async function admin(database: string, statements: string[]): Promise<void> {
-  const client = new pg.Client({ connectionString: stack.postgresAdminUrl.replace(/\/postgres$/, `/${database}`) });
-  await client.connect();
-  try {
-    for (const statement of statements) await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (database: string, statements: string[]) => adminStatements(stack.postgresAdminUrl, database, statements);
 
 beforeAll(async () => {
   log = captureConsole();

@@ -6,14 +6,13 @@
  * a POST of the LLM settings with `apiKey`, the database's first step again.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshAgent, type TestAgent } from '../support/agent';
 import { newWallet, transferFreshAgent } from '../support/chain';
 import { call, expectError, type JsonResponse } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { loopbackWorker } from '../support/loopback-worker';
-import { closePg, sql } from '../support/pg';
+import { adminStatements, closePg, sql } from '../support/pg';
 import { secretValue } from '../support/secrets';
 
 const stack = inject('stack');
@@ -28,15 +27,7 @@ const roles = { seller: { user: `seller_${randomBytes(4).toString('hex')}`, pass
 const port = Number(new URL(stack.postgresAdminUrl).port);
 const target = (who: keyof typeof roles) => ({ host: '127.0.0.1', port, database, user: roles[who].user, password: roles[who].password, ssl: 'disable' });
 
-async function admin(db: string, statements: string[]): Promise<void> {
-  const client = new pg.Client({ connectionString: stack.postgresAdminUrl.replace(/\/postgres$/, `/${db}`) });
-  await client.connect();
-  try {
-    for (const statement of statements) await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (database: string, statements: string[]) => adminStatements(stack.postgresAdminUrl, database, statements);
 
 beforeAll(async () => {
   worker = await loopbackWorker(stack);

@@ -22,6 +22,21 @@ export async function sql<R extends Record<string, unknown> = Record<string, any
   return rows;
 }
 
+/**
+ * Runs `statements` in order, as the server's superuser, on `database` of the server behind
+ * `adminUrl` (the harness' `postgresAdminUrl`), on a connection of its own: for statements that
+ * cannot share a pool, such as CREATE/DROP DATABASE and roles for an "external" database.
+ */
+export async function adminStatements(adminUrl: string, database: string, statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl.replace(/\/postgres$/, `/${database}`) });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function closePg(): Promise<void> {
   const open = [...pools.values()];
   pools.clear();
