@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { upgradeAgentSchemas } from '../src/storage/agent-upgrade';
-import type { SqlPool } from '../src/storage/agent-storage';
+import type { SqlPool } from '../src/storage/sql-client';
 import { operatorDatabaseUrl } from './lib/database-url';
 import { progressBar } from '../src/cli/progress';
 

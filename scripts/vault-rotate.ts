@@ -10,7 +10,7 @@
  * Stopping is safe; a rerun continues with what is left.
  */
 import pg from 'pg';
-import type { SqlPool } from '../src/storage/agent-storage';
+import type { SqlPool } from '../src/storage/sql-client';
 import { importKek, type KeyRing } from '../src/vault/crypto';
 import { rotateVault } from '../src/vault/rotate';
 import { progressBar } from '../src/cli/progress';

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from '@hono/zod-openapi';
+import { scrubLogLine } from './scrub';
 
 /**
  * Every public error code and its HTTP status. A code is a stable contract: clients switch on it.
@@ -140,14 +141,7 @@ export function renderError(c: Context, err: unknown): Response {
 function describeCause(cause: unknown): string {
   if (cause instanceof Error) {
     const firstLine = (cause.message ?? '').split('\n')[0]?.slice(0, 300) ?? '';
-    return redact(`${cause.name}: ${firstLine}`);
+    return scrubLogLine(`${cause.name}: ${firstLine}`);
   }
-  return typeof cause === 'string' ? redact(cause.slice(0, 300)) : 'unknown';
-}
-
-/** Strips credentials from URLs and anything shaped like a JWT before a line reaches the log. */
-export function redact(text: string): string {
-  return text
-    .replace(/\/\/[^/\s:@]+:[^@\s]+@/g, '//***@')
-    .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, '***');
+  return typeof cause === 'string' ? scrubLogLine(cause.slice(0, 300)) : 'unknown';
 }

@@ -1,5 +1,5 @@
 import type { Address } from 'viem';
-import type { Agent } from './agents/gate';
+import type { Agent } from './agents/agent';
 import type { Config } from './config';
 import type { Env } from './env';
 import type { Database } from './storage/db';

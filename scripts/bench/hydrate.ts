@@ -4,7 +4,7 @@
  *
  * 1. Generates a JSONL file of `--messages` (default 10^5) messages over `--keys` (default 20)
  *    context keys, interleaved, ~160 characters each, and checks/plans it with the CLI's
- *    hydration engine (src/cli/hydrate-engine.ts).
+ *    hydration engine (src/cli/hydrate-run.ts).
  * 2. Batch: the engine hydrates agent A as `agent-gateway hydrate --create-missing` does:
  *    batches of 100 on `POST …/context/{key}/messages` with an Idempotency-Key each, `--parallel`
  *    (default 4) keys in flight, one key's batches in order.
@@ -25,7 +25,9 @@
 import os from 'node:os';
 import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { parseHydrateFile, planHydration, runHydration, type HydrateResult } from '../../src/cli/hydrate-engine';
+import { parseHydrateFile } from '../../src/cli/hydrate-parse';
+import { planHydration } from '../../src/cli/hydrate-plan';
+import { runHydration, type HydrateResult } from '../../src/cli/hydrate-run';
 import { createGatewayClient, type AgentClient } from '../../src/client';
 import { agentSchemaName } from '../../src/storage/agent-storage';
 import { mintAgent } from '../lib/contracts';
@@ -242,7 +244,7 @@ async function main(): Promise<number> {
       `Machine: ${describeMachine(facts)}; load average ${loadAtStart.toFixed(2)} when the run started and ${loadAtEnd.toFixed(2)} when it ended (the stack, and whatever else runs, share these cores with the benchmark client).`,
       '',
       `Data: one generated JSONL file of ${count(total)} messages (${(content.length / 1024 / 1024).toFixed(1)} MiB, ~${Math.round(content.length / total)} bytes a line) over ${keyCount} context keys, interleaved, roles cycling; checked and planned locally in ${ms(planMs)} (${plan.batchCount} batches). ` +
-        `Batches: the CLI's hydration engine (\`src/cli/hydrate-engine.ts\`, what \`agent-gateway hydrate --create-missing\` runs) into a freshly minted agent: up to 100 messages per \`POST …/messages\` with an Idempotency-Key each, ${parallel} keys in flight, one key's batches in file order. ` +
+        `Batches: the CLI's hydration engine (\`src/cli/hydrate-run.ts\`, what \`agent-gateway hydrate --create-missing\` runs) into a freshly minted agent: up to 100 messages per \`POST …/messages\` with an Idempotency-Key each, ${parallel} keys in flight, one key's batches in file order. ` +
         `One per request: the same engine in single mode into a second fresh agent: \`POST …/message\` per message with an Idempotency-Key each, the same ${parallel}-way concurrency and per-key order${extrapolated ? `; only the first ${count(singleCount)} messages of the file are timed and the time for all ${count(total)} is extrapolated at the measured rate` : ''}. ` +
         'Latency is client-side per request, sent to body read, over loopback through `wrangler dev`; stored rows are counted with SQL afterwards.',
       '',

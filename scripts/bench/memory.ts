@@ -35,7 +35,8 @@ import type { AgentIdentity } from '../../src/agents/identity';
 import { listKeysSql, type ListQuery } from '../../src/contexts/contexts.service';
 import { appendSql } from '../../src/contexts/messages.service';
 import { RESERVED_PREFIX } from '../../src/contexts/rules';
-import { agentSchemaName, provision, type AgentSchema, type SqlPool } from '../../src/storage/agent-storage';
+import { agentSchemaName, provision, type AgentSchema } from '../../src/storage/agent-storage';
+import type { SqlPool } from '../../src/storage/sql-client';
 import { mintAgent } from '../lib/contracts';
 import { progressBar } from '../../src/cli/progress';
 import {

@@ -1,18 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Address } from 'viem';
 import { chainClient } from '../chain/client';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
-import { AgentParamsSchema, type AgentIdentity } from './identity';
+import { AgentParamsSchema } from './identity';
 import { ownerOf } from './ownership';
 import { collectionKind } from './registry';
-
-/** An agent that passed the gates: registered collection, existing token, owned by the caller. */
-export interface Agent extends AgentIdentity {
-  /** The collection's kind in the registry (`internal`, `expert`, ...). */
-  kind: string;
-  owner: Address;
-}
 
 /**
  * Gates 2 and 3 of every `/agent/{agentCollectionAddress}/{agentTokenId}/...` route (after

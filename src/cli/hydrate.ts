@@ -3,7 +3,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { progressBar } from './progress';
 import { stringValue, type Command } from './command';
-import { failedLinesJsonl, parseHydrateFile, planHydration, runHydration, type FailedLine, type HydrateResult } from './hydrate-engine';
+import { parseHydrateFile, type FailedLine } from './hydrate-parse';
+import { planHydration } from './hydrate-plan';
+import { failedLinesJsonl, runHydration, type HydrateResult } from './hydrate-run';
 import { CliError, UsageError, type Io } from './output';
 import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
 

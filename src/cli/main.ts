@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Command, OptionValues } from './command';
-import { CliError, describeError, processIo, redact, UsageError, type Io } from './output';
+import { CliError, describeError, processIo, scrubRegistered, UsageError, type Io } from './output';
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './session';
 
 interface CommandEntry {
@@ -114,7 +114,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     positionals = parsed.positionals;
   } catch (err) {
     const message = (err instanceof Error ? err.message : String(err)).trim();
-    io.err(`agent-gateway ${command.path.join(' ')}: ${redact(message)}\nUsage: ${command.usage} (see --help)`);
+    io.err(`agent-gateway ${command.path.join(' ')}: ${scrubRegistered(message)}\nUsage: ${command.usage} (see --help)`);
     return 2;
   }
   if (values.help === true) {

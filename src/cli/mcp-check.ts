@@ -28,6 +28,7 @@ import {
   type Tool,
 } from '../mcp/client';
 import { checkToolSchema, validateArguments } from '../mcp/schema-check';
+import { scrub } from '../scrub';
 
 export interface McpCheckArgs {
   /** The tool server's endpoint, e.g. `https://tools.example.com/mcp` (http:// is fine for local testing). */
@@ -215,19 +216,15 @@ export async function runMcpCheck(args: McpCheckArgs): Promise<McpCheckResult> {
   const secrets = values
     .flatMap((value) => [value, /^bearer +(.+)$/i.exec(value)?.[1] ?? ''])
     .filter((secret) => secret.length >= 4);
-  const scrub = (text: string): string => {
-    let out = text;
-    for (const secret of secrets) out = out.split(secret).join('***');
-    return out;
-  };
+  const clean = (text: string): string => scrub(text, { secrets, minLength: 4 });
   const add = (name: string, ok: boolean, detail: string) => {
-    const clean = scrub(detail);
-    checks.push({ name, ok, detail: clean.length > MAX_DETAIL ? `${clean.slice(0, MAX_DETAIL)}…` : clean });
+    const text = clean(detail);
+    checks.push({ name, ok, detail: text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text });
   };
   const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = DEFAULT_MAX_RESPONSE_BYTES;
   const baseFetch: typeof fetch = args.fetch ?? ((input, init) => fetch(input, init));
-  const log = (line: string) => args.log(scrub(line));
+  const log = (line: string) => args.log(clean(line));
 
   const auth = authFromHeaders(args.headers ?? {});
   log(`mcp check ${printableUrl(args.url)}${auth.ok ? ` with ${auth.description}` : ''}`);

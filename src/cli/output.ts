@@ -6,6 +6,7 @@
  * the stored messages unchanged (they are the user's data).
  */
 import { GatewayError } from '../client/errors';
+import { scrub } from '../scrub';
 
 const secrets = new Set<string>();
 
@@ -18,13 +19,9 @@ export function registerSecret(value: string | undefined): void {
   }
 }
 
-const JWT_SHAPE = /eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g;
-
 /** Scrubs registered secrets; with `jwtShapes` (diagnostics) also anything shaped like a JWT. */
-export function redact(text: string, jwtShapes = true): string {
-  let out = text;
-  for (const secret of secrets) out = out.split(secret).join('***');
-  return jwtShapes ? out.replace(JWT_SHAPE, '***') : out;
+export function scrubRegistered(text: string, jwtShapes = true): string {
+  return scrub(text, { secrets, jwts: jwtShapes });
 }
 
 export interface Io {
@@ -43,8 +40,8 @@ export interface Io {
 export function processIo(): Io {
   return {
     // Results are data (keys, tables): only registered secrets are scrubbed from them.
-    out: (line) => void process.stdout.write(`${redact(line, false)}\n`),
-    err: (line) => void process.stderr.write(`${redact(line)}\n`),
+    out: (line) => void process.stdout.write(`${scrubRegistered(line, false)}\n`),
+    err: (line) => void process.stderr.write(`${scrubRegistered(line)}\n`),
     rawOut: (text) => void process.stdout.write(text),
     stdout: process.stdout,
     stderr: process.stderr,

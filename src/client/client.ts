@@ -2,7 +2,8 @@
  * A typed client of the gateway's REST API over plain `fetch`: Node 20 and browsers alike (no
  * Node-only imports). See `createGatewayClient`.
  */
-import { GatewayError, scrub, scrubValue } from './errors';
+import { scrub, scrubValue } from '../scrub';
+import { GatewayError } from './errors';
 import type {
   AccessToken,
   AgentRef,
@@ -249,7 +250,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const onAbort = () => controller.abort();
     if (op.signal?.aborted) controller.abort();
     op.signal?.addEventListener('abort', onAbort, { once: true });
-    const secretList = [...secrets];
+    const scrubbing = { secrets: [...secrets] };
     let res: Response;
     let text: string;
     try {
@@ -264,7 +265,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     } catch (err) {
       if (timedOut) throw new GatewayError({ status: 0, code: 'timeout', message: `no answer within ${timeoutMs} ms`, operation });
       if (op.signal?.aborted) throw new GatewayError({ status: 0, code: 'aborted', message: 'the request was aborted', operation, cause: op.signal.reason });
-      throw new GatewayError({ status: 0, code: 'network_error', message: scrub(`request failed: ${describeCause(err)}`, secretList), operation });
+      throw new GatewayError({ status: 0, code: 'network_error', message: scrub(`request failed: ${describeCause(err)}`, scrubbing), operation });
     } finally {
       if (timer !== undefined) clearTimeout(timer);
       op.signal?.removeEventListener('abort', onAbort);
@@ -292,9 +293,9 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       throw new GatewayError({
         status: res.status,
         code: body.error.code,
-        message: scrub(body.error.message, secretList),
+        message: scrub(body.error.message, scrubbing),
         requestId: typeof body.requestId === 'string' ? body.requestId : requestId,
-        details: scrubValue(body.error.details, secretList),
+        details: scrubValue(body.error.details, scrubbing),
         operation,
         retryAfterSeconds,
       });
@@ -302,7 +303,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     throw new GatewayError({
       status: res.status,
       code: 'http_error',
-      message: `HTTP ${res.status}${res.statusText ? ` ${scrub(res.statusText, secretList)}` : ''}`,
+      message: `HTTP ${res.status}${res.statusText ? ` ${scrub(res.statusText, scrubbing)}` : ''}`,
       requestId,
       operation,
       retryAfterSeconds,

@@ -52,22 +52,3 @@ export class GatewayError extends Error {
 export function isGatewayError(value: unknown): value is GatewayError {
   return value instanceof GatewayError;
 }
-
-/** Replaces every occurrence of each secret in `text` (secrets shorter than 8 characters are ignored). */
-export function scrub(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 8) out = out.split(secret).join('***');
-  }
-  return out;
-}
-
-/** Scrubs secrets from `details` (any JSON value) without changing its shape. */
-export function scrubValue(value: unknown, secrets: readonly (string | undefined)[]): unknown {
-  if (typeof value === 'string') return scrub(value, secrets);
-  if (Array.isArray(value)) return value.map((v) => scrubValue(v, secrets));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubValue(v, secrets)]));
-  }
-  return value;
-}

@@ -3,7 +3,7 @@ import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
-import { KeyParamSchema, MessageTextSchema, NewKeySchema, NewMessageSchema, RoleSchema } from './rules';
+import { KeyParamSchema, MessageTextSchema, NewKeySchema, NewMessageSchema, RoleSchema } from './schemas';
 
 const MAX_PAGE = 1_000_000_000;
 

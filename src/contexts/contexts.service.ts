@@ -1,6 +1,7 @@
-import type { Agent } from '../agents/gate';
+import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
-import { ensureAgentSchema, findAgentSchema, type AgentSchema, type AgentStore, type SqlClient } from '../storage/agent-storage';
+import { ensureAgentSchema, findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';
+import type { SqlClient } from '../storage/sql-client';
 import { databaseError } from '../storage/db';
 import { keyProblem, KEY_PROBLEM_TEXT, RESERVED_PREFIX, type KeyProblem } from './rules';
 

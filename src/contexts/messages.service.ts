@@ -1,6 +1,7 @@
-import type { Agent } from '../agents/gate';
+import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
-import { findAgentSchema, type AgentSchema, type AgentStore, type SqlClient, type SqlPool } from '../storage/agent-storage';
+import { findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';
+import type { SqlClient, SqlPool } from '../storage/sql-client';
 import { databaseError } from '../storage/db';
 import type { ROLES } from './rules';
 

@@ -1,6 +1,6 @@
 import { pruneConsumedNonces } from '../auth/nonces';
 import { IDEMPOTENCY_RETENTION_HOURS } from '../contexts/messages.service';
-import type { SqlClient } from '../storage/agent-storage';
+import type { SqlClient } from '../storage/sql-client';
 import type { Database } from '../storage/db';
 
 /**

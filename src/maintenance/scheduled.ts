@@ -1,6 +1,6 @@
 import { loadConfig } from '../config';
 import type { Env } from '../env';
-import { redact } from '../errors';
+import { scrubLogLine } from '../scrub';
 import { openDatabase, type Database } from '../storage/db';
 import { runCleanup } from './cleanup';
 
@@ -18,7 +18,7 @@ export async function scheduled(controller: ScheduledController, env: Env, ctx: 
   } catch (err) {
     // A ConfigError names variables, never their values; anything else is redacted.
     const reason = err instanceof Error ? `${err.name}: ${err.message.split('\n')[0]}` : String(err);
-    console.error(JSON.stringify({ level: 'error', cron: controller.cron, cleanup: 'failed', reason: redact(reason.slice(0, 500)) }));
+    console.error(JSON.stringify({ level: 'error', cron: controller.cron, cleanup: 'failed', reason: scrubLogLine(reason.slice(0, 500)) }));
     throw err;
   } finally {
     if (db) ctx.waitUntil(db.end());

@@ -4,12 +4,13 @@
  * and how any owner rotates theirs.
  */
 import { and, eq } from 'drizzle-orm';
-import type { Agent } from '../agents/gate';
+import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
 import { databaseError } from '../storage/db';
 import { mcpConnections } from '../storage/schema';
 import { walletKey } from '../vault/owner';
-import { agentRef, deleteSecret, ofAgent, storeSecret } from '../vault/store';
+import { agentRef, ofAgent } from '../storage/agent-rows';
+import { deleteSecret, storeSecret } from '../vault/store';
 import { checkToolServer, createMcpClient } from './client';
 import { checkAuthInput, clientAuth, credentialRecord, findConnection, view, type AuthInput, type ConnectionView, type McpDeps } from './connections.service';
 import { toolServerError } from './errors';

@@ -1,12 +1,13 @@
 import { and, count, eq, sql } from 'drizzle-orm';
-import type { Agent } from '../agents/gate';
+import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { mcpConnections, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
 import type { OutboundOptions } from '../net/outbound-policy';
 import { credentialState, walletKey, type CredentialState } from '../vault/owner';
-import { agentRef, agentRefText, deleteSecret, readSecret, storeSecret, ofAgent, type AgentRef } from '../vault/store';
+import { agentRef, agentRefText, ofAgent, type AgentRef } from '../storage/agent-rows';
+import { deleteSecret, readSecret, storeSecret } from '../vault/store';
 import { checkCredentialHeader, checkCredentialValue, checkToolServer, createMcpClient, McpError, type CallResult, type McpAuth, type Tool } from './client';
 import { toolServerError } from './errors';
 import { validateArguments } from './schema-check';

@@ -2,6 +2,7 @@
  * The configured credential: which header names and values may carry one, checking the client's
  * `auth` option, putting it on a request, and keeping it out of error messages.
  */
+import { scrub } from '../scrub';
 import type { McpAuth } from './types';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -77,8 +78,8 @@ export function setCredentialHeader(headers: Headers, auth: McpAuth): void {
 const MAX_UPSTREAM_TEXT = 300;
 
 /** Upstream text for an error message: one line, short, and never the credential. */
-export function scrub(text: unknown, secrets: readonly string[]): string {
-  let out = (typeof text === 'string' ? text : String(text)).replace(/[\u0000-\u001f\u007f]+/g, ' ');
-  for (const secret of secrets) out = out.split(secret).join('***');
+export function upstreamText(text: unknown, secrets: readonly string[]): string {
+  const line = (typeof text === 'string' ? text : String(text)).replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  const out = scrub(line, { secrets, minLength: 1 });
   return out.length > MAX_UPSTREAM_TEXT ? `${out.slice(0, MAX_UPSTREAM_TEXT)}...` : out;
 }

@@ -2,18 +2,18 @@
  * Reading one reply of the tool server: the body under a byte cap and the deadline, as JSON or as
  * an SSE stream, and picking the JSON-RPC response that answers our request id.
  */
-import { scrub } from './credentials';
+import { upstreamText } from './credentials';
 import { timeoutError, type Deadline } from './deadline';
 import { isObject, McpError, type JsonObject } from './types';
 
 /** Byte cap for the body of an error status (we only look for a JSON-RPC error in it). */
 const ERROR_BODY_BYTES = 64 * 1024;
 
-/** An McpError for a JSON-RPC error object; its message goes through `scrub`. */
+/** An McpError for a JSON-RPC error object; its message goes through `upstreamText`. */
 export function rpcFailure(error: JsonObject, secrets: readonly string[], status?: number): McpError {
   const code = typeof error.code === 'number' && Number.isInteger(error.code) ? error.code : undefined;
   const text = typeof error.message === 'string' ? error.message : 'no message';
-  return new McpError('rpc_error', `tool server returned JSON-RPC error${code === undefined ? '' : ` ${code}`}: ${scrub(text, secrets)}`, {
+  return new McpError('rpc_error', `tool server returned JSON-RPC error${code === undefined ? '' : ` ${code}`}: ${upstreamText(text, secrets)}`, {
     ...(code === undefined ? {} : { rpcCode: code }),
     ...(status === undefined ? {} : { status }),
   });

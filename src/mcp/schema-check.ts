@@ -4,8 +4,8 @@
  * upstream.
  *
  * `@cfworker/json-schema` runs in workerd (no code generation) but does not implement
- * `$dynamicRef`, so the 2020-12 meta-schema below is the official one with every
- * `"$dynamicRef": "#meta"` rewritten to a plain `$ref` to the top meta-schema. Without that
+ * `$dynamicRef`, so the 2020-12 meta-schema (./meta-schema) is the official one, vendored as JSON,
+ * with every `"$dynamicRef": "#meta"` rewritten at load to a plain `$ref` to the top meta-schema. Without that
  * rewrite, sub-schemas are never checked and typos such as `{"type": "strin"}` pass.
  *
  * Tool calls cannot pin the gateway (DESIGN §8): every regex of a tool schema must run under the

@@ -1,12 +1,13 @@
 import { and, eq, ne } from 'drizzle-orm';
-import type { Agent } from '../agents/gate';
+import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
 import { checkDatabaseTarget, type OutboundOptions } from '../net/outbound-policy';
 import { databaseError, type Database } from '../storage/db';
 import { databaseSetups, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
 import { credentialState, walletKey } from '../vault/owner';
-import { agentRef, deleteSecret, secretOwnerWallet, storeSecret, ofAgent } from '../vault/store';
+import { agentRef, ofAgent } from '../storage/agent-rows';
+import { deleteSecret, secretOwnerWallet, storeSecret } from '../vault/store';
 import { listVisibleTables, type ExternalDatabase } from './external-db';
 
 export interface DatabaseDeps {

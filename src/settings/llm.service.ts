@@ -1,11 +1,12 @@
 import { eq } from 'drizzle-orm';
-import type { Agent } from '../agents/gate';
+import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { llmSettings, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
 import { credentialState, walletKey, type CredentialState } from '../vault/owner';
-import { agentRef, deleteSecret, secretOwnerWallet, storeSecret, ofAgent } from '../vault/store';
+import { agentRef, ofAgent } from '../storage/agent-rows';
+import { deleteSecret, secretOwnerWallet, storeSecret } from '../vault/store';
 
 export interface LlmSettingsInput {
   provider: string;

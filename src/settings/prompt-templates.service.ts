@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
-import type { Agent } from '../agents/gate';
+import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { promptTemplates } from '../storage/schema';
-import { agentRef, ofAgent } from '../vault/store';
+import { agentRef, ofAgent } from '../storage/agent-rows';
 
 export interface PromptTemplate {
   key: string;

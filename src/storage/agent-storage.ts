@@ -1,14 +1,8 @@
 import type { AgentIdentity } from '../agents/identity';
 import { databaseError } from './db';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION, type TemplateStep } from './agent-template';
+import type { SqlClient, SqlPool } from './sql-client';
 
-/** What provisioning needs of a pool: the Neon driver's in the worker, `pg`'s in scripts. */
-export interface SqlClient {
-  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
-}
-export interface SqlPool extends SqlClient {
-  connect(): Promise<SqlClient & { release(): void }>;
-}
 
 /** Where agent storage is reached: one-shot statements, and a pool for transactions. */
 export interface AgentStore {

@@ -1,6 +1,7 @@
 import type { Address } from 'viem';
 import { AGENT_TEMPLATE, type TemplateStep } from './agent-template';
-import { provision, type SqlPool } from './agent-storage';
+import { provision } from './agent-storage';
+import type { SqlPool } from './sql-client';
 
 export interface UpgradeProgress {
   done: number;

@@ -3,7 +3,7 @@ import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import * as schema from './schema';
-import type { SqlClient } from './agent-storage';
+import type { SqlClient } from './sql-client';
 
 /**
  * The database handle of one request. The pool is opened on first use and must be ended after

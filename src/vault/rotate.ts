@@ -1,4 +1,4 @@
-import type { SqlPool } from '../storage/agent-storage';
+import type { SqlPool } from '../storage/sql-client';
 import { rewrapSecret, type KeyRing } from './crypto';
 
 export interface RotationProgress {

@@ -1,31 +1,10 @@
-import { and, eq, type SQL } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { AgentIdentity } from '../agents/identity';
+import { and, eq } from 'drizzle-orm';
 import type { Config } from '../config';
+import { agentRefText, ofAgent, type AgentRef } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
 import { vaultEntries } from '../storage/schema';
 import { importKek, openSecret, sealSecret, type KeyRing, type SecretContext } from './crypto';
 import { walletKey } from './owner';
-
-/** How gateway rows name their agent: chain, lower-case collection, decimal token id. */
-export interface AgentRef {
-  chainId: number;
-  collection: string;
-  tokenId: string;
-}
-
-export function agentRef(agent: AgentIdentity): AgentRef {
-  return { chainId: agent.chainId, collection: agent.collection.toLowerCase(), tokenId: agent.tokenId.toString() };
-}
-
-/** The rows of one agent in a gateway table keyed by `(chain_id, collection, token_id)`. */
-export function ofAgent(table: { chainId: PgColumn; collection: PgColumn; tokenId: PgColumn }, ref: AgentRef): SQL {
-  return and(eq(table.chainId, ref.chainId), eq(table.collection, ref.collection), eq(table.tokenId, ref.tokenId))!;
-}
-
-export function agentRefText(ref: AgentRef): string {
-  return `${ref.chainId}:${ref.collection}:${ref.tokenId}`;
-}
 
 const rings = new WeakMap<Config, Promise<KeyRing>>();
 

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getAddress } from 'viem';
 import { migrateGateway } from '../../scripts/lib/migrate';
 import { ensureDatabase } from '../../scripts/lib/postgres';
-import { agentSchemaName, provision, type SqlPool } from '../../src/storage/agent-storage';
+import { agentSchemaName, provision } from '../../src/storage/agent-storage';
+import type { SqlPool } from '../../src/storage/sql-client';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION } from '../../src/storage/agent-template';
 import { upgradeAgentSchemas, type UpgradeProgress } from '../../src/storage/agent-upgrade';
 

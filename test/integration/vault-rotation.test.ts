@@ -19,7 +19,7 @@ import { call, deployment, errorCode } from '../support/http';
 import { agentPath } from '../support/login';
 import { startPlainServer, type TestServer } from '../support/mcp-servers';
 import { toolServerUrl, workerWithToolServers } from '../support/tool-routing';
-import type { SqlPool } from '../../src/storage/agent-storage';
+import type { SqlPool } from '../../src/storage/sql-client';
 import { importKek, openSecret, sealSecret, VaultDecryptError, type Kek, type KeyRing, type SecretContext } from '../../src/vault/crypto';
 import { rotateVault, type RotationProgress } from '../../src/vault/rotate';
 import { sealLegacy } from '../support/legacy-vault';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { likeSubstring } from '../../src/contexts/contexts.service';
-import { keyProblem, MessageTextSchema, NewKeySchema, RESERVED_PREFIX } from '../../src/contexts/rules';
+import { keyProblem, RESERVED_PREFIX } from '../../src/contexts/rules';
+import { MessageTextSchema, NewKeySchema } from '../../src/contexts/schemas';
 
 /** DESIGN §5, written out again: 2..255 of `A-Z a-z 0-9 . _ - : / @`, not under the reserved prefix. */
 const ALLOWED = new Set('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-:/@');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AddressSchema, TokenIdSchema, isWalletAddress } from '../../src/agents/identity';
 import { isAcceptedSignatureShape } from '../../src/auth/signature';
 import { compileRouteTable } from '../../src/http/routes-table';
-import { redact } from '../../src/errors';
+import { scrubLogLine } from '../../src/scrub';
 
 describe('AddressSchema', () => {
   const checksummed = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
@@ -69,9 +69,9 @@ describe('compileRouteTable', () => {
   });
 });
 
-describe('redact', () => {
+describe('scrubLogLine', () => {
   it('strips URL credentials and JWT-shaped strings from log lines', () => {
-    const line = redact('connect to postgresql://user:hunter2@db.example/x failed; token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig');
+    const line = scrubLogLine('connect to postgresql://user:hunter2@db.example/x failed; token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig');
     expect(line).not.toContain('hunter2');
     expect(line).not.toContain('eyJzdWIiOiIxIn0');
     expect(line).toContain('postgresql://***@db.example/x');

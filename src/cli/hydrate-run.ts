@@ -1,184 +1,21 @@
 /**
- * The hydration engine behind `agent-gateway hydrate` (and `npm run bench:hydrate`).
- *
- * 1. `parseHydrateFile`: every line of a JSONL file (`{ "key", "role", "message" }`) is checked
- *    locally with the gateway's own rules; invalid lines are reported with their line numbers and
- *    never sent. Blank lines are skipped.
- * 2. `planHydration`: per key, its valid lines in file order, cut into batches of up to 100
- *    messages (and at most ~900 kB of JSON, under the gateway's 1 MiB body limit). Each batch gets
- *    the Idempotency-Key `hydrate:<first 16 hex of sha256(file)>:<firstLine>-<lastLine>`, so the
- *    same file always yields the same batches and keys: a rerun after a crash replays the batches
- *    that were stored (`Idempotent-Replayed: true`) and stores nothing twice.
- * 3. `runHydration`: `--create-missing` creates the keys first (batch endpoint); then up to
- *    `parallel` keys at a time, each key's batches strictly in order (never two in flight for one
- *    key), retried with backoff on 502/503/504 and network errors (never on 4xx). When a batch
- *    fails for good, the key's later batches are not sent (so a rerun cannot store them before
- *    it); 401/403/agent errors, or a gateway that stays unavailable, stop the whole run.
+ * The hydration engine behind `agent-gateway hydrate` (and `npm run bench:hydrate`):
+ * `parseHydrateFile` (./hydrate-parse.ts) checks the lines, `planHydration` (./hydrate-plan.ts)
+ * cuts them into idempotent batches, and `runHydration` sends them: `--create-missing` creates the
+ * keys first (batch endpoint); then up to `parallel` keys at a time, each key's batches strictly in
+ * order (never two in flight for one key), retried with backoff on 502/503/504 and network errors
+ * (never on 4xx). When a batch fails for good, the key's later batches are not sent (so a rerun
+ * cannot store them before it); 401/403/agent errors, or a gateway that stays unavailable, stop
+ * the whole run.
  */
-import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { AgentClient } from '../client/client';
 import { GatewayError } from '../client/errors';
-import type { NewContextMessage, Role } from '../client/types';
-import { KEY_PROBLEM_TEXT, keyProblem, MESSAGE_MAX_BYTES, ROLES } from '../contexts/rules';
+import type { NewContextMessage } from '../client/types';
+import type { FailedLine, HydrateRecord } from './hydrate-parse';
+import { MAX_BATCH_MESSAGES, type Batch, type HydratePlan } from './hydrate-plan';
 import { describeGatewayError } from './output';
 import { isRetryable, withRetry, type RetryOptions } from './retry';
-
-export const MAX_BATCH_MESSAGES = 100;
-/** Estimated JSON body size a batch may reach (the gateway's default MAX_BODY_BYTES is 1 MiB). */
-export const MAX_BATCH_BYTES = 900 * 1024;
-
-export interface HydrateRecord {
-  /** 1-based line number in the file. */
-  line: number;
-  key: string;
-  role: Role;
-  message: string;
-}
-
-/** A line that was not stored, with why; the fields of the line when it was a JSON object. */
-export interface FailedLine {
-  line: number;
-  reason: string;
-  key?: unknown;
-  role?: unknown;
-  message?: unknown;
-  /** The line as it was, when it was not a JSON object. */
-  raw?: string;
-}
-
-export interface HydrateFile {
-  /** First 16 hex digits of the sha256 of the file's bytes. */
-  fileId: string;
-  /** Non-blank lines. */
-  lineCount: number;
-  records: HydrateRecord[];
-  invalid: FailedLine[];
-}
-
-const utf8 = new TextEncoder();
-const ROLE_SET = new Set<string>(ROLES);
-
-function shortJson(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
-}
-
-/** Why one parsed line cannot be sent, or null. */
-function lineProblems(value: Record<string, unknown>): string[] {
-  const problems: string[] = [];
-  const { key, role, message } = value;
-  if (typeof key !== 'string') problems.push(key === undefined ? 'key: missing' : 'key: must be a string');
-  else {
-    const problem = keyProblem(key);
-    if (problem) problems.push(`key: ${KEY_PROBLEM_TEXT[problem]}`);
-  }
-  if (typeof role !== 'string' || !ROLE_SET.has(role)) {
-    problems.push(role === undefined ? 'role: missing' : `role: must be one of ${ROLES.join(', ')} (got ${shortJson(role)})`);
-  }
-  if (typeof message !== 'string') problems.push(message === undefined ? 'message: missing' : 'message: must be a string');
-  else {
-    if (message.length < 2) problems.push('message: must be at least 2 characters');
-    else if (utf8.encode(message).byteLength > MESSAGE_MAX_BYTES) problems.push(`message: must be at most ${MESSAGE_MAX_BYTES} bytes of UTF-8`);
-    if (message.includes('\u0000')) problems.push('message: must not contain NUL characters');
-    if (!message.isWellFormed()) problems.push('message: must be well-formed Unicode (no lone surrogates)');
-  }
-  return problems;
-}
-
-/** Reads and checks every line; nothing is sent. */
-export function parseHydrateFile(content: Uint8Array | string): HydrateFile {
-  const bytes = typeof content === 'string' ? utf8.encode(content) : content;
-  const fileId = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
-  const text = typeof content === 'string' ? content : new TextDecoder().decode(content);
-  const lines = text.split('\n');
-  const records: HydrateRecord[] = [];
-  const invalid: FailedLine[] = [];
-  let lineCount = 0;
-  for (let i = 0; i < lines.length; i++) {
-    let raw = lines[i]!;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    if (i === 0 && raw.startsWith('\uFEFF')) raw = raw.slice(1);
-    if (raw.trim() === '') continue;
-    lineCount++;
-    const line = i + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (err) {
-      invalid.push({ line, reason: `invalid JSON (${err instanceof Error ? err.message : 'parse error'})`, raw });
-      continue;
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      invalid.push({ line, reason: 'not a JSON object with key, role and message', raw });
-      continue;
-    }
-    const object = value as Record<string, unknown>;
-    const problems = lineProblems(object);
-    if (problems.length > 0) {
-      invalid.push({ line, reason: problems.join('; '), key: object.key, role: object.role, message: object.message });
-      continue;
-    }
-    records.push({ line, key: object.key as string, role: object.role as Role, message: object.message as string });
-  }
-  return { fileId, lineCount, records, invalid };
-}
-
-export interface Batch {
-  key: string;
-  /** Line numbers of the first and last message. */
-  first: number;
-  last: number;
-  records: HydrateRecord[];
-  idempotencyKey: string;
-}
-
-export interface HydratePlan {
-  fileId: string;
-  /** Keys in order of first appearance. */
-  keys: string[];
-  batchesByKey: Map<string, Batch[]>;
-  totalMessages: number;
-  batchCount: number;
-}
-
-/** The batches of a file: per key, its records in file order, up to 100 (and ~900 kB) each. */
-export function planHydration(file: Pick<HydrateFile, 'fileId' | 'records'>, options: { maxMessages?: number; maxBytes?: number } = {}): HydratePlan {
-  const maxMessages = options.maxMessages ?? MAX_BATCH_MESSAGES;
-  const maxBytes = options.maxBytes ?? MAX_BATCH_BYTES;
-  const byKey = new Map<string, HydrateRecord[]>();
-  for (const record of file.records) {
-    let list = byKey.get(record.key);
-    if (!list) byKey.set(record.key, (list = []));
-    list.push(record);
-  }
-  const batchesByKey = new Map<string, Batch[]>();
-  let batchCount = 0;
-  const make = (key: string, records: HydrateRecord[]): Batch => {
-    const first = records[0]!.line;
-    const last = records[records.length - 1]!.line;
-    batchCount++;
-    return { key, first, last, records, idempotencyKey: `hydrate:${file.fileId}:${first}-${last}` };
-  };
-  for (const [key, records] of byKey) {
-    const batches: Batch[] = [];
-    let current: HydrateRecord[] = [];
-    let bytes = 16;
-    for (const record of records) {
-      const size = utf8.encode(JSON.stringify({ message: record.message, role: record.role })).byteLength + 1;
-      if (current.length > 0 && (current.length >= maxMessages || bytes + size > maxBytes)) {
-        batches.push(make(key, current));
-        current = [];
-        bytes = 16;
-      }
-      current.push(record);
-      bytes += size;
-    }
-    if (current.length > 0) batches.push(make(key, current));
-    batchesByKey.set(key, batches);
-  }
-  return { fileId: file.fileId, keys: [...byKey.keys()], batchesByKey, totalMessages: file.records.length, batchCount };
-}
 
 export interface HydrateProgress {
   /** Messages stored, replayed or failed so far (of `total`). */
@@ -215,6 +52,17 @@ export interface HydrateResult {
   seconds: number;
   /** Why the run stopped early, when it did. */
   stopped?: string;
+}
+
+/** A message of a batch sent one by one failed: `cause` is why, `sentBefore` how many went before it. */
+class SingleAppendError extends Error {
+  override readonly name = 'SingleAppendError';
+  constructor(
+    override readonly cause: unknown,
+    readonly sentBefore: number,
+  ) {
+    super('single append failed', { cause });
+  }
 }
 
 /** Errors after which no further request can succeed: stop the run. */
@@ -331,7 +179,7 @@ export async function runHydration(agent: AgentClient, plan: HydratePlan, option
         else sent++;
         progress();
       } catch (err) {
-        throw Object.assign(new Error('single append failed'), { original: err, sentBefore: i });
+        throw new SingleAppendError(err, i);
       }
     }
   };
@@ -348,10 +196,9 @@ export async function runHydration(agent: AgentClient, plan: HydratePlan, option
         if (options.single) await sendSingles(batch);
         else await sendBatch(batch);
       } catch (thrown) {
-        const partial = thrown as { original?: unknown; sentBefore?: number };
-        const err = partial.original ?? thrown;
+        const err = thrown instanceof SingleAppendError ? thrown.cause : thrown;
         const reason = reasonOf(err);
-        failRecords(batch.records.slice(partial.sentBefore ?? 0), reason);
+        failRecords(batch.records.slice(thrown instanceof SingleAppendError ? thrown.sentBefore : 0), reason);
         for (const rest of batches.slice(i + 1)) {
           failRecords(rest.records, `not sent: an earlier batch of key ${key} failed (line ${batch.first}: ${reason})`);
         }
