@@ -6,28 +6,30 @@ import type { AppBindings } from '../types';
 import type { finishLogin as finishRoute, initLogin as initRoute, verifyWalletRoute } from './auth.routes';
 import { finishLogin, startLogin, verifyWallet, type AuthDeps } from './auth.service';
 
-function authDeps(c: Context<AppBindings>): AuthDeps {
+function authDeps(c: Context<AppBindings>, wallet: { walletAddress: string; chainId: number }): AuthDeps {
+  let charged: Promise<void> | undefined;
   return {
     config: c.var.config,
     kv: c.env.NONCES,
     db: c.var.db,
     chain: chainClient(c.var.config),
     now: () => new Date(),
+    // Once per request, however many costly steps it takes.
+    chargeCostlyCheck: () => (charged ??= limitLoginAttempts(c, 'signature', wallet)),
   };
 }
 
 export const initHandler: RouteHandler<typeof initRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
   await limitLoginAttempts(c, 'init', body);
-  const result = await startLogin(authDeps(c), { wallet: body.walletAddress, chainId: body.chainId, purpose: body.purpose });
+  const result = await startLogin(authDeps(c, body), { wallet: body.walletAddress, chainId: body.chainId, purpose: body.purpose });
   c.header('Cache-Control', 'no-store');
   return c.json(result, 200);
 };
 
 export const finishHandler: RouteHandler<typeof finishRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
-  await limitLoginAttempts(c, 'signature', body);
-  const result = await finishLogin(authDeps(c), {
+  const result = await finishLogin(authDeps(c, body), {
     wallet: body.walletAddress,
     chainId: body.chainId,
     signature: body.signature,
@@ -39,8 +41,7 @@ export const finishHandler: RouteHandler<typeof finishRoute, AppBindings> = asyn
 
 export const verifyHandler: RouteHandler<typeof verifyWalletRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');
-  await limitLoginAttempts(c, 'signature', body);
-  const result = await verifyWallet(authDeps(c), {
+  const result = await verifyWallet(authDeps(c, body), {
     wallet: body.walletAddress,
     chainId: body.chainId,
     message: body.message,

@@ -15,15 +15,22 @@ export interface AuthDeps {
   db: Database;
   chain: PublicClient;
   now: () => Date;
+  /**
+   * Counts an attempt that costs more than one local signature check (listing a wallet's pending
+   * messages, asking the chain) against the wallet's budget; throws `rate_limited` over it. A
+   * finish with its nonce whose signature recovers locally never spends it, so nobody can lock an
+   * owner out of a login by spending the budget of their wallet.
+   */
+  chargeCostlyCheck: () => Promise<void>;
 }
 
 /**
  * A finish without a nonce tries at most this many of the wallet's pending messages (newest
  * first) by local recovery (about 2 ms of CPU each), and asks the chain (smart wallets) about at
- * most MAX_CHAIN_TRIED. Twice the per-wallet init limit (30 a minute, fixed windows): a message is
- * pushed out of reach only by more than 63 later inits for its wallet, which takes three windows,
- * so it stays findable for at least a minute whatever anyone does; clients that send the nonce are
- * never affected.
+ * most MAX_CHAIN_TRIED. Twice the per-wallet init limit (30 a minute, fixed windows): from one
+ * client address, a message is pushed out of reach only by more than 63 later inits for its wallet,
+ * which takes three windows. Many addresses together can push it out sooner; a finish that sends
+ * its nonce (the client and the CLI do) is never affected.
  */
 export const MAX_PENDING_TRIED = 64;
 export const MAX_CHAIN_TRIED = 3;
@@ -75,6 +82,7 @@ export async function finishLogin(
 ): Promise<{ token: string }> {
   const { config } = deps;
   requireDeploymentChain(config, input.chainId);
+  if (input.nonce === undefined) await deps.chargeCostlyCheck();
   const pending = input.nonce === undefined
     ? await listPendingLogins(deps.kv, config.chainId, input.wallet, MAX_PENDING_TRIED)
     : [await loadPendingLogin(deps.kv, config.chainId, input.wallet, input.nonce)].filter((p): p is PendingLogin => p !== null);
@@ -95,7 +103,7 @@ export async function finishLogin(
     return check.ok;
   });
   if (live.length === 0) throw messageRejected(failures[0] ?? 'malformed');
-  const signed = await findSignedLogin(deps.chain, input.wallet, live, input.signature);
+  const signed = await findSignedLogin(deps, input.wallet, live, input.signature);
   if (!signed) throw new AppError('signature_invalid', 'The signature is not the wallet\'s over a pending login message');
   await consumeOrReject(deps, signed.nonce);
   const { token } = await issueAccessToken({
@@ -108,12 +116,13 @@ export async function finishLogin(
   return { token };
 }
 
-async function findSignedLogin(chain: PublicClient, wallet: Address, logins: PendingLogin[], signature: Hex): Promise<PendingLogin | null> {
+async function findSignedLogin(deps: AuthDeps, wallet: Address, logins: PendingLogin[], signature: Hex): Promise<PendingLogin | null> {
   for (const login of logins) {
     if (await recoversTo({ address: wallet, message: login.message, signature })) return login;
   }
+  await deps.chargeCostlyCheck();
   for (const login of logins.slice(0, MAX_CHAIN_TRIED)) {
-    if (await askChain(chain, wallet, login.message, signature)) return login;
+    if (await askChain(deps.chain, wallet, login.message, signature)) return login;
   }
   return null;
 }
@@ -143,9 +152,11 @@ export async function verifyWallet(
   if (nonce.length < 16) {
     throw new AppError('login_message_invalid', 'The message nonce must have at least 16 alphanumeric characters');
   }
-  const signed =
-    (await recoversTo({ address: input.wallet, message: input.message, signature: input.signature })) ||
-    (await askChain(deps.chain, input.wallet, input.message, input.signature));
+  let signed = await recoversTo({ address: input.wallet, message: input.message, signature: input.signature });
+  if (!signed) {
+    await deps.chargeCostlyCheck();
+    signed = await askChain(deps.chain, input.wallet, input.message, input.signature);
+  }
   if (!signed) throw new AppError('signature_invalid', 'The signature does not match the wallet and message');
   await consumeOrReject(deps, nonce);
   return { verified: true, walletAddress: input.wallet, chainId: config.chainId };

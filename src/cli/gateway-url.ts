@@ -11,10 +11,13 @@ import { UsageError } from './output';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Hosts plain http may go to: the token and the sign-in never cross a network in clear text. */
+/**
+ * Hosts plain http may go to: the token and the sign-in never cross a network in clear text.
+ * Not `*.localhost`: Node asks the DNS for those, and a hostile resolver can answer anything.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /**

@@ -13,9 +13,9 @@ export const RATE_LIMITERS = {
    * POST /auth/jwt/init, and /auth/jwt/finish with /wallet/verify, per wallet of the body: two
    * budgets, so a flood of inits for a wallet never blocks the owner's finish of a message it holds.
    */
-  LOGIN_RATE_LIMITER: 'init, or signature (finish and verify), + chain id + lower-case walletAddress of the body',
-  /** Every agent-scoped route, per wallet of the access token (after the bearer gate). */
-  AGENT_RATE_LIMITER: 'chain id and lower-case wallet of the access token (sub)',
+  LOGIN_RATE_LIMITER: 'init or signature (costly checks of finish and verify) + chain id + lower-case walletAddress of the body (+ the public client address)',
+  /** Every agent-scoped route, per wallet of the access token (after the bearer gate) and per public client address (before it). */
+  AGENT_RATE_LIMITER: 'chain id and lower-case wallet of the access token (sub); and the public client address',
   /** Every route without a token, per public client address (CF-Connecting-IP). */
   IP_RATE_LIMITER: 'CF-Connecting-IP when public (IPv6 per /64); loopback, private or absent: not limited',
 } as const satisfies Partial<Record<keyof Env, string>>;
@@ -73,14 +73,19 @@ export async function limitRequest(c: Context<AppBindings>, name: RateLimiterNam
 
 /**
  * Per wallet on the login routes: the chain id and the (validated) wallet of the body, counted
- * apart for starting logins (`init`) and for presenting signatures (`signature`: finish, verify).
+ * apart for starting logins (`init`) and for costly signature checks (`signature`: a finish without
+ * its nonce, or any check that must ask the chain), and per client address too where Cloudflare
+ * gives a public one: a flood from one address spends that address's budget for the wallet, not
+ * the owner's.
  */
 export function limitLoginAttempts(
   c: Context<AppBindings>,
   step: 'init' | 'signature',
   body: { walletAddress: string; chainId: number },
 ): Promise<void> {
-  return limitRequest(c, 'LOGIN_RATE_LIMITER', `${step}:${body.chainId}:${body.walletAddress.toLowerCase()}`);
+  const client = publicClientKey(c.req.header('cf-connecting-ip'));
+  const key = `${step}:${body.chainId}:${body.walletAddress.toLowerCase()}${client ? `:${client}` : ''}`;
+  return limitRequest(c, 'LOGIN_RATE_LIMITER', key);
 }
 
 /**
@@ -93,10 +98,10 @@ export function clientRateLimit(): MiddlewareHandler<AppBindings> {
     if (c.var.config.dev.rateLimits) {
       const missing = (Object.keys(RATE_LIMITERS) as RateLimiterName[]).filter((n) => !isRateLimiter(c.env[n]));
       if (missing.length > 0) throw misconfigured(missing);
-      if (!c.req.path.startsWith(AGENT_PREFIX)) {
-        const key = publicClientKey(c.req.header('cf-connecting-ip'));
-        if (key) await limitRequest(c, 'IP_RATE_LIMITER', key);
-      }
+      const key = publicClientKey(c.req.header('cf-connecting-ip'));
+      // Agent routes count per client address too (before the token is checked, so bad tokens
+      // count), in the agent limiter's generous budget: bulk hydration comes from one address.
+      if (key) await limitRequest(c, c.req.path.startsWith(AGENT_PREFIX) ? 'AGENT_RATE_LIMITER' : 'IP_RATE_LIMITER', key);
     }
     await next();
   };

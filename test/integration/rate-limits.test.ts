@@ -52,22 +52,41 @@ describe('per wallet on the login routes', () => {
   });
 });
 
-describe('per wallet on finish and verify', () => {
-  it('a burst of garbage finishes gets 429 on finish and verify; inits of that wallet are unaffected', async () => {
+describe('per wallet on costly signature checks (finish without its nonce, chain checks)', () => {
+  it('a burst of garbage finishes spends the wallet budget; the owner finishing with the nonce is never blocked', async () => {
     const wallet = newWallet();
     await earlyInWindow();
-    await initLogin(testnet, wallet.address);
+    const mine = await initLogin(testnet, wallet.address);
     const garbage = { walletAddress: wallet.address, chainId: 80002, signature: `0x${'cd'.repeat(65)}` };
     const results = await Promise.all(Array.from({ length: 40 }, () => finish(testnet.baseUrl, garbage)));
     expect(results.filter((r) => r.status === 401)).toHaveLength(loginLimit);
     for (const res of results.filter((r) => r.status !== 401)) expectRateLimited(res);
+    // A garbage signature with a nonce must ask the chain (a smart wallet's?): that is costly, and limited.
+    expectRateLimited(await finish(testnet.baseUrl, { ...garbage, nonce: mine.nonce }));
+    // So is a pairing check whose signature does not recover locally.
+    const pairing = await initLogin(testnet, wallet.address, testnet.baseUrl, 'pairing');
+    const stranger = newWallet();
     expectRateLimited(
       await call(testnet.baseUrl, '/wallet/verify', {
         method: 'POST',
-        json: { walletAddress: wallet.address, chainId: 80002, message: 'any message', signature: garbage.signature },
+        json: { walletAddress: wallet.address, chainId: 80002, message: pairing.message, signature: await stranger.signMessage({ message: pairing.message }) },
       }),
     );
-    expect((await initLogin(testnet, wallet.address)).nonce).toBeTruthy();
+    // The owner, finishing with the nonce and a signature that recovers locally, spends nothing.
+    const signature = await wallet.signMessage({ message: mine.message });
+    const res = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature, nonce: mine.nonce });
+    expect(res.status, res.text).toBe(200);
+  });
+
+  it('counts per public client address too: a flood from one address does not spend the budget of another', async () => {
+    const wallet = newWallet();
+    const flooder = `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
+    const owner = `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
+    await earlyInWindow();
+    const results = await initBurst(testnet.baseUrl, wallet.address, loginLimit + 1, 80002, { 'cf-connecting-ip': flooder });
+    expect(results.filter((r) => r.status === 200)).toHaveLength(loginLimit);
+    expectRateLimited(results.find((r) => r.status !== 200) as JsonResponse);
+    expect((await init(testnet.baseUrl, wallet.address, { 'cf-connecting-ip': owner })).status).toBe(200);
   });
 });
 
@@ -122,14 +141,12 @@ describe('on a deployment with low limits (agent routes 5, client address 5 a mi
     expect(statuses).toEqual(Array(7).fill(200));
   });
 
-  it('does not count agent routes against the client address', async () => {
-    const agent = await freshAgent(testnet);
+  it('counts agent routes per public client address too, before the token is checked, apart from the routes without a token', async () => {
     const ip = `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
+    const path = agentPath(testnet.collection, 1n);
     await earlyInWindow();
-    for (let i = 0; i < 5; i++) {
-      const res = await call(worker.url, agentPath(agent.collection, agent.tokenId, '/contexts/keys'), { token: agent.token, headers: { 'cf-connecting-ip': ip } });
-      expect(res.status).toBe(200);
-    }
+    for (let i = 0; i < 5; i++) expectError(await call(worker.url, path, { headers: { 'cf-connecting-ip': ip } }), 401, 'unauthorized');
+    expectRateLimited(await call(worker.url, path, { headers: { 'cf-connecting-ip': ip } }));
     expect((await call(worker.url, '/health', { headers: { 'cf-connecting-ip': ip } })).status).toBe(200);
   });
 });
