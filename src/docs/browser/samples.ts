@@ -50,8 +50,14 @@ export function curlSample(entry: Operation, input: SampleInput): string {
   return lines.join(' \\\n  ');
 }
 
-export function literal(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(/"([A-Za-z_$][\w$]*)":/g, '$1:').replace(/"/g, "'").replace(/\n/g, '\n  ');
+/** A value as a TypeScript literal (single quotes, bare keys), continuation lines indented by `indent`. */
+export function literal(value: unknown, indent = ''): string {
+  const json = JSON.stringify(value, null, 2) ?? 'undefined';
+  const ts = json.replace(/"((?:[^"\\]|\\.)*)"(:?)/g, (_m: string, text: string, colon: string) => {
+    const plain = JSON.parse('"' + text + '"') as string;
+    return (colon && /^[A-Za-z_$][\w$]*$/.test(plain) ? plain : "'" + plain.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r') + "'") + colon;
+  });
+  return ts.replace(/\n/g, '\n' + indent);
 }
 
 /** TypeScript with agent-gateway/client; a fetch call when the operation has no operationId. */
@@ -67,7 +73,7 @@ export function clientSample(entry: Operation, input: SampleInput): string {
       'const res = await fetch(' + literal(input.baseUrl + input.path + qs) + ', {',
       "  method: '" + entry.method.toUpperCase() + "',",
       headers.length ? '  headers: { ' + headers.join(', ') + ' },' : null,
-      input.body !== undefined ? '  body: JSON.stringify(' + literal(input.body) + '),' : null,
+      input.body !== undefined ? '  body: JSON.stringify(' + literal(input.body, '  ') + '),' : null,
       '});', 'console.log(res.status, await res.text());'].filter((l) => l !== null).join('\n');
   }
   const args = input.pathParams.slice(agentScoped ? 2 : 0).map(([, v]) => literal(v));
