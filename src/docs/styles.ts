@@ -47,9 +47,6 @@ main{padding:8px 28px 40px;min-width:0}
 .opbody{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:24px;margin-top:8px}
 h4{margin:16px 0 6px;font-size:14px}
 h5{margin:10px 0 4px;font-size:13px}
-table{border-collapse:collapse;width:100%;font-size:13px}
-th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
-th{font-size:12px;color:var(--muted);font-weight:600}
 .pname{font-weight:600}
 .snode{margin-left:14px}
 .srow{display:inline-flex;flex-wrap:wrap;gap:6px;align-items:baseline}
@@ -61,12 +58,17 @@ th{font-size:12px;color:var(--muted);font-weight:600}
 .status{font-weight:700;font-family:ui-monospace,monospace}
 .s2{color:#1a7f37}.s4{color:#9a6700}.s5{color:#cf222e}
 .opside .code,.result pre{margin:0 0 8px}
+.opside{min-width:0}
 [role=tablist]{display:flex;gap:2px;border-bottom:1px solid var(--line);margin-bottom:6px;flex-wrap:wrap}
 .tab{background:none;border:0;border-bottom:2px solid transparent;border-radius:0;color:var(--muted);padding:4px 10px;font-size:13px}
 .tab[aria-selected=true]{color:var(--fg);border-bottom-color:var(--accent);font-weight:600}
-.code{position:relative}
-.code pre{background:var(--code);color:var(--codefg);border:0;border-radius:8px;padding:12px;overflow:auto;max-height:360px;margin:0}
-.copy{position:absolute;top:6px;right:6px;padding:1px 8px;font-size:12px;opacity:.85}
+.codebar{display:flex;justify-content:space-between;align-items:center;background:#2b303b;color:#aab2c0;border-radius:8px 8px 0 0;padding:4px 6px 4px 12px;font-size:12px}
+.code pre{background:var(--code);color:var(--codefg);border:0;border-radius:0 0 8px 8px;padding:12px;overflow:auto;max-height:360px;margin:0}
+.copy{padding:1px 8px;font-size:12px;background:#3a404c;color:#e6e9ef;border-color:#4a5160}
+.params{list-style:none;margin:0;padding:0}
+.param{border-bottom:1px solid var(--line);padding:8px 0}
+.param .srow{margin:2px 0}
+.pin{font-size:12px;color:var(--muted)}
 pre{background:#f6f8fa;border:1px solid var(--line);border-radius:6px;padding:8px;overflow:auto;max-height:420px;margin:6px 0}
 .try{margin-top:16px;border-top:1px dashed var(--line);padding-top:10px}
 .try summary{cursor:pointer;font-weight:600}

@@ -64,5 +64,5 @@ export function codeBlock(label: string, text: string, attrs: Record<string, str
     if (!clip) return done('Select and copy');
     clip.writeText(text).then(() => done('Copied'), () => done('Select and copy'));
   });
-  return h('div', Object.assign({ class: 'code' }, attrs), copy, pre);
+  return h('div', Object.assign({ class: 'code' }, attrs), h('div', { class: 'codebar' }, h('span', {}, label), copy), pre);
 }

@@ -91,7 +91,7 @@ export async function docsMain(): Promise<void> {
       const inTag = ops.filter((o) => o.tag === tag);
       const slug = tag.replace(/[^A-Za-z0-9]+/g, '-');
       nav.push(h('div', { id: 'nav-group-' + slug, class: 'navgroup' }, h('h2', {}, tag), h('ul', {}, inTag.map((o) =>
-        h('li', { id: 'nav-' + o.id }, h('a', { href: '#' + o.id, 'data-nav': o.method.toUpperCase() + ' ' + o.path, title: o.method.toUpperCase() + ' ' + o.path },
+        h('li', { id: 'nav-' + o.id }, h('a', { href: '#' + o.id, 'data-nav': o.method.toUpperCase() + ' ' + o.path, title: o.summary + ' (' + o.method.toUpperCase() + ' ' + o.path + ')' },
           methodBadge(o.method), h('span', { class: 'navsum' }, o.summary)))))));
       const description = tagDescription(spec, tag);
       sections.push(h('div', { id: 'group-' + slug, class: 'group' }, h('h2', { class: 'taghead', 'data-tag': tag }, tag),

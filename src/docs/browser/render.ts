@@ -13,17 +13,15 @@ export function methodBadge(method: string): HTMLElement {
 }
 
 export function paramsTable(spec: Obj, params: Obj[]): HTMLElement {
-  const head = h('tr', {}, ['Name', 'In', 'Type', 'Description'].map((t) => h('th', { scope: 'col' }, t)));
-  const rows = params.map((p) => {
+  return h('ul', { class: 'params' }, params.map((p) => {
     const s = deref(spec, p.schema).s;
     const ex = p.example !== undefined ? p.example : s.example;
-    return h('tr', {},
-      h('td', {}, h('code', { class: 'pname' }, String(p.name)), p.required ? h('span', { class: 'req' }, 'required') : null),
-      h('td', {}, String(p.in)),
-      h('td', {}, h('span', { class: 'type' }, typeLabel(spec, s)), ' ', facts(s, false)),
-      h('td', {}, md(p.description ?? s.description ?? ''), ex === undefined ? null : h('div', { class: 'note' }, 'Example: ', h('code', {}, typeof ex === 'string' ? ex : JSON.stringify(ex)))));
-  });
-  return h('table', {}, h('thead', {}, head), h('tbody', {}, rows));
+    return h('li', { class: 'param' },
+      h('div', { class: 'srow' }, h('code', { class: 'pname' }, String(p.name)), h('span', { class: 'type' }, typeLabel(spec, s)),
+        h('span', { class: 'pin' }, 'in ' + String(p.in)), p.required ? h('span', { class: 'req' }, 'required') : null),
+      p.description ?? s.description ? h('div', { class: 'sdesc' }, md(p.description ?? s.description)) : null,
+      h('div', { class: 'srow' }, facts(s, false), ex === undefined ? null : h('span', { class: 'chip' }, 'example: ' + (typeof ex === 'string' ? ex : JSON.stringify(ex)))));
+  }));
 }
 
 /** Accessible tabs (arrow keys move between them); the first is selected. */
