@@ -248,6 +248,15 @@ describe('/docs in headless Chromium', () => {
       expect(await agent.locator('.result .status').textContent()).toMatch(/^200\b/);
       expect((await agent.locator('.result pre').first().textContent())?.toLowerCase()).toContain(owner.address.toLowerCase());
       expect(authorizations).toEqual([`GET /agent/${deployment.collection}/${owner.tokenId} Bearer ${owner.token}`]);
+      // The code-sample tabs: click, then the arrow keys.
+      const clientTab = agent.getByRole('tab', { name: 'TypeScript client' });
+      await clientTab.click();
+      expect(await agent.locator('[data-sample="client"]').isVisible()).toBe(true);
+      expect(await agent.locator('[data-sample="curl"]').isVisible()).toBe(false);
+      await page.keyboard.press('ArrowLeft');
+      expect(await agent.locator('[data-sample="curl"]').isVisible()).toBe(true);
+      await page.keyboard.press('ArrowRight');
+      expect(await agent.getByRole('tab', { name: 'TypeScript client' }).getAttribute('aria-selected')).toBe('true');
       await agent.locator('.result').scrollIntoViewIfNeeded();
       await page.screenshot({ path: `/tmp/docs-${net}-try.png` });
       await agent.screenshot({ path: `/tmp/docs-${net}-agent.png` });
