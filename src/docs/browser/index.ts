@@ -2,7 +2,6 @@
  * The functions that make up the /docs page script, serialized by src/docs/script.ts. Every
  * function the page calls must be listed here; `docsMain` is the entry.
  */
-import type * as Declared from '../browser-app.js';
 import { appendKids, byId, codeBlock, errorText, h, isObj, md, pathText, show } from './dom';
 import { applySearch, docsMain, failPage, initSearch, sampleBaseUrl } from './main';
 import { collectOperations, matchesSearch, tagDescription, tagOrder } from './operations';
@@ -11,10 +10,9 @@ import { clientSample, curlSample, literal, paramExample, sampleInput, shellQuot
 import { deref, facts, jsonMedia, mediaExample, pointer, refName, sample, schemaTree, typeLabel } from './schema';
 import { initToken, readToken, send, tryPanel } from './try-it';
 
-/** What the worker sees of this module (through ../browser-app.d.ts); checked here against the code. */
-export const entry: typeof Declared.entry = docsMain;
+export const entry: () => Promise<void> = docsMain;
 
-export const functions: typeof Declared.functions = [
+export const functions: readonly ((...args: never[]) => unknown)[] = [
   appendKids, byId, codeBlock, errorText, h, isObj, md, pathText, show,
   applySearch, docsMain, failPage, initSearch, sampleBaseUrl,
   collectOperations, matchesSearch, tagDescription, tagOrder,

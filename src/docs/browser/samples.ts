@@ -69,7 +69,7 @@ export function clientSample(entry: Operation, input: SampleInput): string {
     const headers: string[] = [];
     if (entry.secured) headers.push('authorization: `Bearer ${process.env.AGENT_GATEWAY_TOKEN}`');
     if (input.body !== undefined) headers.push("'content-type': 'application/json'");
-    return ['// No operationId, so agent-gateway/client has no method for this operation: plain fetch.',
+    return ['// No operationId, so no agent-gateway/client method: plain fetch.',
       'const res = await fetch(' + literal(input.baseUrl + input.path + qs) + ', {',
       "  method: '" + entry.method.toUpperCase() + "',",
       headers.length ? '  headers: { ' + headers.join(', ') + ' },' : null,
