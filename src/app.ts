@@ -79,9 +79,10 @@ export function createApp() {
       { name: 'Operations', description: 'Health and documentation' },
     ],
   }));
-  app.get('/docs', (c) =>
-    c.html(referencePage({ specUrl: '/openapi.json', title: `agent-gateway: ${c.var.config.deployment}` })),
-  );
+  app.get('/docs', async (c) => {
+    const page = await referencePage({ specUrl: '/openapi.json', title: `agent-gateway: ${c.var.config.deployment}` });
+    return c.html(page.html, 200, { 'Content-Security-Policy': page.csp });
+  });
   app.get('/', (c) => c.redirect('/docs', 302));
 
   app.notFound((c) => {

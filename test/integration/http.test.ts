@@ -146,7 +146,8 @@ describe('documentation', () => {
     const docs = await call(baseUrl, '/docs');
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toContain('text/html');
-    expect(docs.text).toContain('/openapi.json');
+    expect(docs.text).toContain('data-spec-url="/openapi.json"');
+    expect(docs.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; style-src 'sha256-/);
     const root = await call(baseUrl, '/');
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/docs');

@@ -1,0 +1,23 @@
+/**
+ * The functions that make up the /docs page script, serialized by src/docs/script.ts. Every
+ * function the page calls must be listed here; `docsMain` is the entry.
+ */
+import { appendKids, byId, codeBlock, errorText, h, isObj, md, pathText, show } from './dom';
+import { applySearch, docsMain, failPage, initSearch, sampleBaseUrl } from './main';
+import { collectOperations, matchesSearch, tagDescription, tagOrder } from './operations';
+import { methodBadge, paramsTable, renderOperation, responseList, tabs } from './render';
+import { clientSample, curlSample, literal, paramExample, sampleInput, shellQuote } from './samples';
+import { deref, facts, jsonMedia, mediaExample, pointer, refName, sample, schemaTree, typeLabel } from './schema';
+import { initToken, readToken, send, tryPanel } from './try-it';
+
+export const entry: () => Promise<void> = docsMain;
+
+export const functions: readonly ((...args: never[]) => unknown)[] = [
+  appendKids, byId, codeBlock, errorText, h, isObj, md, pathText, show,
+  applySearch, docsMain, failPage, initSearch, sampleBaseUrl,
+  collectOperations, matchesSearch, tagDescription, tagOrder,
+  methodBadge, paramsTable, renderOperation, responseList, tabs,
+  clientSample, curlSample, literal, paramExample, sampleInput, shellQuote,
+  deref, facts, jsonMedia, mediaExample, pointer, refName, sample, schemaTree, typeLabel,
+  initToken, readToken, send, tryPanel,
+];
