@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import type { AgentClient } from '../client/client';
 import { GatewayError } from '../client/errors';
 import type { NewContextMessage, Role } from '../client/types';
-import { KEY_PROBLEM_TEXT, keyProblem, MESSAGE_MAX_BYTES, ROLES } from '../contexts/rules';
+import { KEY_PROBLEM_TEXT, keyProblem, MESSAGE_MAX_BYTES, ROLES } from '../contexts/key-rules';
 import { describeGatewayError } from './output';
 import { isRetryable, withRetry, type RetryOptions } from './retry';
 
