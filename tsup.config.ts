@@ -12,7 +12,6 @@ const common = {
   target: 'es2022',
   outDir: 'dist',
   sourcemap: false,
-  splitting: false,
   shims: false,
 } as const;
 
@@ -21,6 +20,7 @@ export default defineConfig([
     ...common,
     entry: { client: 'src/client/index.ts' },
     platform: 'neutral', // browsers and Node: no node: imports may sneak in
+    splitting: false,
     clean: true,
     dts: { entry: { client: 'src/client/index.ts' }, compilerOptions: { composite: false, incremental: false } },
     tsconfig: 'src/client/tsconfig.json',
@@ -29,6 +29,7 @@ export default defineConfig([
     ...common,
     entry: { cli: 'src/cli/main.ts' },
     platform: 'node',
+    splitting: true, // keeps main.ts's lazy import() of each command: `--help` does not load viem
     tsconfig: 'src/cli/tsconfig.json',
   },
 ]);
