@@ -41,7 +41,7 @@ function clientImportsOnlyTypesFromOutside(): string[] {
   const bad: string[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
     const text = readFileSync(path.join(dir, file), 'utf8');
-    for (const m of text.matchAll(/^(import|export)\s+([^;]*?)\s+from\s+'([^']+)'/gms)) {
+    for (const m of text.matchAll(/^(import|export)\s+(?:([^;]*?)\s+from\s+)?['"]([^'"]+)['"]/gm)) {
       const [, keyword, clause = '', source = ''] = m;
       const outside = source.startsWith('../') || !source.startsWith('.');
       if (outside && !/^type\b/.test(clause)) bad.push(`src/client/${file}: ${keyword} ${clause} from '${source}'`);
@@ -103,6 +103,11 @@ try {
 
   const help = run('npx', ['--no', '--', 'agent-gateway', '--help'], app);
   report(help.ok && help.out.includes('agent-gateway'), 'npx agent-gateway --help', help.ok ? '' : tail(help.out));
+  // Each command is a lazily loaded chunk with its own imports (viem, re2js, @cfworker/json-schema).
+  for (const command of ['login', 'contexts list', 'hydrate', 'messages export', 'mcp check']) {
+    const loaded = run('npx', ['--no', '--', 'agent-gateway', ...command.split(' '), '--help'], app);
+    report(loaded.ok && loaded.out.includes('Usage'), `npx agent-gateway ${command} --help (loads its chunk)`, loaded.ok ? '' : tail(loaded.out));
+  }
 
   writeFileSync(
     path.join(app, 'tsconfig.json'),
