@@ -9,7 +9,22 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from './output';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * The checkout this module runs from (or, installed as a package, the package's directory): the
+ * nearest directory above it holding a package.json. Sources (`src/cli/`) and the build
+ * (`dist/`) sit at different depths, so it is looked up rather than counted.
+ */
+function packageRoot(file: string): string {
+  let dir = path.dirname(file);
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) return dir;
+    dir = up;
+  }
+  return dir;
+}
+
+const REPO_ROOT = packageRoot(fileURLToPath(import.meta.url));
 
 /**
  * Hosts plain http may go to: the token and the sign-in never cross a network in clear text.

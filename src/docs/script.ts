@@ -1,6 +1,6 @@
 /**
  * The /docs page script: the browser functions of src/docs/browser (type-checked against the DOM
- * by tsconfig.docs.json) serialized with `Function.prototype.toString()`, then a call of the
+ * by src/docs/browser/tsconfig.json) serialized with `Function.prototype.toString()`, then a call of the
  * entry. No build step and no generated file: the worker bundle carries the compiled functions.
  *
  * This works because the bundler (wrangler's esbuild) renames a function and every reference to

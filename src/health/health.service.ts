@@ -23,7 +23,7 @@ async function timed(run: () => Promise<string | undefined>): Promise<Dependency
     timer = setTimeout(() => resolve('did not answer in time'), CHECK_TIMEOUT_MS);
   });
   const problem = await Promise.race([run().catch(() => 'did not answer'), timeout]);
-  clearTimeout(timer);
+  if (timer !== undefined) clearTimeout(timer);
   const latencyMs = Date.now() - started;
   return problem ? { ok: false, latencyMs, problem } : { ok: true, latencyMs };
 }

@@ -1,6 +1,6 @@
 /**
  * The worker sees this folder only through ../browser-app.d.ts (no DOM types there); these types
- * fail to compile (tsconfig.docs.json) when that declaration and ./index drift apart.
+ * fail to compile (src/docs/browser/tsconfig.json) when that declaration and ./index drift apart.
  */
 import type * as Declared from '../browser-app.js';
 import type { entry, functions } from './index';
