@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document against the running gateway: a realistic request set (every operation's
- * success and its 400/401/403/404/405/409/413/415/429 paths where they can be reached) is replayed
+ * success and its 400/401/403/404/405/409/413/415/424/429 paths where they can be reached) is replayed
  * on a real worker (Miniflare, Postgres, anvil, a loopback tool server and database), and every
  * answer is checked against the document the same worker serves (test/support/openapi-contract).
  */
@@ -152,6 +152,10 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(agent, 'DELETE', `/mcp/connection/${id}`)).status).toBe(200);
     expect((await onAgent(agent, 'DELETE', `/mcp/connection/${id}`)).status).toBe(404);
     expect((await onAgent(agent, 'GET', `/mcp/connection/${id}`)).status).toBe(405);
+    const gone = await startPlainServer({ apiKey: API_KEY });
+    const goneId = ((await onAgent(agent, 'POST', '/mcp/connection', { json: { url: gone.url, auth } })).body as { id: string }).id;
+    await gone.close();
+    expect((await onAgent(agent, 'GET', `/mcp/connection/${goneId}/tools`)).status).toBe(424);
 
     // After a transfer: the earlier owner's secrets are never used (409), and the old owner is refused (403).
     const sold = await freshAgent(deployment);
@@ -176,7 +180,7 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect(exchanges.flatMap((e) => checker.problems(e))).toEqual([]);
 
     const statuses = new Set(exchanges.map((e) => e.res.status));
-    for (const status of [200, 400, 401, 403, 404, 405, 409, 413, 415, 429]) expect(statuses, String(status)).toContain(status);
+    for (const status of [200, 400, 401, 403, 404, 405, 409, 413, 415, 424, 429]) expect(statuses, String(status)).toContain(status);
     const succeeded = new Set(exchanges.filter((e) => e.res.status === 200).map((e) => checker.operationFor(e.method, e.path)?.operation?.operationId));
     const every = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect([...every].filter((operationId) => !succeeded.has(operationId))).toEqual([]);
