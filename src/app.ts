@@ -15,6 +15,7 @@ import { withDatabase } from './http/database';
 import { jsonBody } from './http/json-body';
 import { clientRateLimit, walletRateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
+import { documentCommonResponses } from './http/openapi-responses';
 import { documentRequestBytesErrors, storableUrl } from './http/request-bytes';
 import { createRouter } from './http/router';
 import { compileRouteTable, onKnownRoutes, type RouteTable } from './http/routes-table';
@@ -55,6 +56,7 @@ export function createApp() {
   app.route('/', settings);
   app.route('/', mcp);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);
+  documentCommonResponses(app.openAPIRegistry);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
@@ -68,8 +70,11 @@ export function createApp() {
       title: `agent-gateway (${c.var.config.deployment}, chain ${c.var.config.chainId})`,
       version: '0.1.0',
       description: API_DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: new URL(c.req.url).origin }],
+    // Every operation needs the bearer token unless it says `security: []` (health, login, verify).
+    security: [{ bearer: [] }],
     tags: [
       { name: 'Login', description: 'Wallet-signature login (EIP-4361) and chat pairing' },
       { name: 'Agents', description: 'Agent-scoped routes: bearer token, registered collection, on-chain owner' },

@@ -4,6 +4,7 @@ import { AGENT_PATH, AgentSummarySchema, agentRoute } from './agent-route';
 export const getAgent = createRoute({
   method: 'get',
   path: AGENT_PATH,
+  operationId: 'getAgent',
   tags: ['Agents'],
   summary: 'The agent, as the gateway sees it',
   description:

@@ -87,6 +87,8 @@ const VerifiedSchema = z
 export const initLogin = createRoute({
   method: 'post',
   path: '/auth/jwt/init',
+  operationId: 'initLogin',
+  security: [],
   tags: ['Login'],
   summary: 'Start a wallet login',
   description:
@@ -103,6 +105,8 @@ export const initLogin = createRoute({
 export const finishLogin = createRoute({
   method: 'post',
   path: '/auth/jwt/finish',
+  operationId: 'finishLogin',
+  security: [],
   tags: ['Login'],
   summary: 'Finish a wallet login and get an access token',
   description:
@@ -122,6 +126,8 @@ export const finishLogin = createRoute({
 export const verifyWalletRoute = createRoute({
   method: 'post',
   path: '/wallet/verify',
+  operationId: 'verifyWallet',
+  security: [],
   tags: ['Login'],
   summary: 'Verify a wallet signature (chat pairing)',
   description:

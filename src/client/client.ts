@@ -86,13 +86,20 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The client. A method named after an operation of the OpenAPI document carries its
+ * `operationId` as its name (`getHealth`, `initLogin`, … and on `AgentClient` `listContextKeys`,
+ * `appendMessages`, …); `health` and `summary` are older names of `getHealth` and `getAgent`.
+ */
 export interface GatewayClient {
   readonly baseUrl: string;
   /** The current access token (undefined before a login). Handle with care: it is a credential. */
   readonly token: string | undefined;
   setToken(token: string | undefined): void;
 
-  /** `GET /health`: the report, for 200 and 503 alike. */
+  /** `GET /health` (operationId `getHealth`): the report, for 200 and 503 alike. */
+  getHealth(options?: CallOptions): Promise<HealthReport>;
+  /** The same as `getHealth`. */
   health(options?: CallOptions): Promise<HealthReport>;
   /** `POST /auth/jwt/init`. */
   initLogin(body: LoginInit, options?: CallOptions): Promise<LoginChallenge>;
@@ -113,7 +120,9 @@ export interface AgentClient {
   /** The path prefix `/agent/{collection}/{tokenId}`. */
   readonly path: string;
 
-  /** `GET …`: the agent after the three gates. */
+  /** `GET …` (operationId `getAgent`): the agent after the three gates. */
+  getAgent(options?: CallOptions): Promise<AgentSummary>;
+  /** The same as `getAgent`. */
   summary(options?: CallOptions): Promise<AgentSummary>;
 
   /** `GET …/contexts/keys`: one page. */
@@ -361,7 +370,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       return token;
     },
     setToken,
-    health: (o = {}) => json<HealthReport>({ method: 'GET', path: '/health', okStatuses: [503], signal: o.signal }),
+    getHealth: (o = {}) => json<HealthReport>({ method: 'GET', path: '/health', okStatuses: [503], signal: o.signal }),
+    health: (o = {}) => client.getHealth(o),
     initLogin: (body, o = {}) => json<LoginChallenge>({ method: 'POST', path: '/auth/jwt/init', body, signal: o.signal }),
     finishLogin: (body, o = {}) => json<AccessToken>({ method: 'POST', path: '/auth/jwt/finish', body, signal: o.signal }),
     verifyWallet: (body, o = {}) => json<WalletVerified>({ method: 'POST', path: '/wallet/verify', body, signal: o.signal }),
@@ -385,7 +395,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       collection,
       tokenId,
       path: prefix,
-      summary: (o = {}) => get<AgentSummary>('', o.signal),
+      getAgent: (o = {}) => get<AgentSummary>('', o.signal),
+      summary: (o = {}) => self.getAgent(o),
       listContextKeys: (q = {}, o = {}) =>
         get<ContextKeyPage>('/contexts/keys', o.signal, {
           page: q.page,

@@ -1,72 +1,44 @@
 /**
- * Request and response types of the gateway's API, written by hand from the route schemas
- * (`src/*\/*.routes.ts`); the names follow the OpenAPI components of `/openapi.json`
- * (`test/unit/client-types.test.ts` keeps the property names in step with the document).
+ * Request and response types of the gateway's API, derived from the route definitions
+ * (`src/*\/*.routes.ts`) that also generate the OpenAPI document: a request body is the zod
+ * input of the route's JSON body schema, an answer the zod output of its 200 schema, a query the
+ * parsed query. A route change changes these types, and the client's method signatures with them:
+ * the compiler catches the drift. Names follow the OpenAPI components of `/openapi.json`.
  *
- * Browser-safe: types only.
+ * Browser-safe: types only (`import type`: no route or worker code reaches the client).
  */
+import type { z } from '@hono/zod-openapi';
+import type { getAgent } from '../agents/agents.routes';
+import type { finishLogin, initLogin, verifyWalletRoute } from '../auth/auth.routes';
+import type { appendMessage, appendMessages, createContext, createContexts, listContextKeys, readMessages } from '../contexts/contexts.routes';
+import type { RoleSchema } from '../contexts/schemas';
+import type { ERROR_STATUS, ErrorBodySchema } from '../errors';
+import type { getHealth } from '../health/health.routes';
+import type { addConnection, callTool, listConnections, listTools, removeConnection, replaceConnectionAuth } from '../mcp/mcp.routes';
+import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
+import type { getLlmSettings, getPromptTemplate, saveLlmSettings, savePromptTemplate } from '../settings/settings.routes';
 
 /** `0x` + 40 hex. Mixed case must be a valid EIP-55 checksum. */
 export type Address = `0x${string}`;
 export type Hex = `0x${string}`;
+
+type JsonSchemaOf<T> = T extends { content: { 'application/json': { schema: infer S extends z.ZodType } } } ? S : never;
+
+/** The JSON a route answers with 200, as the gateway sends it. */
+export type ResponseOf<Route> = Route extends { responses: { 200: infer Answer } } ? z.output<JsonSchemaOf<Answer>> : never;
+
+/** The JSON body a route accepts, as a caller writes it (defaults optional). */
+export type RequestBodyOf<Route> = Route extends { request: { body: infer Body } } ? z.input<JsonSchemaOf<Body>> : never;
+
+/** A route's query parameters as values (the client turns them into strings), all optional. */
+export type QueryOf<Route> = Route extends { request: { query: infer Q extends z.ZodType } } ? { [K in keyof z.output<Q>]?: z.output<Q>[K] } : never;
 
 // ---------------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------------
 
 /** Every error code the gateway answers with (a stable contract: switch on it). */
-export type ErrorCode =
-  | 'validation_failed'
-  | 'invalid_json'
-  | 'invalid_encoding'
-  | 'nul_character'
-  | 'context_exists'
-  | 'agent_kind_not_supported'
-  | 'idempotency_key_reused'
-  | 'invalid_tool_server_url'
-  | 'mcp_connection_exists'
-  | 'invalid_tool_schema'
-  | 'invalid_tool_arguments'
-  | 'tool_server_invalid'
-  | 'tool_server_credential_rejected'
-  | 'database_not_found'
-  | 'database_target_refused'
-  | 'tool_server_oauth_unsupported'
-  | 'tool_snapshot_too_large'
-  | 'mcp_connection_limit'
-  | 'tool_arguments_too_large'
-  | 'database_table_not_offered'
-  | 'unauthorized'
-  | 'token_expired'
-  | 'token_wrong_chain'
-  | 'login_not_started'
-  | 'login_expired'
-  | 'nonce_used'
-  | 'login_message_invalid'
-  | 'signature_invalid'
-  | 'message_purpose_mismatch'
-  | 'not_owner'
-  | 'not_found'
-  | 'agent_not_found'
-  | 'context_not_found'
-  | 'llm_settings_not_found'
-  | 'prompt_template_not_found'
-  | 'mcp_connection_not_found'
-  | 'tool_not_found'
-  | 'database_setup_not_found'
-  | 'method_not_allowed'
-  | 'credential_reentry_required'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'misconfigured'
-  | 'tool_server_unreachable'
-  | 'database_unreachable'
-  | 'tool_server_failed_dependency'
-  | 'tool_server_error'
-  | 'tool_server_timeout'
-  | 'dependency_unavailable';
+export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
  * Codes the client itself produces: `network_error` (no HTTP answer: connection refused, reset,
@@ -77,94 +49,46 @@ export type ErrorCode =
  */
 export type ClientErrorCode = 'network_error' | 'timeout' | 'aborted' | 'invalid_response' | 'http_error' | 'login_unavailable';
 
-/** `{ error: { code, message, details? }, requestId }`: the one error body (component `Error`). */
-export interface ErrorBody {
-  error: { code: string; message: string; details?: unknown };
-  requestId: string;
-}
-
 /** `details` of `validation_failed`. */
 export interface ValidationIssues {
   issues: { path: string; message: string }[];
 }
 
+/** `{ error: { code, message, details? }, requestId }`: the one error body (component `Error`). */
+export type ErrorBody = z.output<typeof ErrorBodySchema>;
+
 // ---------------------------------------------------------------------------------------------
 // Operations
 // ---------------------------------------------------------------------------------------------
 
-/** Component `DependencyCheck`. */
-export interface DependencyCheck {
-  ok: boolean;
-  latencyMs: number;
-  problem?: string;
-}
-
 /** Component `HealthReport`: `GET /health` (200 and 503 alike). */
-export interface HealthReport {
-  status: 'ok' | 'unavailable';
-  chainId: number;
-  checks: { database: DependencyCheck; chain: DependencyCheck };
-}
+export type HealthReport = ResponseOf<typeof getHealth>;
+/** Component `DependencyCheck`. */
+export type DependencyCheck = HealthReport['checks']['database'];
 
 // ---------------------------------------------------------------------------------------------
 // Login
 // ---------------------------------------------------------------------------------------------
 
-/** Component `LoginInit`: body of `POST /auth/jwt/init`. */
-export interface LoginInit {
-  walletAddress: Address | string;
-  chainId: number;
-  /** `login` (default) or `pairing` (a message for `POST /wallet/verify`). */
-  purpose?: 'login' | 'pairing';
-}
-
+/** Component `LoginInit`: body of `POST /auth/jwt/init`; `purpose` is `login` (default) or `pairing`. */
+export type LoginInit = RequestBodyOf<typeof initLogin>;
 /** Component `LoginChallenge`: the EIP-4361 message to sign, unchanged. */
-export interface LoginChallenge {
-  nonce: string;
-  message: string;
-}
-
-/** Component `LoginFinish`: body of `POST /auth/jwt/finish`. */
-export interface LoginFinish {
-  walletAddress: Address | string;
-  chainId: number;
-  signature: Hex | string;
-  /** Optional: the nonce init returned, for a direct lookup of the signed message. */
-  nonce?: string;
-}
-
+export type LoginChallenge = ResponseOf<typeof initLogin>;
+/** Component `LoginFinish`: body of `POST /auth/jwt/finish`; `nonce` (optional) names the message signed. */
+export type LoginFinish = RequestBodyOf<typeof finishLogin>;
 /** Component `AccessToken`. */
-export interface AccessToken {
-  token: string;
-}
-
+export type AccessToken = ResponseOf<typeof finishLogin>;
 /** Component `WalletVerification`: body of `POST /wallet/verify` (chat pairing). */
-export interface WalletVerification {
-  walletAddress: Address | string;
-  chainId: number;
-  message: string;
-  signature: Hex | string;
-}
-
+export type WalletVerification = RequestBodyOf<typeof verifyWalletRoute>;
 /** Component `WalletVerified`. */
-export interface WalletVerified {
-  verified: true;
-  walletAddress: string;
-  chainId: number;
-}
+export type WalletVerified = ResponseOf<typeof verifyWalletRoute>;
 
 // ---------------------------------------------------------------------------------------------
 // Agents
 // ---------------------------------------------------------------------------------------------
 
 /** Component `AgentSummary`: `GET /agent/{collection}/{tokenId}`. */
-export interface AgentSummary {
-  chainId: number;
-  agentCollectionAddress: string;
-  agentTokenId: string;
-  kind: string;
-  owner: string;
-}
+export type AgentSummary = ResponseOf<typeof getAgent>;
 
 /** An agent: its collection address and token id (decimal; bigint and number are accepted). */
 export interface AgentRef {
@@ -176,90 +100,32 @@ export interface AgentRef {
 // Contexts and messages
 // ---------------------------------------------------------------------------------------------
 
-export type Role = 'user' | 'system' | 'assistant';
+export type Role = z.output<typeof RoleSchema>;
 
-/** Query of `GET …/contexts/keys`. */
-export interface ContextKeysQuery {
-  /** 1-indexed (default 1). */
-  page?: number;
-  /** Default 10, clamped to 1..100 by the gateway. */
-  elementsPerPage?: number;
-  /** Case-insensitive substring; `% _ \` match literally. */
-  search?: string;
-  sortBy?: 'key';
-  sortDirection?: 'asc' | 'desc';
-}
-
+/** Query of `GET …/contexts/keys`: `elementsPerPage` is clamped to 1..100 by the gateway. */
+export type ContextKeysQuery = QueryOf<typeof listContextKeys>;
 /** Component `NewContext`: body of `POST …/context`. */
-export interface NewContext {
-  key: string;
-}
-
+export type NewContext = RequestBodyOf<typeof createContext>;
 /** Component `NewContexts`: body of `POST …/contexts` (1..100 keys). */
-export interface NewContexts {
-  keys: string[];
-}
-
+export type NewContexts = RequestBodyOf<typeof createContexts>;
 /** Component `ContextKeyPage`. */
-export interface ContextKeyPage {
-  page: number;
-  elementsPerPage: number;
-  totalElements: number;
-  contextKeys: string[];
-}
-
-/** One entry of component `ContextBatchResult`. */
-export interface ContextBatchResultItem {
-  key: string;
-  status: 'created' | 'exists' | 'invalid';
-  reason?: 'too_short' | 'too_long' | 'bad_characters' | 'reserved';
-  message?: string;
-}
-
+export type ContextKeyPage = ResponseOf<typeof listContextKeys>;
 /** Component `ContextBatchResult`: `POST …/contexts`. */
-export interface ContextBatchResult {
-  results: ContextBatchResultItem[];
-}
-
+export type ContextBatchResult = ResponseOf<typeof createContexts>;
+/** One entry of component `ContextBatchResult`. */
+export type ContextBatchResultItem = ContextBatchResult['results'][number];
 /** Component `NewContextMessage`: one message to append. */
-export interface NewContextMessage {
-  message: string;
-  role: Role;
-}
-
+export type NewContextMessage = RequestBodyOf<typeof appendMessage>;
 /** Component `NewContextMessages`: body of `POST …/context/{key}/messages` (1..100). */
-export interface NewContextMessages {
-  messages: NewContextMessage[];
-}
-
-/** Component `ContextMessage`: a stored message. */
-export interface ContextMessage {
-  /** Increasing within a context, in commit order. */
-  id: number;
-  role: Role;
-  message: string;
-  createdAt: string;
-}
-
+export type NewContextMessages = RequestBodyOf<typeof appendMessages>;
+/** Component `ContextMessage`: a stored message; `id` increases within a context, in commit order. */
+export type ContextMessage = ResponseOf<typeof appendMessage>;
 /** Component `StoredContextMessages`: answer of `POST …/context/{key}/messages`. */
-export interface StoredContextMessages {
-  messages: ContextMessage[];
-}
-
+export type StoredContextMessages = ResponseOf<typeof appendMessages>;
 /** Component `ContextMessagePage`: `GET …/context/{key}/messages`. */
-export interface ContextMessagePage {
-  messages: ContextMessage[];
-  nextCursor: string | null;
-  hasMore: boolean;
-}
-
-/** Query of `GET …/context/{key}/messages`. */
-export interface MessagesQuery {
-  /** 1..100, default 50. */
-  limit?: number;
-  /** `nextCursor` of the previous page. */
-  cursor?: string;
-}
+export type ContextMessagePage = ResponseOf<typeof readMessages>;
+/** Query of `GET …/context/{key}/messages`: `limit` 1..100 (default 50), `cursor` the previous page's `nextCursor`. */
+export type MessagesQuery = QueryOf<typeof readMessages>;
 
 /** Options of both append calls. */
 export interface AppendOptions {
@@ -284,166 +150,54 @@ export interface AppendedMessages extends StoredContextMessages {
 // Settings
 // ---------------------------------------------------------------------------------------------
 
+/** Component `LlmSettings`: `apiKeySet` and `credential` say what is stored, never the key. */
+export type LlmSettings = ResponseOf<typeof getLlmSettings>;
+
 /**
  * Whether a stored secret can be used for the agent's current owner: `none` (none needed or
  * stored), `set` (entered by the current owner), `reenter_required` (entered by an earlier owner
  * of the agent, or before owners were recorded: never used for you, enter your own).
  */
-export type CredentialState = 'set' | 'reenter_required' | 'none';
+export type CredentialState = LlmSettings['credential'];
 
-/** Component `LlmSettings`. */
-export interface LlmSettings {
-  provider: string;
-  model: string;
-  temperature: number;
-  maxTokens: number;
-  /** Whether an API key entered by the agent's current owner is stored (the key itself is never returned). */
-  apiKeySet: boolean;
-  /** `reenter_required`: the stored key is an earlier owner's, never used for you; save your own `apiKey`. */
-  credential: CredentialState;
-  updatedAt: string;
-}
-
-/** Component `LlmSettingsInput`. */
-export interface LlmSettingsInput {
-  provider: string;
-  model: string;
-  temperature: number;
-  maxTokens: number;
-  /** Omit to keep the stored key; null removes it. */
-  apiKey?: string | null;
-}
-
+/** Component `LlmSettingsInput`: omit `apiKey` to keep the stored key; null removes it. */
+export type LlmSettingsInput = RequestBodyOf<typeof saveLlmSettings>;
 /** Component `PromptTemplate`. */
-export interface PromptTemplate {
-  key: string;
-  template: string;
-  description: string | null;
-  updatedAt: string;
-}
-
+export type PromptTemplate = ResponseOf<typeof getPromptTemplate>;
 /** Component `PromptTemplateInput`. */
-export interface PromptTemplateInput {
-  template: string;
-  description?: string | null;
-}
-
-/** Component `DatabaseFirstStep`. */
-export interface DatabaseFirstStep {
-  host: string;
-  /** Default 5432. */
-  port?: number;
-  database: string;
-  user: string;
-  /** Stored encrypted in the vault; never returned. */
-  password: string;
-  /** Default `require`. */
-  ssl?: 'require' | 'disable';
-}
-
+export type PromptTemplateInput = RequestBodyOf<typeof savePromptTemplate>;
+/** Component `DatabaseFirstStep`: `port` defaults to 5432, `ssl` to `require`; the password goes to the vault. */
+export type DatabaseFirstStep = RequestBodyOf<typeof firstStep>;
 /** Component `DatabaseFirstStepResult`. */
-export interface DatabaseFirstStepResult {
-  setupId: string;
-  tables: string[];
-}
-
+export type DatabaseFirstStepResult = ResponseOf<typeof firstStep>;
 /** Component `DatabaseSecondStep`. */
-export interface DatabaseSecondStep {
-  setupId: string;
-  tables: string[];
-}
-
-/** Component `DatabaseSetup`. */
-export interface DatabaseSetup {
-  setupId: string;
-  host: string;
-  port: number;
-  database: string;
-  user: string;
-  ssl: 'require' | 'disable';
-  status: 'pending' | 'active';
-  /** `reenter_required`: an earlier owner of the agent entered the password; run the first step again. */
-  credential: 'set' | 'reenter_required';
-  offeredTables: string[];
-  activeTables: string[] | null;
-  createdAt: string;
-  activatedAt: string | null;
-}
-
-/** Component `DatabaseSettings`. */
-export interface DatabaseSettings {
-  active: DatabaseSetup | null;
-  pending: DatabaseSetup[];
-}
+export type DatabaseSecondStep = RequestBodyOf<typeof secondStep>;
+/** Component `DatabaseSetup`: `credential: 'reenter_required'`: an earlier owner entered the password. */
+export type DatabaseSetup = ResponseOf<typeof secondStep>;
+/** Component `DatabaseSettings`: `active` is null when no setup is active. */
+export type DatabaseSettings = ResponseOf<typeof getDatabaseSettings>;
 
 // ---------------------------------------------------------------------------------------------
 // Tool servers (MCP)
 // ---------------------------------------------------------------------------------------------
 
-/** Component `ToolServerAuthInput`. */
-export type ToolServerAuthInput =
-  | { type: 'none' }
-  | { type: 'bearer'; value: string }
-  | { type: 'header'; headerName: string; value: string };
-
 /** Component `NewMcpConnection`. */
-export interface NewMcpConnection {
-  url: string;
-  name?: string;
-  auth: ToolServerAuthInput;
-}
-
-/** Component `McpConnection`. */
-export interface McpConnection {
-  id: string;
-  url: string;
-  name: string | null;
-  auth: { type: 'none' | 'bearer' | 'header'; headerName?: string; valueSet: boolean };
-  /** `reenter_required`: tool calls answer 409 `credential_reentry_required` until you enter yours (`replaceMcpAuth`). */
-  credential: CredentialState;
-  tools: { name: string; description: string }[];
-  createdAt: string;
-}
-
+export type NewMcpConnection = RequestBodyOf<typeof addConnection>;
+/** Component `ToolServerAuthInput`. */
+export type ToolServerAuthInput = NewMcpConnection['auth'];
+/** Component `McpConnection`: `credential: 'reenter_required'`: tool calls answer 409 until you enter yours (`replaceMcpAuth`). */
+export type McpConnection = ResponseOf<typeof addConnection>;
 /** Component `McpConnectionAuth`: the body of `PUT …/mcp/connection/{id}/auth`. */
-export interface McpConnectionAuth {
-  auth: ToolServerAuthInput;
-}
-
+export type McpConnectionAuth = RequestBodyOf<typeof replaceConnectionAuth>;
 /** Component `McpConnections`. */
-export interface McpConnections {
-  connections: McpConnection[];
-}
-
+export type McpConnections = ResponseOf<typeof listConnections>;
 /** Component `McpConnectionDeleted`. */
-export interface McpConnectionDeleted {
-  id: string;
-  deleted: true;
-}
-
-/** Component `McpTool`. */
-export interface McpTool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-}
-
+export type McpConnectionDeleted = ResponseOf<typeof removeConnection>;
 /** Component `McpLiveTools`. */
-export interface McpLiveTools {
-  tools: McpTool[];
-  health: { ok: true; latencyMs: number };
-}
-
-/** Component `McpToolCall`. */
-export interface McpToolCall {
-  name: string;
-  /** Default `{}`. */
-  arguments?: Record<string, unknown>;
-}
-
+export type McpLiveTools = ResponseOf<typeof listTools>;
+/** Component `McpTool`. */
+export type McpTool = McpLiveTools['tools'][number];
+/** Component `McpToolCall`: `arguments` defaults to `{}`. */
+export type McpToolCall = RequestBodyOf<typeof callTool>;
 /** Component `McpToolResult`: `isError: true` is still a 200. */
-export interface McpToolResult {
-  content: ({ type: string } & Record<string, unknown>)[];
-  isError?: boolean;
-  [extra: string]: unknown;
-}
+export type McpToolResult = ResponseOf<typeof callTool>;

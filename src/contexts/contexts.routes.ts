@@ -3,6 +3,7 @@ import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
+import { headerRef } from '../http/openapi-responses';
 import { KeyParamSchema, MessageTextSchema, NewKeySchema, NewMessageSchema, RoleSchema } from './schemas';
 
 const MAX_PAGE = 1_000_000_000;
@@ -15,14 +16,22 @@ const ListQuerySchema = z.object({
     .refine((n) => n >= 1 && n <= MAX_PAGE, `page must be between 1 and ${MAX_PAGE}`)
     .optional()
     .default(1)
-    .openapi({ param: { name: 'page', in: 'query' }, type: 'integer', example: 1, description: '1-indexed page number (default 1)' }),
+    .openapi({ param: { name: 'page', in: 'query' }, type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1, example: 1, description: '1-indexed page number (default 1)' }),
   elementsPerPage: z
     .string()
     .regex(/^-?\d{1,12}$/, 'elementsPerPage must be a whole number')
     .transform((v) => Math.min(100, Math.max(1, Number(v))))
     .optional()
     .default(10)
-    .openapi({ param: { name: 'elementsPerPage', in: 'query' }, type: 'integer', example: 10, description: 'Page size, default 10, clamped to 1..100' }),
+    .openapi({
+      param: { name: 'elementsPerPage', in: 'query' },
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 10,
+      example: 10,
+      description: 'Page size, 1..100 (default 10). A whole number outside the range is clamped to it (0 reads as 1, 500 as 100); the answer says the size used.',
+    }),
   search: z
     .string()
     .max(255, 'search must be at most 255 characters')
@@ -76,6 +85,7 @@ const StoredMessageSchema = z
 export const listContextKeys = createRoute({
   method: 'get',
   path: `${AGENT_PATH}/contexts/keys`,
+  operationId: 'listContextKeys',
   tags: ['Contexts'],
   summary: "List the agent's context keys",
   description: 'Keys in byte order, paged. Keys under `conversation-context-discovery/` are internal and never listed. An agent that has never written has no keys.',
@@ -87,6 +97,7 @@ export const listContextKeys = createRoute({
 export const createContext = createRoute({
   method: 'post',
   path: `${AGENT_PATH}/context`,
+  operationId: 'createContext',
   tags: ['Contexts'],
   summary: 'Create a context key',
   description:
@@ -104,6 +115,7 @@ export const createContext = createRoute({
 export const createContexts = createRoute({
   method: 'post',
   path: `${AGENT_PATH}/contexts`,
+  operationId: 'createContexts',
   tags: ['Contexts'],
   summary: 'Create up to 100 context keys in one call',
   description: 'Batch creation for pipelines: a result per key, in request order: `created`, `exists` (already there, or repeated in this request) or `invalid` (with the reason). Invalid keys do not stop the valid ones.',
@@ -136,13 +148,14 @@ export const createContexts = createRoute({
 export const appendMessage = createRoute({
   method: 'post',
   path: `${AGENT_PATH}/context/{contextKey}/message`,
+  operationId: 'appendMessage',
   tags: ['Contexts'],
   summary: 'Append a message to a context (memory hydration)',
   description: "Appends one message to an existing context and bumps the context's updated time. Messages keep the order they are stored in. Send `Idempotency-Key` to make retries safe.",
   security: agentRoute.security,
   request: { params: ContextParamsSchema, headers: IdempotencyHeadersSchema, body: jsonBody(NewMessageSchema) },
   responses: {
-    200: jsonResponse('The stored message', StoredMessageSchema),
+    200: { ...jsonResponse('The stored message', StoredMessageSchema), headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } },
     ...agentRoute.errors,
     400: errorResponse('`validation_failed` (role not user/system/assistant, message shorter than 2 characters or over 256 KiB, contextKey shorter than 2), `idempotency_key_reused`'),
     404: errorResponse('`context_not_found`: Context not found (or `agent_not_found`)'),
@@ -152,6 +165,7 @@ export const appendMessage = createRoute({
 export const appendMessages = createRoute({
   method: 'post',
   path: `${AGENT_PATH}/context/{contextKey}/messages`,
+  operationId: 'appendMessages',
   tags: ['Contexts'],
   summary: 'Append up to 100 messages atomically, in order',
   description: 'All messages are stored, in the order given, or none. Send `Idempotency-Key` so a pipeline retry stores nothing twice.',
@@ -162,7 +176,10 @@ export const appendMessages = createRoute({
     body: jsonBody(z.object({ messages: z.array(z.object({ message: MessageTextSchema, role: RoleSchema })).min(1).max(100) }).openapi('NewContextMessages')),
   },
   responses: {
-    200: jsonResponse('The stored messages, in order', z.object({ messages: z.array(StoredMessageSchema) }).openapi('StoredContextMessages')),
+    200: {
+      ...jsonResponse('The stored messages, in order', z.object({ messages: z.array(StoredMessageSchema) }).openapi('StoredContextMessages')),
+      headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
+    },
     ...agentRoute.errors,
     400: errorResponse('`validation_failed` (not 1..100 messages, or one invalid: the issue path names its index), `idempotency_key_reused`'),
     404: errorResponse('`context_not_found`: Context not found'),
@@ -172,6 +189,7 @@ export const appendMessages = createRoute({
 export const readMessages = createRoute({
   method: 'get',
   path: `${AGENT_PATH}/context/{contextKey}/messages`,
+  operationId: 'readMessages',
   tags: ['Contexts'],
   summary: "Read a context's messages back, in order",
   description: 'So a pipeline can verify what it hydrated: messages in stored order, `limit` at a time; pass `nextCursor` as `cursor` to read on while `hasMore`.',
@@ -187,7 +205,7 @@ export const readMessages = createRoute({
         .refine((n) => n >= 1 && n <= 100, 'limit must be from 1 to 100')
         .optional()
         .default(50)
-        .openapi({ param: { name: 'limit', in: 'query' }, type: 'integer', example: 50, description: '1..100, default 50' }),
+        .openapi({ param: { name: 'limit', in: 'query' }, type: 'integer', minimum: 1, maximum: 100, default: 50, example: 50, description: '1..100, default 50' }),
     }),
   },
   responses: {

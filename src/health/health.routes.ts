@@ -20,6 +20,8 @@ export const HealthReportSchema = z
 export const getHealth = createRoute({
   method: 'get',
   path: '/health',
+  operationId: 'getHealth',
+  security: [],
   tags: ['Operations'],
   summary: 'Health of this deployment',
   description:

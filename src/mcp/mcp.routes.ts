@@ -59,6 +59,7 @@ const reentryError = errorResponse(
 export const listConnections = createRoute({
   method: 'get',
   path: `${AGENT_PATH}/mcp/connections`,
+  operationId: 'listMcpConnections',
   tags: ['Tool servers'],
   summary: "The agent's tool-server connections",
   description: "Header names are shown; credential values never are. `credential` says whether each connection can be used by you as it is (`reenter_required` after the agent changed hands).",
@@ -70,6 +71,7 @@ export const listConnections = createRoute({
 export const addConnection = createRoute({
   method: 'post',
   path: `${AGENT_PATH}/mcp/connection`,
+  operationId: 'addMcpConnection',
   tags: ['Tool servers'],
   summary: 'Register a tool server (MCP)',
   description:
@@ -92,6 +94,7 @@ export const addConnection = createRoute({
 export const removeConnection = createRoute({
   method: 'delete',
   path: `${AGENT_PATH}/mcp/connection/{id}`,
+  operationId: 'removeMcpConnection',
   tags: ['Tool servers'],
   summary: 'Remove a tool-server connection',
   description: 'Removes it and destroys its stored credential. Removing it again is 404.',
@@ -107,6 +110,7 @@ export const removeConnection = createRoute({
 export const listTools = createRoute({
   method: 'get',
   path: `${AGENT_PATH}/mcp/connection/{id}/tools`,
+  operationId: 'listMcpTools',
   tags: ['Tool servers'],
   summary: "The tool server's live tools and health",
   description: 'Runs tools/list now (with the stored credential) and reports the latency. Upstream failures are never answered with 401.',
@@ -124,6 +128,7 @@ export const listTools = createRoute({
 export const callTool = createRoute({
   method: 'post',
   path: `${AGENT_PATH}/mcp/connection/{id}/tools/call`,
+  operationId: 'callMcpTool',
   tags: ['Tool servers'],
   summary: 'Call a tool',
   description: 'Caps the arguments\' size, then checks them against the tool\'s input schema (its regexes on a linear-time engine; 400 before any upstream call), then runs tools/call. A tool that reports `isError: true` is still a 200: the result says so.',
@@ -150,6 +155,7 @@ export const callTool = createRoute({
 export const replaceConnectionAuth = createRoute({
   method: 'put',
   path: `${AGENT_PATH}/mcp/connection/{id}/auth`,
+  operationId: 'replaceMcpAuth',
   tags: ['Tool servers'],
   summary: "Enter or replace a connection's credential",
   description:

@@ -39,6 +39,7 @@ const FirstStepSchema = z
 export const firstStep = createRoute({
   method: 'post',
   path: `${AGENT_PATH}/database/settings/first-step`,
+  operationId: 'databaseFirstStep',
   tags: ['Settings'],
   summary: 'Database setup, step 1: connect and list tables',
   description:
@@ -56,6 +57,7 @@ export const firstStep = createRoute({
 export const secondStep = createRoute({
   method: 'post',
   path: `${AGENT_PATH}/database/settings/second-step`,
+  operationId: 'databaseSecondStep',
   tags: ['Settings'],
   summary: 'Database setup, step 2: activate tables',
   description:
@@ -77,13 +79,14 @@ export const secondStep = createRoute({
 export const getDatabaseSettings = createRoute({
   method: 'get',
   path: `${AGENT_PATH}/database/settings`,
+  operationId: 'getDatabaseSettings',
   tags: ['Settings'],
   summary: "The agent's database setups",
   description: "The active setup (if any) and pending ones. Passwords are never returned; `credential` says whether the agent's current owner entered each one.",
   security: agentRoute.security,
   request: { params: agentRoute.params },
   responses: {
-    200: jsonResponse('Setups', z.object({ active: SetupSchema.nullable(), pending: z.array(SetupSchema) }).openapi('DatabaseSettings')),
+    200: jsonResponse('Setups', z.object({ active: z.union([SetupSchema, z.null()]).openapi({ description: 'The active setup, or null when none is active' }), pending: z.array(SetupSchema) }).openapi('DatabaseSettings')),
     ...agentRoute.errors,
   },
 });

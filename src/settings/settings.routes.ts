@@ -61,6 +61,7 @@ const PromptTemplateInputSchema = z
 export const getLlmSettings = createRoute({
   method: 'get',
   path: `${AGENT_PATH}/llm/settings`,
+  operationId: 'getLlmSettings',
   tags: ['Settings'],
   summary: "The agent's LLM settings",
   description: "Provider, model, temperature, max tokens, and whether an API key is stored; never the key. After the agent changes hands, an earlier owner's key shows as `credential: reenter_required`.",
@@ -72,6 +73,7 @@ export const getLlmSettings = createRoute({
 export const saveLlmSettings = createRoute({
   method: 'post',
   path: `${AGENT_PATH}/llm/settings`,
+  operationId: 'saveLlmSettings',
   tags: ['Settings'],
   summary: "Set the agent's LLM settings",
   description:
@@ -86,6 +88,7 @@ const TemplateParams = AgentParamsSchema.extend({ key: TemplateKeySchema });
 export const getPromptTemplate = createRoute({
   method: 'get',
   path: `${AGENT_PATH}/prompt-template/{key}`,
+  operationId: 'getPromptTemplate',
   tags: ['Settings'],
   summary: 'A prompt template by key',
   description: 'The template stored under `key` for this agent; 404 `prompt_template_not_found` when there is none.',
@@ -97,6 +100,7 @@ export const getPromptTemplate = createRoute({
 export const savePromptTemplate = createRoute({
   method: 'post',
   path: `${AGENT_PATH}/prompt-template/{key}`,
+  operationId: 'savePromptTemplate',
   tags: ['Settings'],
   summary: 'Create or replace a prompt template',
   description: 'Stores `template` (up to 64 KiB of text) and an optional `description` under `key` (1..128 characters of A-Z a-z 0-9 . _ - : @), replacing what was there.',

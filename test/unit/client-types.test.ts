@@ -1,103 +1,182 @@
 /**
- * The client's hand-written types (src/client/types.ts) against the OpenAPI document the routes
- * generate: same component names, same property names, same required/optional split. The
- * `shape<T>()` literals are checked by the compiler against the TypeScript types, and the test
- * compares them with the document, so a route change that is not carried into the client fails.
+ * The client (src/client) against the OpenAPI document the routes generate. Its types are derived
+ * from the route definitions (src/client/types.ts), so they cannot drift; these checks pin what
+ * that derivation yields, name every component, and map every client method to its operation by
+ * `operationId` and back: each call's method and path is matched to the document's operation.
  */
-import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { openApiDocument } from '../../scripts/lib/openapi-document';
+import { createGatewayClient, type AgentClient, type GatewayClient } from '../../src/client';
 import type * as T from '../../src/client/types';
 
-type Shape<X> = { [K in keyof Required<X>]-?: undefined extends X[K] ? 'optional' : 'required' };
-const shape =
-  <X>() =>
-  (value: Shape<X>): Record<string, 'optional' | 'required'> =>
-    value as Record<string, 'optional' | 'required'>;
+const BASE = 'http://gateway.test';
+const COLLECTION = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
-const CLIENT_SHAPES: Record<string, Record<string, 'optional' | 'required'>> = {
-  HealthReport: shape<T.HealthReport>()({ status: 'required', chainId: 'required', checks: 'required' }),
-  DependencyCheck: shape<T.DependencyCheck>()({ ok: 'required', latencyMs: 'required', problem: 'optional' }),
-  Error: shape<T.ErrorBody>()({ error: 'required', requestId: 'required' }),
-  LoginInit: shape<T.LoginInit>()({ walletAddress: 'required', chainId: 'required', purpose: 'optional' }),
-  LoginChallenge: shape<T.LoginChallenge>()({ nonce: 'required', message: 'required' }),
-  LoginFinish: shape<T.LoginFinish>()({ walletAddress: 'required', chainId: 'required', signature: 'required', nonce: 'optional' }),
-  AccessToken: shape<T.AccessToken>()({ token: 'required' }),
-  WalletVerification: shape<T.WalletVerification>()({ walletAddress: 'required', chainId: 'required', message: 'required', signature: 'required' }),
-  WalletVerified: shape<T.WalletVerified>()({ verified: 'required', walletAddress: 'required', chainId: 'required' }),
-  AgentSummary: shape<T.AgentSummary>()({ chainId: 'required', agentCollectionAddress: 'required', agentTokenId: 'required', kind: 'required', owner: 'required' }),
-  NewContext: shape<T.NewContext>()({ key: 'required' }),
-  NewContexts: shape<T.NewContexts>()({ keys: 'required' }),
-  ContextKeyPage: shape<T.ContextKeyPage>()({ page: 'required', elementsPerPage: 'required', totalElements: 'required', contextKeys: 'required' }),
-  ContextBatchResult: shape<T.ContextBatchResult>()({ results: 'required' }),
-  NewContextMessage: shape<T.NewContextMessage>()({ message: 'required', role: 'required' }),
-  NewContextMessages: shape<T.NewContextMessages>()({ messages: 'required' }),
-  ContextMessage: shape<T.ContextMessage>()({ id: 'required', role: 'required', message: 'required', createdAt: 'required' }),
-  StoredContextMessages: shape<T.StoredContextMessages>()({ messages: 'required' }),
-  ContextMessagePage: shape<T.ContextMessagePage>()({ messages: 'required', nextCursor: 'required', hasMore: 'required' }),
-  LlmSettings: shape<T.LlmSettings>()({ provider: 'required', model: 'required', temperature: 'required', maxTokens: 'required', apiKeySet: 'required', credential: 'required', updatedAt: 'required' }),
-  LlmSettingsInput: shape<T.LlmSettingsInput>()({ provider: 'required', model: 'required', temperature: 'required', maxTokens: 'required', apiKey: 'optional' }),
-  PromptTemplate: shape<T.PromptTemplate>()({ key: 'required', template: 'required', description: 'required', updatedAt: 'required' }),
-  PromptTemplateInput: shape<T.PromptTemplateInput>()({ template: 'required', description: 'optional' }),
-  DatabaseFirstStep: shape<T.DatabaseFirstStep>()({ host: 'required', port: 'optional', database: 'required', user: 'required', password: 'required', ssl: 'optional' }),
-  DatabaseFirstStepResult: shape<T.DatabaseFirstStepResult>()({ setupId: 'required', tables: 'required' }),
-  DatabaseSecondStep: shape<T.DatabaseSecondStep>()({ setupId: 'required', tables: 'required' }),
-  DatabaseSetup: shape<T.DatabaseSetup>()({
-    setupId: 'required',
-    host: 'required',
-    port: 'required',
-    database: 'required',
-    user: 'required',
-    ssl: 'required',
-    status: 'required',
-    credential: 'required',
-    offeredTables: 'required',
-    activeTables: 'required',
-    createdAt: 'required',
-    activatedAt: 'required',
-  }),
-  DatabaseSettings: shape<T.DatabaseSettings>()({ active: 'required', pending: 'required' }),
-  NewMcpConnection: shape<T.NewMcpConnection>()({ url: 'required', name: 'optional', auth: 'required' }),
-  McpConnection: shape<T.McpConnection>()({ id: 'required', url: 'required', name: 'required', auth: 'required', credential: 'required', tools: 'required', createdAt: 'required' }),
-  McpConnectionAuth: shape<T.McpConnectionAuth>()({ auth: 'required' }),
-  McpConnections: shape<T.McpConnections>()({ connections: 'required' }),
-  McpConnectionDeleted: shape<T.McpConnectionDeleted>()({ id: 'required', deleted: 'required' }),
-  McpTool: shape<T.McpTool>()({ name: 'required', description: 'required', inputSchema: 'required' }),
-  McpLiveTools: shape<T.McpLiveTools>()({ tools: 'required', health: 'required' }),
-  McpToolCall: shape<T.McpToolCall>()({ name: 'required', arguments: 'optional' }),
-  // Open objects and unions: checked by hand below.
-  McpToolResult: { content: 'required', isError: 'optional' },
-  ToolServerAuthInput: {},
+/** Compiles only when `T.<name>` exists; the runtime list is compared with the document. */
+const typeName = <X>(name: string) => name as string & { readonly __type?: X };
+
+const COMPONENT_TYPES = [
+  typeName<T.HealthReport>('HealthReport'),
+  typeName<T.DependencyCheck>('DependencyCheck'),
+  typeName<T.ErrorBody>('Error'),
+  typeName<T.LoginInit>('LoginInit'),
+  typeName<T.LoginChallenge>('LoginChallenge'),
+  typeName<T.LoginFinish>('LoginFinish'),
+  typeName<T.AccessToken>('AccessToken'),
+  typeName<T.WalletVerification>('WalletVerification'),
+  typeName<T.WalletVerified>('WalletVerified'),
+  typeName<T.AgentSummary>('AgentSummary'),
+  typeName<T.NewContext>('NewContext'),
+  typeName<T.NewContexts>('NewContexts'),
+  typeName<T.ContextKeyPage>('ContextKeyPage'),
+  typeName<T.ContextBatchResult>('ContextBatchResult'),
+  typeName<T.NewContextMessage>('NewContextMessage'),
+  typeName<T.NewContextMessages>('NewContextMessages'),
+  typeName<T.ContextMessage>('ContextMessage'),
+  typeName<T.StoredContextMessages>('StoredContextMessages'),
+  typeName<T.ContextMessagePage>('ContextMessagePage'),
+  typeName<T.LlmSettings>('LlmSettings'),
+  typeName<T.LlmSettingsInput>('LlmSettingsInput'),
+  typeName<T.PromptTemplate>('PromptTemplate'),
+  typeName<T.PromptTemplateInput>('PromptTemplateInput'),
+  typeName<T.DatabaseFirstStep>('DatabaseFirstStep'),
+  typeName<T.DatabaseFirstStepResult>('DatabaseFirstStepResult'),
+  typeName<T.DatabaseSecondStep>('DatabaseSecondStep'),
+  typeName<T.DatabaseSetup>('DatabaseSetup'),
+  typeName<T.DatabaseSettings>('DatabaseSettings'),
+  typeName<T.NewMcpConnection>('NewMcpConnection'),
+  typeName<T.McpConnection>('McpConnection'),
+  typeName<T.McpConnectionAuth>('McpConnectionAuth'),
+  typeName<T.McpConnections>('McpConnections'),
+  typeName<T.McpConnectionDeleted>('McpConnectionDeleted'),
+  typeName<T.McpTool>('McpTool'),
+  typeName<T.McpLiveTools>('McpLiveTools'),
+  typeName<T.McpToolCall>('McpToolCall'),
+  typeName<T.McpToolResult>('McpToolResult'),
+  typeName<T.ToolServerAuthInput>('ToolServerAuthInput'),
+];
+
+/** Client members that are not one operation: state, helpers walking pages, older names. */
+type NotOperations = 'baseUrl' | 'token' | 'setToken' | 'login' | 'agent' | 'health';
+type NotAgentOperations = 'collection' | 'tokenId' | 'path' | 'contextKeys' | 'messagePages' | 'messages' | 'summary';
+
+/** One call of every operation method; the compiler insists every method is listed. */
+const GATEWAY_CALLS: { [K in Exclude<keyof GatewayClient, NotOperations>]: (c: GatewayClient) => Promise<unknown> } = {
+  getHealth: (c) => c.getHealth(),
+  initLogin: (c) => c.initLogin({ walletAddress: COLLECTION, chainId: 80002 }),
+  finishLogin: (c) => c.finishLogin({ walletAddress: COLLECTION, chainId: 80002, signature: '0x00' }),
+  verifyWallet: (c) => c.verifyWallet({ walletAddress: COLLECTION, chainId: 80002, message: 'm', signature: '0x00' }),
+};
+const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: AgentClient) => Promise<unknown> } = {
+  getAgent: (a) => a.getAgent(),
+  listContextKeys: (a) => a.listContextKeys({ page: 2 }),
+  createContext: (a) => a.createContext('notes'),
+  createContexts: (a) => a.createContexts(['notes']),
+  appendMessage: (a) => a.appendMessage('notes', { role: 'user', message: 'hi' }),
+  appendMessages: (a) => a.appendMessages('notes', [{ role: 'user', message: 'hi' }]),
+  readMessages: (a) => a.readMessages('notes'),
+  getLlmSettings: (a) => a.getLlmSettings(),
+  saveLlmSettings: (a) => a.saveLlmSettings({ provider: 'openai', model: 'm', temperature: 0, maxTokens: 1 }),
+  getPromptTemplate: (a) => a.getPromptTemplate('system'),
+  savePromptTemplate: (a) => a.savePromptTemplate('system', { template: 't' }),
+  databaseFirstStep: (a) => a.databaseFirstStep({ host: 'db.example.org', database: 'd', user: 'u', password: 'p' }),
+  databaseSecondStep: (a) => a.databaseSecondStep({ setupId: 's', tables: ['public.t'] }),
+  getDatabaseSettings: (a) => a.getDatabaseSettings(),
+  listMcpConnections: (a) => a.listMcpConnections(),
+  addMcpConnection: (a) => a.addMcpConnection({ url: 'https://tools.example.org/mcp', auth: { type: 'none' } }),
+  removeMcpConnection: (a) => a.removeMcpConnection('id-1'),
+  listMcpTools: (a) => a.listMcpTools('id-1'),
+  callMcpTool: (a) => a.callMcpTool('id-1', { name: 'echo' }),
+  replaceMcpAuth: (a) => a.replaceMcpAuth('id-1', { type: 'bearer', value: 'v' }),
 };
 
-interface SchemaObject {
-  properties?: Record<string, unknown>;
-  required?: string[];
-  oneOf?: SchemaObject[];
-  anyOf?: SchemaObject[];
+interface Operation {
+  operationId?: string;
 }
 
 describe('client types', () => {
-  const app = createApp();
-  const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'agent-gateway', version: 'test' } });
-  const schemas = (doc.components?.schemas ?? {}) as Record<string, SchemaObject>;
-
-  it('cover every component of the OpenAPI document', () => {
-    expect(Object.keys(CLIENT_SHAPES).sort()).toEqual(Object.keys(schemas).sort());
+  it('are the route schemas: bodies as written, answers as sent, queries parsed', () => {
+    expectTypeOf<T.LoginInit>().toEqualTypeOf<{ walletAddress: string; chainId: number; purpose?: 'login' | 'pairing' | undefined }>();
+    expectTypeOf<T.ContextKeysQuery>().toEqualTypeOf<{
+      page?: number;
+      elementsPerPage?: number;
+      search?: string | undefined;
+      sortBy?: 'key';
+      sortDirection?: 'asc' | 'desc';
+    }>();
+    expectTypeOf<T.MessagesQuery>().toEqualTypeOf<{ cursor?: string | undefined; limit?: number }>();
+    expectTypeOf<T.DatabaseSettings['active']>().toEqualTypeOf<T.DatabaseSetup | null>();
+    expectTypeOf<T.DatabaseFirstStep['port']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<T.ContextMessagePage['nextCursor']>().toEqualTypeOf<string | null>();
+    expectTypeOf<T.McpToolCall['arguments']>().toEqualTypeOf<Record<string, unknown> | undefined>();
+    expectTypeOf<T.LlmSettingsInput['apiKey']>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<T.ToolServerAuthInput>().toEqualTypeOf<
+      { type: 'none' } | { type: 'bearer'; value: string } | { type: 'header'; headerName: string; value: string }
+    >();
+    expectTypeOf<T.Role>().toEqualTypeOf<'user' | 'system' | 'assistant'>();
+    expectTypeOf<T.CredentialState>().toEqualTypeOf<'set' | 'reenter_required' | 'none'>();
+    expectTypeOf<'validation_failed'>().toExtend<T.ErrorCode>();
+    expectTypeOf<T.ErrorBody>().toEqualTypeOf<{ error: { code: string; message: string; details?: unknown }; requestId: string }>();
+    expectTypeOf<T.WalletVerified['verified']>().toEqualTypeOf<true>();
   });
 
-  it('have the same properties, required and optional, as each component', () => {
-    for (const [name, schema] of Object.entries(schemas)) {
-      if (name === 'ToolServerAuthInput') continue;
-      const required = new Set(schema.required ?? []);
-      const documented = Object.fromEntries(Object.keys(schema.properties ?? {}).map((p) => [p, required.has(p) ? 'required' : 'optional']));
-      expect(CLIENT_SHAPES[name], name).toEqual(documented);
+  it('name every component of the OpenAPI document', async () => {
+    const doc = (await openApiDocument()) as { components: { schemas: Record<string, unknown> } };
+    expect([...COMPONENT_TYPES].sort()).toEqual(Object.keys(doc.components.schemas).sort());
+  });
+});
+
+describe('client methods and operationIds', () => {
+  it('every operation method calls the operation of its name, and every operation has a method', async () => {
+    const doc = (await openApiDocument()) as { paths: Record<string, Record<string, Operation>> };
+    const operations = Object.entries(doc.paths).flatMap(([template, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({
+        method: method.toUpperCase(),
+        pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        operationId: op.operationId,
+      })),
+    );
+    const seen: { method: string; path: string }[] = [];
+    const client = createGatewayClient({
+      baseUrl: BASE,
+      token: 'token',
+      fetch: async (input, init) => {
+        seen.push({ method: init.method ?? 'GET', path: new URL(input).pathname });
+        return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    const agent = client.agent(COLLECTION, 7n);
+    const calls: [string, () => Promise<unknown>][] = [
+      ...Object.entries(GATEWAY_CALLS).map(([name, run]): [string, () => Promise<unknown>] => [name, () => run(client)]),
+      ...Object.entries(AGENT_CALLS).map(([name, run]): [string, () => Promise<unknown>] => [name, () => run(agent)]),
+    ];
+    for (const [name, run] of calls) {
+      seen.length = 0;
+      await run();
+      expect(seen, name).toHaveLength(1);
+      const { method, path } = seen[0]!;
+      const matches = operations.filter((op) => op.method === method && op.pattern.test(path));
+      expect(matches.map((op) => op.operationId), `${name}: ${method} ${path}`).toEqual([name]);
     }
+    const ids = operations.map((op) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(calls.map(([name]) => name).sort());
   });
 
-  it('ToolServerAuthInput: the three auth types with their fields', () => {
-    const variants = (schemas.ToolServerAuthInput!.oneOf ?? schemas.ToolServerAuthInput!.anyOf ?? []).map((v) => Object.keys(v.properties ?? {}).sort().join(','));
-    expect(variants.sort()).toEqual(['headerName,type,value', 'type', 'type,value']);
-    const samples: T.ToolServerAuthInput[] = [{ type: 'none' }, { type: 'bearer', value: 'v' }, { type: 'header', headerName: 'x-api-key', value: 'v' }];
-    expect(samples.map((s) => Object.keys(s).sort().join(',')).sort()).toEqual(variants.sort());
+  it('older names call the same operations', async () => {
+    const seen: string[] = [];
+    const client = createGatewayClient({
+      baseUrl: BASE,
+      token: 'token',
+      fetch: async (input, init) => {
+        seen.push(`${init.method} ${new URL(input).pathname}`);
+        return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    await client.health();
+    await client.getHealth();
+    await client.agent(COLLECTION, 7n).summary();
+    await client.agent(COLLECTION, 7n).getAgent();
+    expect(seen).toEqual(['GET /health', 'GET /health', `GET /agent/${COLLECTION}/7`, `GET /agent/${COLLECTION}/7`]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../scripts/lib/openapi-document';
 import { createApp } from '../../src/app';
 
 describe('the OpenAPI document', () => {
@@ -57,5 +58,60 @@ describe('the request-bytes errors in the OpenAPI document', () => {
     expect(checked).toBeGreaterThan(5);
     const append = doc.paths?.['/agent/{agentCollectionAddress}/{agentTokenId}/context/{contextKey}/message']?.post?.responses?.['400'] as { description: string };
     expect(append.description).toMatch(/^`validation_failed`.*`idempotency_key_reused`.*`invalid_encoding`.*`nul_character`/s);
+  });
+});
+
+describe('the served OpenAPI document, for tools', () => {
+  type Response = { description?: string; headers?: Record<string, { $ref?: string }>; content?: unknown };
+  type Operation = { operationId?: string; security?: unknown[]; requestBody?: unknown; responses: Record<string, Response>; parameters?: { name: string; schema: Record<string, unknown> }[] };
+  const load = async () => (await openApiDocument()) as {
+    security?: unknown;
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, Record<string, unknown>>; headers: Record<string, unknown> };
+  };
+  const operations = (doc: Awaited<ReturnType<typeof load>>) =>
+    Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })));
+
+  it('names every operation (operationId, unique) and needs the bearer token except on health and login', async () => {
+    const doc = await load();
+    expect(doc.security).toEqual([{ bearer: [] }]);
+    const ids = operations(doc).map(({ op }) => op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    const open = operations(doc).filter(({ op }) => Array.isArray(op.security) && op.security.length === 0).map(({ name }) => name);
+    expect(open.sort()).toEqual(['GET /health', 'POST /auth/jwt/finish', 'POST /auth/jwt/init', 'POST /wallet/verify']);
+  });
+
+  it('documents 405 with Allow, 500, X-Request-Id everywhere; 413, 415 and invalid_json on bodies; Retry-After on 429 and 503', async () => {
+    const doc = await load();
+    expect(Object.keys(doc.components.headers).sort()).toEqual(['Allow', 'Idempotent-Replayed', 'Retry-After', 'X-Request-Id']);
+    for (const { name, op } of operations(doc)) {
+      expect(op.responses['405']?.headers?.Allow, name).toEqual({ $ref: '#/components/headers/Allow' });
+      expect(op.responses['500']?.description, name).toContain('`internal_error`');
+      for (const [status, response] of Object.entries(op.responses)) {
+        expect(response.headers?.['X-Request-Id'], `${name} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+        if (status === '429' || status === '503') expect(response.headers?.['Retry-After'], `${name} ${status}`).toBeDefined();
+      }
+      const hasBody = op.requestBody !== undefined;
+      expect(op.responses['413'] !== undefined, name).toBe(hasBody);
+      expect(op.responses['415'] !== undefined, name).toBe(hasBody);
+      if (hasBody) expect(op.responses['400']?.description, name).toContain('`invalid_json`');
+    }
+  });
+
+  it('documents Idempotent-Replayed on the appends, bounds on the paging parameters, a nullable active setup', async () => {
+    const doc = await load();
+    const byId: Record<string, Operation> = Object.fromEntries(operations(doc).map(({ op }) => [op.operationId ?? '', op]));
+    for (const id of ['appendMessage', 'appendMessages']) {
+      expect(byId[id]?.responses['200']?.headers?.['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
+    }
+    const param = (id: string, name: string) => byId[id]?.parameters?.find((p) => p.name === name)?.schema;
+    expect(param('listContextKeys', 'page')).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
+    expect(param('listContextKeys', 'elementsPerPage')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 10 });
+    expect(param('listContextKeys', 'elementsPerPage')?.description).toContain('clamped');
+    expect(param('readMessages', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
+    expect(doc.components.schemas.DatabaseSettings?.properties).toMatchObject({
+      active: { anyOf: [{ $ref: '#/components/schemas/DatabaseSetup' }, { type: 'null' }] },
+    });
   });
 });

@@ -1,0 +1,189 @@
+/**
+ * The OpenAPI document against the running gateway: a realistic request set (every operation's
+ * success and its 400/401/403/404/405/409/413/415/424/429 paths where they can be reached) is replayed
+ * on a real worker (Miniflare, Postgres, anvil, a loopback tool server and database), and every
+ * answer is checked against the document the same worker serves (test/support/openapi-contract).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freshAgent, seg, type TestAgent } from '../support/agent';
+import { newWallet, transferFreshAgent } from '../support/chain';
+import { call, type JsonResponse } from '../support/http';
+import { agentPath, initLogin, login } from '../support/login';
+import { loopbackWorker } from '../support/loopback-worker';
+import { startPlainServer, type TestServer } from '../support/mcp-servers';
+import { contractChecker, type Exchange, type OpenApiDocument } from '../support/openapi-contract';
+import { earlyInWindow } from '../support/rate-limits';
+
+const stack = inject('stack');
+const API_KEY = `key-${randomBytes(6).toString('hex')}`;
+// A second database in the embedded Postgres, with its own reader role, stands in for an external one.
+const database = `contract_${randomBytes(4).toString('hex')}`;
+const user = `reader_${randomBytes(4).toString('hex')}`;
+const password = `pw-${randomBytes(8).toString('hex')}`;
+const target = { host: '127.0.0.1', port: Number(new URL(stack.postgresAdminUrl).port), database, user, password, ssl: 'disable' };
+
+let worker: Awaited<ReturnType<typeof loopbackWorker>>;
+let tools: TestServer;
+const exchanges: Exchange[] = [];
+
+async function admin(db: string, statements: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: stack.postgresAdminUrl.replace(/\/postgres$/, `/${db}`) });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Sends a request to the worker and records it with its answer. */
+async function send(method: string, path: string, init: Parameters<typeof call>[2] = {}): Promise<JsonResponse> {
+  const res = await call(worker.url, path, { method, ...init });
+  exchanges.push({ method, path, res });
+  return res;
+}
+
+/** The same for an agent path of `agent`, with its owner's token unless given. */
+const onAgent = (agent: TestAgent, method: string, rest: string, init: Parameters<typeof call>[2] = {}) =>
+  send(method, agentPath(agent.collection, agent.tokenId, rest), { token: agent.token, ...init });
+
+beforeAll(async () => {
+  worker = await loopbackWorker(stack);
+  tools = await startPlainServer({ apiKey: API_KEY });
+  await admin('postgres', [`create role "${user}" login password '${password}'`, `create database "${database}"`]);
+  await admin(database, ['create table public.orders (id int primary key)', `grant select on public.orders to "${user}"`]);
+});
+
+afterAll(async () => {
+  await tools?.close();
+  await worker?.dispose();
+  await admin('postgres', [`drop database if exists "${database}" with (force)`, `drop role if exists "${user}"`]);
+});
+
+describe('the gateway answers as its OpenAPI document says', () => {
+  it('replays the request set; every answer conforms, and every operation succeeded at least once', async () => {
+    const deployment = worker.deployment;
+    const chainId = deployment.chainId;
+
+    // Operations and login.
+    expect((await send('GET', '/health')).status).toBe(200);
+    expect((await send('HEAD', '/health')).status).toBe(200);
+    expect((await send('DELETE', '/health')).status).toBe(405);
+    const wallet = newWallet();
+    expect((await send('POST', '/auth/jwt/init', { json: { walletAddress: wallet.address, chainId } })).status).toBe(200);
+    expect((await send('POST', '/auth/jwt/init', { json: { walletAddress: '0x123', chainId } })).status).toBe(400);
+    expect((await send('POST', '/auth/jwt/init', { body: '{"walletAddress":', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect((await send('POST', '/auth/jwt/init', { body: 'hello', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+    expect((await send('POST', '/auth/jwt/init', { json: { walletAddress: wallet.address, chainId, pad: 'x'.repeat(1_100_000) } })).status).toBe(413);
+    expect((await send('GET', '/auth/jwt/init')).status).toBe(405);
+    const { message, nonce } = await initLogin(deployment, wallet.address);
+    const signature = await wallet.signMessage({ message });
+    expect((await send('POST', '/auth/jwt/finish', { json: { walletAddress: wallet.address, chainId, signature: `0x${'ab'.repeat(65)}` } })).status).toBe(401);
+    expect((await send('POST', '/auth/jwt/finish', { json: { walletAddress: wallet.address, chainId, signature, nonce } })).status).toBe(200);
+    const pairing = await initLogin(deployment, wallet.address, deployment.baseUrl, 'pairing');
+    const verify = { walletAddress: wallet.address, chainId, message: pairing.message, signature: await wallet.signMessage({ message: pairing.message }) };
+    expect((await send('POST', '/wallet/verify', { json: verify })).status).toBe(200);
+    expect((await send('POST', '/wallet/verify', { json: verify })).status).toBe(401);
+
+    // The three gates.
+    const agent = await freshAgent(deployment);
+    const stranger = await freshAgent(deployment);
+    expect((await onAgent(agent, 'GET', '')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '', { token: '' })).status).toBe(401);
+    expect((await onAgent(agent, 'GET', '', { token: stranger.token })).status).toBe(403);
+    expect((await send('GET', agentPath(agent.collection, 'abc'), { token: agent.token })).status).toBe(400);
+    expect((await send('GET', agentPath(newWallet().address, 1n), { token: agent.token })).status).toBe(404);
+    expect((await onAgent(agent, 'GET', '/prompt-template/a%00b')).status).toBe(400);
+
+    // Contexts and messages.
+    expect((await onAgent(agent, 'GET', '/contexts/keys')).status).toBe(200);
+    expect((await onAgent(agent, 'POST', '/context', { json: { key: 'notes' } })).status).toBe(200);
+    expect((await onAgent(agent, 'POST', '/context', { json: { key: 'notes' } })).status).toBe(400);
+    expect((await onAgent(agent, 'POST', '/contexts', { json: { keys: ['notes', 'people/ann', 'x', 'conversation-context-discovery/a'] } })).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/contexts/keys?page=1&elementsPerPage=500&sortDirection=desc')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/contexts/keys?page=0')).status).toBe(400);
+    expect((await onAgent(agent, 'PUT', '/contexts/keys')).status).toBe(405);
+    const once = { 'idempotency-key': `contract-${randomBytes(4).toString('hex')}` };
+    expect((await onAgent(agent, 'POST', `/context/${seg('notes')}/message`, { json: { role: 'user', message: 'hello' }, headers: once })).status).toBe(200);
+    const replay = await onAgent(agent, 'POST', `/context/${seg('notes')}/message`, { json: { role: 'user', message: 'hello' }, headers: once });
+    expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect((await onAgent(agent, 'POST', `/context/${seg('notes')}/message`, { json: { role: 'user', message: 'other' }, headers: once })).status).toBe(400);
+    expect((await onAgent(agent, 'POST', `/context/${seg('missing')}/message`, { json: { role: 'user', message: 'hello' } })).status).toBe(404);
+    const batch = { messages: [{ role: 'user', message: 'one' }, { role: 'assistant', message: 'two' }] };
+    expect((await onAgent(agent, 'POST', `/context/${seg('notes')}/messages`, { json: batch })).status).toBe(200);
+    expect((await onAgent(agent, 'POST', `/context/${seg('notes')}/messages`, { json: { messages: [] } })).status).toBe(400);
+    expect((await onAgent(agent, 'GET', `/context/${seg('notes')}/messages?limit=2`)).status).toBe(200);
+    expect((await onAgent(agent, 'GET', `/context/${seg('notes')}/messages`)).status).toBe(200);
+    expect((await onAgent(agent, 'GET', `/context/${seg('missing')}/messages`)).status).toBe(404);
+
+    // Settings.
+    expect((await onAgent(agent, 'GET', '/llm/settings')).status).toBe(404);
+    const llm = { provider: 'openai', model: 'gpt-4.1-mini', temperature: 0.3, maxTokens: 1000, apiKey: 'sk-contract' };
+    expect((await onAgent(agent, 'POST', '/llm/settings', { json: llm })).status).toBe(200);
+    expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...llm, temperature: 9 } })).status).toBe(400);
+    expect((await onAgent(agent, 'GET', '/llm/settings')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/prompt-template/system')).status).toBe(404);
+    expect((await onAgent(agent, 'POST', '/prompt-template/system', { json: { template: 'You are {{name}}.' } })).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/prompt-template/system')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/database/settings')).status).toBe(200); // none active: null
+    expect((await onAgent(agent, 'POST', '/database/settings/first-step', { json: { ...target, host: 'db.internal' } })).status).toBe(400);
+    const first = await onAgent(agent, 'POST', '/database/settings/first-step', { json: target });
+    expect(first.status, first.text).toBe(200);
+    const setupId = (first.body as { setupId: string }).setupId;
+    expect((await onAgent(agent, 'POST', '/database/settings/second-step', { json: { setupId, tables: ['public.orders'] } })).status).toBe(200);
+    expect((await onAgent(agent, 'POST', '/database/settings/second-step', { json: { setupId: randomUUID(), tables: ['public.orders'] } })).status).toBe(404);
+    expect((await onAgent(agent, 'GET', '/database/settings')).status).toBe(200);
+
+    // Tool servers.
+    const auth = { type: 'header', headerName: 'x-api-key', value: API_KEY };
+    expect((await onAgent(agent, 'POST', '/mcp/connection', { json: { url: 'https://10.0.0.1/mcp', auth } })).status).toBe(400);
+    const added = await onAgent(agent, 'POST', '/mcp/connection', { json: { url: tools.url, name: 'plain', auth } });
+    expect(added.status, added.text).toBe(200);
+    const id = (added.body as { id: string }).id;
+    expect((await onAgent(agent, 'GET', '/mcp/connections')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', `/mcp/connection/${id}/tools`)).status).toBe(200);
+    expect((await onAgent(agent, 'POST', `/mcp/connection/${id}/tools/call`, { json: { name: 'echo', arguments: { text: 'hi' } } })).status).toBe(200);
+    expect((await onAgent(agent, 'POST', `/mcp/connection/${id}/tools/call`, { json: { name: 'echo', arguments: { text: 5 } } })).status).toBe(400);
+    expect((await onAgent(agent, 'POST', `/mcp/connection/${id}/tools/call`, { json: { name: 'nope', arguments: {} } })).status).toBe(404);
+    expect((await onAgent(agent, 'PUT', `/mcp/connection/${id}/auth`, { json: { auth } })).status).toBe(200);
+    expect((await onAgent(agent, 'PUT', `/mcp/connection/${id}/auth`, { json: { auth: { ...auth, value: 'wrong' } } })).status).toBe(400);
+    expect((await onAgent(agent, 'DELETE', `/mcp/connection/${id}`)).status).toBe(200);
+    expect((await onAgent(agent, 'DELETE', `/mcp/connection/${id}`)).status).toBe(404);
+    expect((await onAgent(agent, 'GET', `/mcp/connection/${id}`)).status).toBe(405);
+    const gone = await startPlainServer({ apiKey: API_KEY });
+    const goneId = ((await onAgent(agent, 'POST', '/mcp/connection', { json: { url: gone.url, auth } })).body as { id: string }).id;
+    await gone.close();
+    expect((await onAgent(agent, 'GET', `/mcp/connection/${goneId}/tools`)).status).toBe(424);
+
+    // After a transfer: the earlier owner's secrets are never used (409), and the old owner is refused (403).
+    const sold = await freshAgent(deployment);
+    const pending = await onAgent(sold, 'POST', '/database/settings/first-step', { json: target });
+    expect(pending.status, pending.text).toBe(200);
+    const buyer = newWallet();
+    await transferFreshAgent(deployment, sold.owner, buyer.address, sold.tokenId);
+    const bought = { ...sold, owner: buyer, token: await login(deployment, buyer) };
+    const reentry = await onAgent(bought, 'POST', '/database/settings/second-step', { json: { setupId: (pending.body as { setupId: string }).setupId, tables: ['public.orders'] } });
+    expect(reentry.status, reentry.text).toBe(409);
+    expect((await onAgent(bought, 'GET', '/database/settings')).status).toBe(200); // a pending setup to re-enter
+    expect((await onAgent(sold, 'GET', '')).status).toBe(403);
+
+    // Rate limits: a burst of inits for one wallet (the login limit is 30 a minute).
+    await earlyInWindow(5_000);
+    const flooded = newWallet().address;
+    const burst = await Promise.all(Array.from({ length: 40 }, () => send('POST', '/auth/jwt/init', { json: { walletAddress: flooded, chainId } })));
+    expect(burst.some((r) => r.status === 429)).toBe(true);
+
+    const doc = (await call(worker.url, '/openapi.json')).body as OpenApiDocument;
+    const checker = contractChecker(doc);
+    expect(exchanges.flatMap((e) => checker.problems(e))).toEqual([]);
+
+    const statuses = new Set(exchanges.map((e) => e.res.status));
+    for (const status of [200, 400, 401, 403, 404, 405, 409, 413, 415, 424, 429]) expect(statuses, String(status)).toContain(status);
+    const succeeded = new Set(exchanges.filter((e) => e.res.status === 200).map((e) => checker.operationFor(e.method, e.path)?.operation?.operationId));
+    const every = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    expect([...every].filter((operationId) => !succeeded.has(operationId))).toEqual([]);
+  });
+});
+
