@@ -35,6 +35,12 @@ function tail(text: string, lines = 15): string {
   return `\n${text.trim().split('\n').slice(-lines).join('\n')}`;
 }
 
+/**
+ * Runtime-neutral modules outside src/client whose values the client may bundle: pure functions,
+ * no imports of their own (the one secret scrubber, shared with the worker and the CLI).
+ */
+const SHARED_VALUE_MODULES = new Set(['../scrub']);
+
 /** src/client may take types from the route schemas, never values: the bundle must not grow worker code. */
 function clientImportsOnlyTypesFromOutside(): string[] {
   const dir = path.join(ROOT, 'src/client');
@@ -43,7 +49,7 @@ function clientImportsOnlyTypesFromOutside(): string[] {
     const text = readFileSync(path.join(dir, file), 'utf8');
     for (const m of text.matchAll(/^(import|export)\s+(?:([^;]*?)\s+from\s+)?['"]([^'"]+)['"]/gm)) {
       const [, keyword, clause = '', source = ''] = m;
-      const outside = source.startsWith('../') || !source.startsWith('.');
+      const outside = (source.startsWith('../') || !source.startsWith('.')) && !SHARED_VALUE_MODULES.has(source);
       if (outside && !/^type\b/.test(clause)) bad.push(`src/client/${file}: ${keyword} ${clause} from '${source}'`);
     }
   }
@@ -94,8 +100,13 @@ try {
   const install = run('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], app);
   report(install.ok, 'npm install --omit=dev of the tarball into an empty project', install.ok ? '' : tail(install.out));
   if (!install.ok) throw new Error('not installed');
-  const devOnly = ['tsx', 'typescript', 'hono', 'zod', 'drizzle-orm', 'pg', '@foundry-rs'].filter((name) => existsSync(path.join(app, 'node_modules', name)));
-  report(devOnly.length === 0, 'no dev tool, worker dependency or anvil is installed for users', devOnly.join(', '));
+  // zod, hono and @hono/zod-openapi are installed (the client's declarations name their types:
+  // the types come from the route schemas), but the client's JavaScript never loads them.
+  const devOnly = ['tsx', 'typescript', 'drizzle-orm', 'pg', '@neondatabase/serverless', 'jose', '@foundry-rs'].filter((name) => existsSync(path.join(app, 'node_modules', name)));
+  report(devOnly.length === 0, 'no dev tool, worker-only dependency or anvil is installed for users', devOnly.join(', '));
+  const clientJs = readFileSync(path.join(app, 'node_modules/agent-gateway/dist/client.js'), 'utf8');
+  const typeOnly = ['zod', 'hono', '@hono/zod-openapi'].filter((name) => new RegExp(`from\\s*['"]${name.replace('/', '\\/')}['"/]`).test(clientJs));
+  report(typeOnly.length === 0, 'the client never loads zod or hono at run time (they serve its declarations only)', typeOnly.join(', '));
 
   const probe = "const m = await import('agent-gateway/client'); const root = await import('agent-gateway'); if (typeof m.createGatewayClient !== 'function' || typeof m.GatewayError !== 'function' || root.createGatewayClient !== m.createGatewayClient) { console.error(Object.keys(m)); process.exit(1); } m.createGatewayClient({ baseUrl: 'http://127.0.0.1:8788' });";
   const node = run(process.execPath, ['--input-type=module', '-e', probe], app);
