@@ -97,7 +97,13 @@ async function relocateBinaries(source: string, version: string, runtimeRoot: st
     await rm(staging, { recursive: true, force: true });
     await cp(path.dirname(source), staging, { recursive: true, verbatimSymlinks: true });
     await chmod(staging, 0o755);
-    await rename(staging, home);
+    try {
+      await rename(staging, home);
+    } catch (err) {
+      // Another start copied them at the same time: use its copy (checked below).
+      await rm(staging, { recursive: true, force: true });
+      if (!existsSync(path.join(binDir, 'postgres'))) throw err;
+    }
   }
   await ensureRootOwnedDir(home);
   if (!userCan(user, '-x', path.join(binDir, 'initdb'))) {
