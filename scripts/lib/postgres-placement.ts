@@ -164,3 +164,11 @@ export async function placePostgres(options: { dataDir: string; binDir?: string;
   }
   return { binDir, dataDir, user, notes };
 }
+
+/** Removes a data directory and, when it is a link placed by placePostgres, the data it points to. */
+export async function removePostgresData(dataDir: string): Promise<void> {
+  if (lstatSync(dataDir, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    await rm(path.resolve(path.dirname(dataDir), readlinkSync(dataDir)), { recursive: true, force: true });
+  }
+  await rm(dataDir, { recursive: true, force: true });
+}
