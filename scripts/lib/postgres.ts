@@ -2,7 +2,6 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chown, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { placePostgres, type PostgresUser } from './postgres-placement';
@@ -49,7 +48,7 @@ export async function startPostgres(options: {
   const locale = bestLocale();
   const env = { ...process.env, LC_MESSAGES: locale };
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    await initdb(place.binDir, dataDir, locale, env, place.user, onLog);
+    await initdb(place.binDir, dataDir, locale, env, place.user, onLog, () => logLines.join('').slice(-2000));
   } else {
     await useCleartextAuth(dataDir); // data dirs made before the switch from SCRAM
   }
@@ -100,9 +99,10 @@ function bestLocale(): string {
   return 'C';
 }
 
-async function initdb(binDir: string, dataDir: string, locale: string, env: NodeJS.ProcessEnv, user: PostgresUser | undefined, onLog: (line: string) => void): Promise<void> {
-  // The password file is read by initdb (as the postgres user when we are root), then removed.
-  const passwordFile = path.join(tmpdir(), `pg-password-${randomBytes(8).toString('hex')}`);
+async function initdb(binDir: string, dataDir: string, locale: string, env: NodeJS.ProcessEnv, user: PostgresUser | undefined, onLog: (line: string) => void, logTail: () => string): Promise<void> {
+  // The password file is read by initdb (as the postgres user when we are root), then removed. Next
+  // to the data directory: that user can reach it there (TMPDIR may be a private directory).
+  const passwordFile = path.join(path.dirname(dataDir), `.pg-password-${randomBytes(8).toString('hex')}`);
   await writeFile(passwordFile, PASSWORD + '\n', { mode: 0o600 });
   try {
     if (user) await chown(passwordFile, user.uid, user.gid);
@@ -117,7 +117,7 @@ async function initdb(binDir: string, dataDir: string, locale: string, env: Node
       child.once('error', (err) => reject(new Error(`cannot run ${path.join(binDir, 'initdb')}${user ? ' as the postgres user' : ''}: ${err.message}`)));
       child.once('close', resolve);
     });
-    if (code !== 0) throw new Error(`initdb of ${dataDir} failed (exit ${code})`);
+    if (code !== 0) throw new Error(`initdb of ${dataDir} failed (exit ${code}): ${logTail()}`);
   } finally {
     await unlink(passwordFile).catch(() => undefined);
   }

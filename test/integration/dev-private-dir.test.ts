@@ -46,7 +46,13 @@ describe.runIf(isRoot)('Postgres as root under a 0700 directory', () => {
 
     const notes: string[] = [];
     const port = await freePort();
-    const server = await startPostgres({ dataDir, port, binDir: privateBin, runtimeRoot, log: (line) => notes.push(line) });
+    // A private TMPDIR too (as the test harness may have): nothing the postgres user reads may go there.
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = priv;
+    const server = await startPostgres({ dataDir, port, binDir: privateBin, runtimeRoot, log: (line) => notes.push(line) }).finally(() => {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+    });
     cleanups.push(() => server.stop());
     const client = new pg.Client({ connectionString: server.adminUrl });
     await client.connect();
