@@ -256,6 +256,7 @@ export async function liveTools(deps: McpDeps, agent: Agent, id: string): Promis
 /** tools/call, with the arguments checked against the tool's schema (from registration) first. */
 export async function callTool(deps: McpDeps, agent: Agent, id: string, input: { name: string; arguments: Record<string, unknown> }): Promise<CallResult> {
   const row = await findConnection(deps, agent, id);
+  if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
   const tool = (row.tools as Tool[]).find((t) => t.name === input.name);
   if (!tool) throw new AppError('tool_not_found', `The connection has no tool named ${input.name}`);
   const size = checkArguments(input.arguments);
