@@ -14,20 +14,30 @@ import { deleteSecret, storeSecret } from '../vault/store';
 import { checkToolServer, createMcpClient } from './client';
 import { checkAuthInput, clientAuth, credentialRecord, findConnection, view, type AuthInput, type ConnectionView, type McpDeps } from './connections.service';
 import { toolServerError } from './errors';
+import { checkSnapshot } from './tool-limits';
+import { canonicalToolServerUrl } from './url';
 
 /**
  * Replaces the connection's credential with one the current owner enters. As at registration, the
- * handshake and tools/list run with it first (a rejected credential is 400 and changes nothing)
- * and the tools snapshot is refreshed; then the new credential goes to the vault, bound to the
- * current owner, and the old one is destroyed. `{ type: 'none' }` removes the credential.
+ * stored URL must pass the outbound policy in force, the handshake and tools/list run with the
+ * credential first (a rejected credential is 400 and changes nothing) and the refreshed tools
+ * snapshot must fit the limits; then the new credential goes to the vault, bound to the current
+ * owner, the old one is destroyed, and the current owner is recorded as the connection's
+ * registrant (which confirms, for a new owner, a connection an earlier owner registered).
+ * `{ type: 'none' }` removes the credential.
  */
 export async function replaceConnectionAuth(deps: McpDeps, agent: Agent, id: string, input: { auth: AuthInput }): Promise<ConnectionView> {
   checkAuthInput(input.auth);
   const row = await findConnection(deps, agent, id);
+  // The policy may be stricter now than when the URL was stored (a local-stack URL, a newer rule).
+  const allowed = canonicalToolServerUrl(row.url, deps.outbound);
+  if (!allowed.ok) throw new AppError('invalid_tool_server_url', allowed.message, { details: { reason: allowed.reason } });
   const client = createMcpClient({ url: row.url, auth: clientAuth(input.auth), fetch: deps.fetch, timeoutMs: deps.timeoutMs });
   const checked = await checkToolServer(client);
   await client.close();
   if (!checked.ok) throw toolServerError(checked.error, 'register');
+  const snapshot = checkSnapshot(checked.tools);
+  if (!snapshot.ok) throw new AppError('tool_snapshot_too_large', snapshot.problem);
 
   const ref = agentRef(agent);
   const auth = input.auth;
@@ -39,7 +49,7 @@ export async function replaceConnectionAuth(deps: McpDeps, agent: Agent, id: str
       const secretEntry = auth.type === 'none' || !ring ? null : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, auth.value);
       const [updated] = await tx
         .update(mcpConnections)
-        .set({ authType: auth.type, headerName: auth.type === 'header' ? auth.headerName : null, secretEntry, tools: checked.tools })
+        .set({ authType: auth.type, headerName: auth.type === 'header' ? auth.headerName : null, secretEntry, tools: checked.tools, createdByWallet: walletKey(agent.owner) })
         .where(eq(mcpConnections.id, id))
         .returning();
       if (current.secretEntry) await deleteSecret(tx, current.secretEntry);

@@ -18,6 +18,7 @@ export type AuthInput = { type: 'none' } | { type: 'bearer'; value: string } | {
 
 export interface ConnectionView {
   id: string;
+  /** The full URL for the wallet that registered the connection; its origin only for anyone else. */
   url: string;
   name: string | null;
   /** `valueSet`: a credential entered by the agent's current owner is stored. */
@@ -45,14 +46,24 @@ export type Row = typeof mcpConnections.$inferSelect;
 /** The vault record name of a connection's credential. */
 export const credentialRecord = (id: string) => `mcp_connection:${id}`;
 
+/**
+ * Whether `wallet` registered the connection (or confirmed it with PUT …/auth). A URL often carries
+ * a key in its path or query, so a connection registered by another wallet, or before registrants
+ * were recorded, is never used for `wallet` and its URL is shown as its origin only.
+ */
+export function registeredBy(row: Pick<Row, 'createdByWallet'>, wallet: string): boolean {
+  return row.createdByWallet !== null && row.createdByWallet === walletKey(wallet);
+}
+
 /** The connection as its current owner sees it; `entryWallet` is who entered its credential. */
 export function view(row: Row, entryWallet: string | null, currentOwner: string): ConnectionView {
   const tools = (row.tools as Tool[]).map((t) => ({ name: t.name, description: t.description }));
   const type = row.authType as ConnectionView['auth']['type'];
-  const credential = credentialState(type !== 'none', row.secretEntry === null ? null : entryWallet, currentOwner);
+  const own = registeredBy(row, currentOwner);
+  const credential = own ? credentialState(type !== 'none', row.secretEntry === null ? null : entryWallet, currentOwner) : 'reenter_required';
   return {
     id: row.id,
-    url: row.url,
+    url: own ? row.url : new URL(row.url).origin,
     name: row.name,
     auth: { type, ...(row.headerName ? { headerName: row.headerName } : {}), valueSet: credential === 'set' },
     credential,
@@ -134,6 +145,7 @@ export async function addConnection(deps: McpDeps, agent: Agent, input: { url: s
           headerName: input.auth.type === 'header' ? input.auth.headerName : null,
           secretEntry,
           tools: checked.tools,
+          createdByWallet: walletKey(agent.owner),
         })
         .returning();
       return saved!;
@@ -197,10 +209,12 @@ export async function removeConnection(deps: McpDeps, agent: Agent, id: string):
 }
 
 /**
- * A client with the connection's credential, which only the wallet that entered it may use: after
- * the agent changes hands, 409 `credential_reentry_required` until the new owner enters theirs.
+ * A client with the connection's credential, which only the wallet that registered the connection
+ * and entered the credential may use: after the agent changes hands, 409
+ * `credential_reentry_required` (whatever the auth type) until the new owner enters theirs.
  */
 async function connectedClient(deps: McpDeps, agent: Agent, row: Row) {
+  if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
   // The policy may be stricter now than when the URL was stored (a local-stack URL, a newer rule).
   const allowed = canonicalToolServerUrl(row.url, deps.outbound);
   if (!allowed.ok) throw new AppError('invalid_tool_server_url', allowed.message, { details: { reason: allowed.reason } });
@@ -209,14 +223,18 @@ async function connectedClient(deps: McpDeps, agent: Agent, row: Row) {
     const read = row.secretEntry
       ? await readSecret(deps.db.orm, await deps.ring(), agentRef(agent), { record: credentialRecord(row.id), wallet: agent.owner }, row.secretEntry)
       : ({ state: 'missing' } as const);
-    if (read.state !== 'open') {
-      throw new AppError('credential_reentry_required', "The connection's credential was not entered by the agent's current owner: enter yours with PUT …/mcp/connection/{id}/auth", {
-        details: { connectionId: row.id },
-      });
-    }
+    if (read.state !== 'open') throw reentryRequired(row.id);
     auth = row.authType === 'bearer' ? { type: 'bearer', token: read.secret } : { type: 'header', name: row.headerName ?? '', value: read.secret };
   }
   return createMcpClient({ url: row.url, auth, fetch: deps.fetch, timeoutMs: deps.timeoutMs });
+}
+
+function reentryRequired(connectionId: string): AppError {
+  return new AppError(
+    'credential_reentry_required',
+    "The connection was registered, or its credential entered, by another wallet than the agent's current owner: confirm or replace it with PUT …/mcp/connection/{id}/auth",
+    { details: { connectionId } },
+  );
 }
 
 /** A live tools/list with the server's health (latency). */
@@ -238,6 +256,7 @@ export async function liveTools(deps: McpDeps, agent: Agent, id: string): Promis
 /** tools/call, with the arguments checked against the tool's schema (from registration) first. */
 export async function callTool(deps: McpDeps, agent: Agent, id: string, input: { name: string; arguments: Record<string, unknown> }): Promise<CallResult> {
   const row = await findConnection(deps, agent, id);
+  if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
   const tool = (row.tools as Tool[]).find((t) => t.name === input.name);
   if (!tool) throw new AppError('tool_not_found', `The connection has no tool named ${input.name}`);
   const size = checkArguments(input.arguments);

@@ -18,14 +18,18 @@ const AuthInputSchema = z
 
 const CredentialStateSchema = z.enum(['set', 'reenter_required', 'none']).openapi({
   description:
-    "`none`: the server needs no credential; `set`: the agent's current owner entered the stored credential; `reenter_required`: a credential is needed and none of the current owner's is stored (an earlier owner entered it before the agent changed hands, or it was stored before owners were recorded). Tool calls then answer 409 `credential_reentry_required` until the owner enters one with `PUT …/mcp/connection/{id}/auth`; the earlier owner's credential is never sent.",
+    "`none`: the server needs no credential; `set`: the agent's current owner entered the stored credential; `reenter_required`: the connection was registered by another wallet (an earlier owner of the agent, whatever its auth type: its URL may carry a key), or before registrants were recorded, or a credential is needed and none of the current owner's is stored. Tool calls then answer 409 `credential_reentry_required` until the owner confirms or replaces it with `PUT …/mcp/connection/{id}/auth` (or deletes it); the earlier owner's credential is never sent.",
   example: 'set',
 });
 
 const ConnectionSchema = z
   .object({
     id: z.string().openapi({ example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }),
-    url: z.string().openapi({ example: 'https://tools.example.com/mcp', description: 'Canonical form: lower-case host, no default port' }),
+    url: z.string().openapi({
+      example: 'https://tools.example.com/mcp',
+      description:
+        "Canonical form: lower-case host, no default port. Shown in full only to the wallet that registered the connection (or confirmed it with PUT …/auth); to anyone else, e.g. the agent's new owner after a sale, as its origin only (`https://tools.example.com`: no path, no query), since many URLs carry a key",
+    }),
     name: z.string().nullable(),
     auth: z.object({
       type: z.enum(['none', 'bearer', 'header']),
@@ -53,7 +57,7 @@ const upstreamErrors = {
 
 
 const reentryError = errorResponse(
-  "`credential_reentry_required`: the stored credential was entered by an earlier owner of the agent (or before owners were recorded) and is never used for you; enter yours with `PUT …/mcp/connection/{id}/auth`",
+  "`credential_reentry_required`: the connection was registered, or its credential entered, by another wallet (an earlier owner of the agent) or before owners were recorded, and is never used for you; confirm or replace it with `PUT …/mcp/connection/{id}/auth`, or delete it",
 );
 
 export const listConnections = createRoute({
@@ -62,7 +66,8 @@ export const listConnections = createRoute({
   operationId: 'listMcpConnections',
   tags: ['Tool servers'],
   summary: "The agent's tool-server connections",
-  description: "Header names are shown; credential values never are. `credential` says whether each connection can be used by you as it is (`reenter_required` after the agent changed hands).",
+  description:
+    "Header names are shown; credential values never are. `credential` says whether each connection can be used by you as it is (`reenter_required` after the agent changed hands). A connection registered by another wallet shows its URL's origin only.",
   security: agentRoute.security,
   request: { params: agentRoute.params },
   responses: { 200: jsonResponse('The connections', z.object({ connections: z.array(ConnectionSchema) }).openapi('McpConnections')), ...agentRoute.errors },
@@ -159,13 +164,15 @@ export const replaceConnectionAuth = createRoute({
   tags: ['Tool servers'],
   summary: "Enter or replace a connection's credential",
   description:
-    "A credential is only ever used for the wallet that entered it: after the agent changes hands the connection shows `credential: reenter_required` and its tool calls answer 409 `credential_reentry_required`, until the new owner enters their own here. Also rotates the current owner's credential. As at registration, the handshake and tools/list run with the new credential first (a rejected one changes nothing) and the tools snapshot is refreshed; then the credential is encrypted into the vault and the previous one destroyed. `{ type: 'none' }` removes the credential.",
+    "A connection and its credential are only ever used for the wallet that registered it or entered it: after the agent changes hands the connection shows `credential: reenter_required` (whatever its auth type) and its tool calls answer 409 `credential_reentry_required`, until the new owner enters their own credential here (or `{ type: 'none' }` for a server that needs none), which records them as the connection's registrant: from then on it is used for them and they see its full URL. Also rotates the current owner's credential. As at registration, the stored URL must pass the outbound policy in force, the handshake and tools/list run with the new credential first (a rejected one changes nothing) and the refreshed tools snapshot must fit the limits; then the credential is encrypted into the vault and the previous one destroyed. `{ type: 'none' }` removes the credential.",
   security: agentRoute.security,
   request: { params: ConnectionParams, body: jsonBody(z.object({ auth: AuthInputSchema }).openapi('McpConnectionAuth')) },
   responses: {
     200: jsonResponse('The connection with its new credential (`credential: set`, or `none`)', ConnectionSchema),
     ...agentRoute.errors,
-    400: errorResponse('`tool_server_credential_rejected` (the server answered 401/403), `invalid_tool_schema`, `tool_server_invalid`, `validation_failed`'),
+    400: errorResponse(
+      '`invalid_tool_server_url` (the stored URL is refused by the outbound policy in force; nothing is sent; `details.reason`), `tool_server_credential_rejected` (the server answered 401/403), `invalid_tool_schema`, `tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported`, `tool_server_invalid`, `validation_failed`',
+    ),
     404: errorResponse('`mcp_connection_not_found`, or `agent_not_found`'),
     424: errorResponse('`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)'),
   },

@@ -148,11 +148,17 @@ export const mcpConnections = gateway.table(
     headerName: text('header_name'),
     secretEntry: uuid('secret_entry').references(() => vaultEntries.id, { onDelete: 'set null' }),
     tools: jsonb('tools').notNull(),
+    /**
+     * The wallet (lower-case) that registered the connection or last entered its credential with
+     * PUT …/auth; only that wallet may use it (DESIGN §8). Null: registered before it was recorded.
+     */
+    createdByWallet: text('created_by_wallet'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     unique('mcp_connections_agent_url').on(t.chainId, t.collection, t.tokenId, t.url),
     check('mcp_connections_auth_type', sql`${t.authType} in ('none', 'bearer', 'header')`),
+    check('mcp_connections_created_by_wallet', sql`${t.createdByWallet} ~ '^0x[0-9a-f]{40}$'`),
   ],
 );
 

@@ -3,9 +3,12 @@
  * stack: the agent NFT is transferred on anvil, and the loopback tool server records every header
  * it receives. After the sale the seller's credential never reaches the server; the buyer sees
  * `credential: reenter_required` and 409 `credential_reentry_required` on tools list and call
- * until they enter their own with `PUT …/mcp/connection/{id}/auth`, which then works;
- * connections without a credential keep working. A vault row edited to name the buyer does not
- * decrypt (500, nothing sent), and an entry stored before owners were recorded must be re-entered.
+ * until they enter their own with `PUT …/mcp/connection/{id}/auth`, which then works. A
+ * connection without a credential is bound to the wallet that registered it too (its URL may
+ * carry a key): the buyer sees its origin only, `reenter_required` and 409 until they confirm it
+ * with PUT …/auth. A vault row edited to name the buyer does not decrypt (500, nothing sent), and
+ * an entry or connection stored before owners were recorded must be re-entered. PUT …/auth
+ * re-checks the outbound policy and the tools snapshot's size.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,19 +26,22 @@ const testnet = deployment('testnet');
 
 /**
  * A plain JSON-RPC tool server that records the headers of every request. `/keyed` wants an
- * `x-api-key` or a bearer token from `accepted` (401 otherwise); `/open` wants none. Tool: echo.
+ * `x-api-key` or a bearer token from `accepted` (401 otherwise); `/open` (and any path under it)
+ * wants none. Tool: echo; with `oversize` set, tools/list answers 201 tools.
  */
 interface RecordingServer {
   origin: string;
   accepted: Set<string>;
   received: IncomingMessage['headers'][];
+  oversize: boolean;
   close(): Promise<void>;
 }
 
 async function startRecordingServer(): Promise<RecordingServer> {
   const accepted = new Set<string>();
   const received: IncomingMessage['headers'][] = [];
-  const tools = [{ name: 'echo', description: 'Echoes the text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }];
+  const echoTool = { name: 'echo', description: 'Echoes the text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } };
+  const many = Array.from({ length: 201 }, (_, i) => ({ ...echoTool, name: i === 0 ? 'echo' : `echo_${i}` }));
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -48,24 +54,26 @@ async function startRecordingServer(): Promise<RecordingServer> {
       const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
       const credential = req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer /, '');
       if (path === '/keyed' && (typeof credential !== 'string' || !accepted.has(credential))) return send(401, { error: 'Unauthorized' });
-      if (path !== '/keyed' && path !== '/open') return send(404, { error: 'not found' });
+      if (path !== '/keyed' && path !== '/open' && !path.startsWith('/open/')) return send(404, { error: 'not found' });
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { id?: unknown; method?: unknown; params?: { arguments?: { text?: unknown } } };
-      if (body.method === 'tools/list') return send(200, { jsonrpc: '2.0', id: body.id, result: { tools } });
+      if (body.method === 'tools/list') return send(200, { jsonrpc: '2.0', id: body.id, result: { tools: recording.oversize ? many : [echoTool] } });
       if (body.method === 'tools/call') return send(200, { jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: String(body.params?.arguments?.text) }] } });
       send(200, { jsonrpc: '2.0', id: body.id ?? null, error: { code: -32601, message: 'Method not found' } });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
+  const recording: RecordingServer = {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     accepted,
     received,
+    oversize: false,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+  return recording;
 }
 
 let server: RecordingServer;
@@ -109,7 +117,7 @@ async function sell(agent: TestAgent): Promise<{ buyer: TestAccount; buyerToken:
 }
 
 describe('tool-server credentials after the agent is sold', () => {
-  it("never sends the seller's credential for the buyer; the buyer re-enters theirs; open connections keep working", async () => {
+  it("never sends the seller's credential for the buyer; the buyer re-enters theirs", async () => {
     const sellerKey = secretValue('seller-header');
     const sellerBearer = secretValue('seller-bearer');
     const buyerKey = secretValue('buyer-header');
@@ -117,9 +125,8 @@ describe('tool-server credentials after the agent is sold', () => {
     const agent = await freshAgent(testnet);
     const keyed = await register(agent, KEYED_URL(), { type: 'header', headerName: 'x-api-key', value: sellerKey });
     const bearer = await register(agent, `${KEYED_URL()}?as=bearer`, { type: 'bearer', value: sellerBearer });
-    const open = await register(agent, OPEN_URL(), { type: 'none' });
     const before = await as(agent, agent.token, '/mcp/connections');
-    expect(before.body.connections.map((c: { credential: string }) => c.credential)).toEqual(['set', 'set', 'none']);
+    expect(before.body.connections.map((c: { credential: string }) => c.credential)).toEqual(['set', 'set']);
     expect((await echo(agent, agent.token, keyed)).status).toBe(200);
 
     const { buyer, buyerToken } = await sell(agent);
@@ -132,17 +139,13 @@ describe('tool-server credentials after the agent is sold', () => {
     const byId = new Map(listed.body.connections.map((c: { id: string }) => [c.id, c]));
     expect(byId.get(keyed)).toMatchObject({ credential: 'reenter_required', auth: { type: 'header', headerName: 'x-api-key', valueSet: false } });
     expect(byId.get(bearer)).toMatchObject({ credential: 'reenter_required', auth: { type: 'bearer', valueSet: false } });
-    expect(byId.get(open)).toMatchObject({ credential: 'none', auth: { type: 'none', valueSet: false } });
 
-    // calls that need a credential answer 409 and reach nothing; the open connection works
+    // calls that need a credential answer 409 and reach nothing
     for (const id of [keyed, bearer]) {
       expectError(await echo(agent, buyerToken, id), 409, 'credential_reentry_required');
       expectError(await as(agent, buyerToken, `/mcp/connection/${id}/tools`), 409, 'credential_reentry_required');
     }
     expect(server.received.length).toBe(sold);
-    const openCall = await echo(agent, buyerToken, open);
-    expect(openCall.status, openCall.text).toBe(200);
-    expect(openCall.body.content).toEqual([{ type: 'text', text: 'hi' }]);
 
     // a credential the server rejects changes nothing
     expectError(await as(agent, buyerToken, `/mcp/connection/${keyed}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'x-api-key', value: 'not-accepted' } } }), 400, 'tool_server_credential_rejected');
@@ -166,6 +169,73 @@ describe('tool-server credentials after the agent is sold', () => {
     expect(entries).toEqual([{ owner_wallet: buyer.address.toLowerCase() }]);
   });
 
+  it("a connection without a credential is the seller's too: the buyer sees its origin only, 409 until they confirm it", async () => {
+    const pathKey = secretValue('path-key');
+    const queryKey = secretValue('query-key');
+    const agent = await freshAgent(testnet);
+    const secretUrl = `${OPEN_URL()}/${pathKey}/sse?api_key=${queryKey}`;
+    const open = await register(agent, secretUrl, { type: 'none' });
+    const before = await as(agent, agent.token, '/mcp/connections');
+    expect(before.body.connections).toMatchObject([{ id: open, url: secretUrl, credential: 'none', auth: { type: 'none', valueSet: false } }]);
+    expect((await echo(agent, agent.token, open)).status).toBe(200);
+
+    const { buyer, buyerToken } = await sell(agent);
+    const sold = server.received.length;
+    const listed = await as(agent, buyerToken, '/mcp/connections');
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.connections).toEqual([expect.objectContaining({ id: open, url: 'https://open.tools.example', credential: 'reenter_required', auth: { type: 'none', valueSet: false } })]);
+    expect(listed.text).not.toContain(pathKey);
+    expect(listed.text).not.toContain(queryKey);
+
+    // nothing reaches the seller's tool server for the buyer
+    const refused = await echo(agent, buyerToken, open);
+    expectError(refused, 409, 'credential_reentry_required');
+    expect(refused.text).not.toContain(pathKey);
+    expectError(await as(agent, buyerToken, `/mcp/connection/${open}/tools`), 409, 'credential_reentry_required');
+    expect(server.received.length).toBe(sold);
+
+    // the buyer confirms it with PUT …/auth: it is theirs from now on
+    const confirmed = await as(agent, buyerToken, `/mcp/connection/${open}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body).toMatchObject({ id: open, url: secretUrl, credential: 'none', auth: { type: 'none', valueSet: false } });
+    const used = await echo(agent, buyerToken, open);
+    expect(used.status, used.text).toBe(200);
+    expect(used.body.content).toEqual([{ type: 'text', text: 'hi' }]);
+    const rows = await sql<{ created_by_wallet: string }>(stack.databaseUrl, 'select created_by_wallet from gateway.mcp_connections where id = $1', [open]);
+    expect(rows).toEqual([{ created_by_wallet: buyer.address.toLowerCase() }]);
+  });
+
+  it('PUT …/auth re-checks the stored URL against the outbound policy: 400 invalid_tool_server_url, nothing sent', async () => {
+    const agent = await freshAgent(testnet);
+    const open = await register(agent, OPEN_URL(), { type: 'none' });
+    const refusedId = crypto.randomUUID();
+    // a row stored under an older, laxer policy: an IP literal
+    await sql(
+      stack.databaseUrl,
+      `insert into gateway.mcp_connections (id, chain_id, collection, token_id, url, auth_type, tools, created_by_wallet)
+       select $2, chain_id, collection, token_id, 'https://127.0.0.1/open', 'none', tools, created_by_wallet from gateway.mcp_connections where id = $1`,
+      [open, refusedId],
+    );
+    const from = server.received.length;
+    const res = await as(agent, agent.token, `/mcp/connection/${refusedId}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } });
+    expectError(res, 400, 'invalid_tool_server_url');
+    expect(res.body.error.details.reason).toEqual(expect.any(String));
+    expect(server.received.length).toBe(from);
+  });
+
+  it('PUT …/auth refuses a tools list over the snapshot limits: 400 tool_snapshot_too_large, nothing changes', async () => {
+    const agent = await freshAgent(testnet);
+    const open = await register(agent, OPEN_URL(), { type: 'none' });
+    server.oversize = true;
+    try {
+      expectError(await as(agent, agent.token, `/mcp/connection/${open}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } }), 400, 'tool_snapshot_too_large');
+    } finally {
+      server.oversize = false;
+    }
+    const listed = await as(agent, agent.token, '/mcp/connections');
+    expect(listed.body.connections).toMatchObject([{ id: open, tools: [{ name: 'echo' }] }]);
+  });
+
   it('answers 404 mcp_connection_not_found and 400 validation_failed when entering a credential', async () => {
     const agent = await freshAgent(testnet);
     expectError(await as(agent, agent.token, `/mcp/connection/${crypto.randomUUID()}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } }), 404, 'mcp_connection_not_found');
@@ -185,6 +255,8 @@ describe('tool-server credentials after the agent is sold', () => {
     const sold = server.received.length;
     const edited = await sql(stack.databaseUrl, 'update gateway.vault_entries set owner_wallet = $2 where owner = $1 returning id', [`mcp_connection:${id}`, buyer.address.toLowerCase()]);
     expect(edited).toHaveLength(1);
+    // the connection row too, so that only the vault's binding stands in the way
+    await sql(stack.databaseUrl, 'update gateway.mcp_connections set created_by_wallet = $2 where id = $1', [id, buyer.address.toLowerCase()]);
 
     const res = await echo(agent, buyerToken, id);
     expectError(res, 500, 'internal_error');
@@ -213,5 +285,24 @@ describe('tool-server credentials after the agent is sold', () => {
     expect(replaced.body.credential).toBe('set');
     expect((await echo(agent, agent.token, id)).status).toBe(200);
     expect(headerValuesSince(from).filter((v) => v.includes(oldKey))).toEqual([]);
+  });
+
+  it('a connection registered before registrants were recorded (created_by_wallet null) must be confirmed, even by its owner', async () => {
+    const pathKey = secretValue('legacy-path');
+    const agent = await freshAgent(testnet);
+    const url = `${OPEN_URL()}/${pathKey}`;
+    const id = await register(agent, url, { type: 'none' });
+    await sql(stack.databaseUrl, 'update gateway.mcp_connections set created_by_wallet = null where id = $1', [id]);
+    const from = server.received.length;
+
+    const listed = await as(agent, agent.token, '/mcp/connections');
+    expect(listed.body.connections).toMatchObject([{ id, url: 'https://open.tools.example', credential: 'reenter_required' }]);
+    expectError(await echo(agent, agent.token, id), 409, 'credential_reentry_required');
+    expect(server.received.length).toBe(from);
+
+    const confirmed = await as(agent, agent.token, `/mcp/connection/${id}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body).toMatchObject({ url, credential: 'none' });
+    expect((await echo(agent, agent.token, id)).status).toBe(200);
   });
 });
