@@ -171,8 +171,11 @@ export interface AgentClient {
   listMcpTools(id: string, options?: CallOptions): Promise<McpLiveTools>;
   /** `POST …/mcp/connection/{id}/tools/call`. */
   callMcpTool(id: string, call: McpToolCall, options?: CallOptions): Promise<McpToolResult>;
-  /** `PUT …/mcp/connection/{id}/auth`: enter your own credential (after a transfer: `credential: 'reenter_required'`). */
-  replaceMcpAuth(id: string, auth: ToolServerAuthInput, options?: CallOptions): Promise<McpConnection>;
+  /**
+   * `PUT …/mcp/connection/{id}/auth`: enter your own credential (after a transfer: `credential:
+   * 'reenter_required'`); `options.url`, the connection's full URL, when another wallet registered it.
+   */
+  replaceMcpAuth(id: string, auth: ToolServerAuthInput, options?: CallOptions & { url?: string }): Promise<McpConnection>;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -454,7 +457,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       callMcpTool: async (id, call, o = {}) =>
         (await post<McpToolResult>(`/mcp/connection/${encodeURIComponent(id)}/tools/call`, { name: call.name, arguments: call.arguments ?? {} }, o.signal)).body,
       replaceMcpAuth: (id, auth, o = {}) =>
-        json<McpConnection>({ method: 'PUT', path: `${prefix}/mcp/connection/${encodeURIComponent(id)}/auth`, body: { auth }, agent: true, signal: o.signal }),
+        json<McpConnection>({ method: 'PUT', path: `${prefix}/mcp/connection/${encodeURIComponent(id)}/auth`, body: { auth, ...(o.url === undefined ? {} : { url: o.url }) }, agent: true, signal: o.signal }),
     };
     return self;
   }

@@ -12,7 +12,7 @@ import { walletKey } from '../vault/owner';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { deleteSecret, storeSecret } from '../vault/store';
 import { checkToolServer, createMcpClient } from './client';
-import { checkAuthInput, clientAuth, credentialRecord, findConnection, view, type AuthInput, type ConnectionView, type McpDeps } from './connections.service';
+import { checkAuthInput, clientAuth, credentialRecord, findConnection, registeredBy, view, type AuthInput, type ConnectionView, type McpDeps } from './connections.service';
 import { toolServerError } from './errors';
 import { checkSnapshot } from './tool-limits';
 import { canonicalToolServerUrl } from './url';
@@ -26,12 +26,25 @@ import { canonicalToolServerUrl } from './url';
  * registrant (which confirms, for a new owner, a connection an earlier owner registered).
  * `{ type: 'none' }` removes the credential.
  */
-export async function replaceConnectionAuth(deps: McpDeps, agent: Agent, id: string, input: { auth: AuthInput }): Promise<ConnectionView> {
+export async function replaceConnectionAuth(
+  deps: McpDeps,
+  agent: Agent,
+  id: string,
+  input: { auth: AuthInput; url?: string | undefined },
+): Promise<ConnectionView> {
   checkAuthInput(input.auth);
   const row = await findConnection(deps, agent, id);
   // The policy may be stricter now than when the URL was stored (a local-stack URL, a newer rule).
   const allowed = canonicalToolServerUrl(row.url, deps.outbound);
   if (!allowed.ok) throw new AppError('invalid_tool_server_url', allowed.message, { details: { reason: allowed.reason } });
+  if (!registeredBy(row, agent.owner) && !sameUrl(input.url, allowed.url, deps)) {
+    // A URL can carry a key in its path or query: whoever did not register the connection sees
+    // its origin only, and takes it over only by proving they know the whole URL already.
+    throw new AppError(
+      'credential_reentry_required',
+      'This connection was registered by another wallet: send its full URL as `url` with the credential, or delete it and register your own',
+    );
+  }
   const client = createMcpClient({ url: row.url, auth: clientAuth(input.auth), fetch: deps.fetch, timeoutMs: deps.timeoutMs });
   const checked = await checkToolServer(client);
   await client.close();
@@ -59,4 +72,11 @@ export async function replaceConnectionAuth(deps: McpDeps, agent: Agent, id: str
   } catch (err) {
     throw databaseError(err);
   }
+}
+
+/** Whether `given` names the stored URL (both in canonical form); a refused or absent one never does. */
+function sameUrl(given: string | undefined, stored: string, deps: McpDeps): boolean {
+  if (given === undefined) return false;
+  const canonical = canonicalToolServerUrl(given, deps.outbound);
+  return canonical.ok && canonical.url === stored;
 }

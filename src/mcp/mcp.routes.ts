@@ -164,9 +164,23 @@ export const replaceConnectionAuth = createRoute({
   tags: ['Tool servers'],
   summary: "Enter or replace a connection's credential",
   description:
-    "A connection and its credential are only ever used for the wallet that registered it or entered it: after the agent changes hands the connection shows `credential: reenter_required` (whatever its auth type) and its tool calls answer 409 `credential_reentry_required`, until the new owner enters their own credential here (or `{ type: 'none' }` for a server that needs none), which records them as the connection's registrant: from then on it is used for them and they see its full URL. Also rotates the current owner's credential. As at registration, the stored URL must pass the outbound policy in force, the handshake and tools/list run with the new credential first (a rejected one changes nothing) and the refreshed tools snapshot must fit the limits; then the credential is encrypted into the vault and the previous one destroyed. `{ type: 'none' }` removes the credential.",
+    "A connection and its credential are only ever used for the wallet that registered it or entered it: after the agent changes hands the connection shows `credential: reenter_required` (whatever its auth type) and its tool calls answer 409 `credential_reentry_required`, until the new owner enters their own credential here (or `{ type: 'none' }` for a server that needs none), with the connection's full URL as `url` (the list shows another wallet's connection by its origin only, and a URL can carry a key, so only someone who knows it already can take it over; otherwise delete it and register your own), which records them as the connection's registrant: from then on it is used for them and they see its full URL. Also rotates the current owner's credential. As at registration, the stored URL must pass the outbound policy in force, the handshake and tools/list run with the new credential first (a rejected one changes nothing) and the refreshed tools snapshot must fit the limits; then the credential is encrypted into the vault and the previous one destroyed. `{ type: 'none' }` removes the credential.",
   security: agentRoute.security,
-  request: { params: ConnectionParams, body: jsonBody(z.object({ auth: AuthInputSchema }).openapi('McpConnectionAuth')) },
+  request: {
+    params: ConnectionParams,
+    body: jsonBody(
+      z
+        .object({
+          auth: AuthInputSchema,
+          url: z
+            .string()
+            .max(4_096)
+            .optional()
+            .openapi({ description: "The connection's full URL, required when another wallet registered it (the list shows you its origin only): proof that you know it already, since a URL can carry a key" }),
+        })
+        .openapi('McpConnectionAuth'),
+    ),
+  },
   responses: {
     200: jsonResponse('The connection with its new credential (`credential: set`, or `none`)', ConnectionSchema),
     ...agentRoute.errors,
@@ -174,6 +188,7 @@ export const replaceConnectionAuth = createRoute({
       '`invalid_tool_server_url` (the stored URL is refused by the outbound policy in force; nothing is sent; `details.reason`), `tool_server_credential_rejected` (the server answered 401/403), `invalid_tool_schema`, `tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported`, `tool_server_invalid`, `validation_failed`',
     ),
     404: errorResponse('`mcp_connection_not_found`, or `agent_not_found`'),
+    409: errorResponse('`credential_reentry_required`: another wallet registered this connection and `url` is missing or is not its URL; nothing is sent'),
     424: errorResponse('`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)'),
   },
 });

@@ -148,11 +148,11 @@ describe('tool-server credentials after the agent is sold', () => {
     expect(server.received.length).toBe(sold);
 
     // a credential the server rejects changes nothing
-    expectError(await as(agent, buyerToken, `/mcp/connection/${keyed}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'x-api-key', value: 'not-accepted' } } }), 400, 'tool_server_credential_rejected');
+    expectError(await as(agent, buyerToken, `/mcp/connection/${keyed}/auth`, { method: 'PUT', json: { url: KEYED_URL(), auth: { type: 'header', headerName: 'x-api-key', value: 'not-accepted' } } }), 400, 'tool_server_credential_rejected');
     expectError(await echo(agent, buyerToken, keyed), 409, 'credential_reentry_required');
 
     // the buyer enters their own: it is used from now on
-    const replaced = await as(agent, buyerToken, `/mcp/connection/${keyed}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'x-api-key', value: buyerKey } } });
+    const replaced = await as(agent, buyerToken, `/mcp/connection/${keyed}/auth`, { method: 'PUT', json: { url: KEYED_URL(), auth: { type: 'header', headerName: 'x-api-key', value: buyerKey } } });
     expect(replaced.status, replaced.text).toBe(200);
     expect(replaced.body).toMatchObject({ id: keyed, credential: 'set', auth: { type: 'header', headerName: 'x-api-key', valueSet: true }, tools: [{ name: 'echo' }] });
     expect(replaced.text).not.toContain(buyerKey);
@@ -194,8 +194,14 @@ describe('tool-server credentials after the agent is sold', () => {
     expectError(await as(agent, buyerToken, `/mcp/connection/${open}/tools`), 409, 'credential_reentry_required');
     expect(server.received.length).toBe(sold);
 
-    // the buyer confirms it with PUT …/auth: it is theirs from now on
-    const confirmed = await as(agent, buyerToken, `/mcp/connection/${open}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } });
+    // taking it over needs its full URL: the origin the buyer sees, or a guess, is not enough
+    for (const url of [undefined, 'https://open.tools.example', `${OPEN_URL()}/wrong/sse?api_key=${queryKey}`]) {
+      expectError(await as(agent, buyerToken, `/mcp/connection/${open}/auth`, { method: 'PUT', json: { url, auth: { type: 'none' } } }), 409, 'credential_reentry_required');
+    }
+    expect(server.received.length).toBe(sold);
+
+    // the buyer who knows the URL confirms it with PUT …/auth: it is theirs from now on
+    const confirmed = await as(agent, buyerToken, `/mcp/connection/${open}/auth`, { method: 'PUT', json: { url: secretUrl, auth: { type: 'none' } } });
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body).toMatchObject({ id: open, url: secretUrl, credential: 'none', auth: { type: 'none', valueSet: false } });
     const used = await echo(agent, buyerToken, open);
@@ -300,7 +306,7 @@ describe('tool-server credentials after the agent is sold', () => {
     expectError(await echo(agent, agent.token, id), 409, 'credential_reentry_required');
     expect(server.received.length).toBe(from);
 
-    const confirmed = await as(agent, agent.token, `/mcp/connection/${id}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } });
+    const confirmed = await as(agent, agent.token, `/mcp/connection/${id}/auth`, { method: 'PUT', json: { url, auth: { type: 'none' } } });
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body).toMatchObject({ url, credential: 'none' });
     expect((await echo(agent, agent.token, id)).status).toBe(200);
