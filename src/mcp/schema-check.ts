@@ -11,14 +11,18 @@
  * Tool calls cannot pin the gateway (DESIGN §8): every regex of a tool schema must run under the
  * linear-time engine (checked at registration, used for every validation: ./linear-regexp), and
  * `format` checks are capped and never backtrack (./safe-formats). Argument sizes are capped by
- * the caller before validation (./tool-limits).
+ * the caller before validation (./tool-limits). A schema that multiplies work (`$ref`, `allOf`,
+ * `anyOf` used thousands of times) is refused at registration when its expanded size is over the
+ * caps (./schema-size), and every validation runs under a work budget (./validation-budget).
  */
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import { checkLinearPattern, withLinearRegExp } from './linear-regexp';
 import { META_SCHEMA_ID, META_SCHEMAS } from './meta-schema';
 import { hardenFormats } from './safe-formats';
 import { schemaPatterns } from './schema-patterns';
-import { MAX_SCHEMA_PATTERNS } from './tool-limits';
+import { schemaSize } from './schema-size';
+import { MAX_SCHEMA_PATTERN_USES, MAX_SCHEMA_PATTERNS, MAX_SCHEMA_SUBSCHEMAS } from './tool-limits';
+import { meterSchema, VALIDATION_BUDGET, ValidationTooCostly, withBudget } from './validation-budget';
 
 hardenFormats();
 
@@ -80,6 +84,13 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
   if (patterns.length > MAX_SCHEMA_PATTERNS) {
     return { ok: false, problem: `inputSchema has more than ${MAX_SCHEMA_PATTERNS} patterns` };
   }
+  const size = schemaSize(schema, Math.max(MAX_SCHEMA_SUBSCHEMAS, MAX_SCHEMA_PATTERN_USES));
+  if (size.subschemas > MAX_SCHEMA_SUBSCHEMAS) {
+    return { ok: false, problem: `inputSchema expands to more than ${MAX_SCHEMA_SUBSCHEMAS} subschemas once its $refs are followed` };
+  }
+  if (size.patternUses > MAX_SCHEMA_PATTERN_USES) {
+    return { ok: false, problem: `inputSchema runs more than ${MAX_SCHEMA_PATTERN_USES} patterns once its $refs are followed` };
+  }
   for (const { at, pattern } of patterns) {
     const linear = checkLinearPattern(pattern);
     if (!linear.ok) {
@@ -89,24 +100,30 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
   return { ok: true };
 }
 
-/** Checks tools/call arguments against the tool's input schema. */
+/**
+ * Checks tools/call arguments against the tool's input schema. `tooCostly` when the check ran out
+ * of its work budget (./validation-budget): the arguments were not judged either way.
+ */
 export function validateArguments(
   schema: unknown,
   args: unknown,
-): { ok: true } | { ok: false; problems: string[] } {
+): { ok: true } | { ok: false; problems: string[]; tooCostly?: true } {
   if (!isPlainObject(args)) return { ok: false, problems: ['arguments must be a JSON object'] };
   if (!isPlainObject(schema) && typeof schema !== 'boolean') {
     return { ok: false, problems: ['tool has no usable input schema'] };
   }
   try {
     // The validator annotates the schema objects it is given: never hand it a caller's object.
-    const validator = new Validator(structuredClone(schema) as Schema | boolean, '2020-12', false);
+    const own = structuredClone(schema) as Schema | boolean;
+    const validator = new Validator(own, '2020-12', true);
     const input = structuredClone(args);
-    const result = withLinearRegExp(() => validator.validate(input));
+    meterSchema(own, input);
+    const result = withBudget(VALIDATION_BUDGET, () => withLinearRegExp(() => validator.validate(input)));
     if (result.valid) return { ok: true };
     const problems = describe(result.errors);
     return { ok: false, problems: problems.length > 0 ? problems : ['arguments do not match the tool schema'] };
   } catch (err) {
+    if (err instanceof ValidationTooCostly) return { ok: false, problems: [err.message], tooCostly: true };
     return { ok: false, problems: [`arguments cannot be checked against the tool schema: ${errorText(err)}`] };
   }
 }
