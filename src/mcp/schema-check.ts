@@ -115,7 +115,8 @@ export function validateArguments(
   try {
     // The validator annotates the schema objects it is given: never hand it a caller's object.
     const own = structuredClone(schema) as Schema | boolean;
-    const validator = new Validator(own, '2020-12', true);
+    // Short-circuit stays off: callers get every problem, not the first. The budget bounds the work.
+    const validator = new Validator(own, '2020-12', false);
     const input = structuredClone(args);
     meterSchema(own, input);
     const result = withBudget(VALIDATION_BUDGET, () => withLinearRegExp(() => validator.validate(input)));
