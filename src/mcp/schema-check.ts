@@ -44,11 +44,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The most specific errors first: cfworker reports the failing leaf and every parent above it. */
+/**
+ * The most specific errors first: cfworker reports the failing leaf and every parent above it.
+ * Linear in the errors (a call can fail tens of thousands of times: one error per array item).
+ */
 function describe(errors: OutputUnit[]): string[] {
-  const leaves = errors.filter(
-    (error) => !errors.some((other) => other !== error && other.keywordLocation.startsWith(`${error.keywordLocation}/`)),
-  );
+  const parents = new Set<string>();
+  for (const { keywordLocation } of errors) {
+    for (let i = keywordLocation.indexOf('/'); i >= 0; i = keywordLocation.indexOf('/', i + 1)) parents.add(keywordLocation.slice(0, i));
+  }
+  const leaves = errors.filter((error) => !parents.has(error.keywordLocation));
   const seen = new Set<string>();
   const out: string[] = [];
   for (const error of leaves.length > 0 ? leaves : errors) {

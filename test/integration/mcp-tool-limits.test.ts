@@ -49,6 +49,7 @@ const VARIANTS: Record<string, SchemaTool[]> = {
     tool('fanout', { x: { $ref: '#/$defs/d0' } }, { $defs: fanout(8) }),
     tool('unique', { x: { type: 'array', uniqueItems: true } }),
     tool('echo', { text: { type: 'string', pattern: '^[a-z]+$' } }),
+    tool('numbers', { x: { type: 'array', items: { type: 'number' } } }),
   ],
 };
 
@@ -165,6 +166,14 @@ describe('schemas that multiply work cannot pin the gateway', () => {
       expect(res.body.error.details.problems).toEqual(["the arguments take too much work to check against this tool's schema"]);
       expect(ms).toBeLessThan(5_000);
       expect(server.calls.get('costly') ?? 0).toBe(before);
+    });
+
+    it('an ordinary schema failing 60000 times (one error per item): 400 listing the first problems, within 5 s', async () => {
+      const { res, ms } = await timedCall(who, id, 'numbers', { x: Array.from({ length: 60_000 }, () => 'a') });
+      expectError(res, 400, 'invalid_tool_arguments');
+      expect(ms).toBeLessThan(5_000);
+      expect(res.body.error.details.problems).toHaveLength(10);
+      expect(res.body.error.details.problems[0]).toBe('#/x/0: Instance type "string" is invalid. Expected "number".');
     });
 
     it('the same tools with ordinary arguments still work, and a normal tool too', async () => {
