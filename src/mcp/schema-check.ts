@@ -75,6 +75,19 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
   const type = schema.type;
   const typeIsObject =
     type === undefined || type === 'object' || (Array.isArray(type) && type.length === 1 && type[0] === 'object');
+  // Sized first: the walk is linear, the meta-schema validation of a huge schema is not cheap.
+  let size;
+  try {
+    size = schemaSize(schema, Math.max(MAX_SCHEMA_SUBSCHEMAS, MAX_SCHEMA_PATTERN_USES));
+  } catch (err) {
+    return { ok: false, problem: `inputSchema cannot be checked: ${errorText(err)}` }; // e.g. nested too deeply for the stack
+  }
+  if (size.subschemas > MAX_SCHEMA_SUBSCHEMAS) {
+    return { ok: false, problem: `inputSchema expands to more than ${MAX_SCHEMA_SUBSCHEMAS} subschemas once its $refs are followed` };
+  }
+  if (size.patternUses > MAX_SCHEMA_PATTERN_USES) {
+    return { ok: false, problem: `inputSchema runs more than ${MAX_SCHEMA_PATTERN_USES} patterns once its $refs are followed` };
+  }
   let result;
   try {
     result = getMetaValidator().validate(structuredClone(schema));
@@ -88,13 +101,6 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
   const patterns = schemaPatterns(schema, MAX_SCHEMA_PATTERNS);
   if (patterns.length > MAX_SCHEMA_PATTERNS) {
     return { ok: false, problem: `inputSchema has more than ${MAX_SCHEMA_PATTERNS} patterns` };
-  }
-  const size = schemaSize(schema, Math.max(MAX_SCHEMA_SUBSCHEMAS, MAX_SCHEMA_PATTERN_USES));
-  if (size.subschemas > MAX_SCHEMA_SUBSCHEMAS) {
-    return { ok: false, problem: `inputSchema expands to more than ${MAX_SCHEMA_SUBSCHEMAS} subschemas once its $refs are followed` };
-  }
-  if (size.patternUses > MAX_SCHEMA_PATTERN_USES) {
-    return { ok: false, problem: `inputSchema runs more than ${MAX_SCHEMA_PATTERN_USES} patterns once its $refs are followed` };
   }
   for (const { at, pattern } of patterns) {
     const linear = checkLinearPattern(pattern);
