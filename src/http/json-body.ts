@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
-import { holdsNul, invalidEncoding, nulCharacter } from './request-bytes';
+import { badString, invalidEncoding, nulCharacter } from './request-bytes';
 import type { RouteTable } from './routes-table';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -11,8 +11,9 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
  * Every body-carrying request to a known route must be JSON: anything else is 415, a body that
- * does not parse is 400 `invalid_json`, one that is not UTF-8 400 `invalid_encoding` (never
- * decoded with U+FFFD in place of the bad bytes), one with a NUL in any string 400
+ * does not parse is 400 `invalid_json`, one that is not UTF-8, or holds a
+ * string or key with a lone surrogate (`"\ud800"`), 400 `invalid_encoding` (never stored
+ * with U+FFFD in place of the bad bytes or escapes), one with a NUL in any string 400
  * `nul_character`. Unknown routes fall through to the 404/405 handler. The body stays cached on
  * the request for the route's validator.
  */
@@ -38,7 +39,9 @@ export function jsonBody(routes: () => RouteTable): MiddlewareHandler<AppBinding
     } catch {
       throw new AppError('invalid_json', 'The request body is not valid JSON');
     }
-    if (holdsNul(parsed)) throw nulCharacter('body');
+    const bad = badString(parsed);
+    if (bad === 'nul') throw nulCharacter('body');
+    if (bad === 'surrogate') throw new AppError('invalid_encoding', 'The body holds a string or key with a lone surrogate (e.g. \\ud800), which is not valid Unicode', { details: { where: 'body' } });
     await next();
   };
 }

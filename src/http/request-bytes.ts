@@ -7,7 +7,7 @@ import type { AppBindings } from '../types';
  * checks below and the JSON body's (./json-body) run on every route before any other check.
  */
 export const REQUEST_BYTES_ERRORS =
-  '`invalid_encoding` (broken percent-encoding such as `%zz` in the path or query, or a body that is not UTF-8), `nul_character` (a NUL, e.g. `%00` or `\\u0000`, anywhere in the path, query or body)';
+  '`invalid_encoding` (broken percent-encoding such as `%zz` in the path or query, a body that is not UTF-8, or a JSON string or key in the body holding a lone surrogate such as `\\ud800`), `nul_character` (a NUL, e.g. `%00` or `\\u0000`, anywhere in the path, query or body)';
 
 const BROKEN_PERCENT = /%(?![0-9A-Fa-f]{2})/;
 
@@ -42,14 +42,28 @@ export function checkRequestUrl(url: string): void {
   }
 }
 
-/** True when any string in a parsed JSON value (keys included) holds a NUL. */
-export function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || holdsNul(inner));
+/**
+ * The first string in a parsed JSON value (keys included) that cannot be stored as sent: one
+ * holding a NUL (`nul`), or one that is not well-formed UTF-16, i.e. holds a lone surrogate such
+ * as `"\ud800"` (`surrogate`), which UTF-8 storage would silently replace with U+FFFD.
+ */
+export function badString(value: unknown): 'nul' | 'surrogate' | null {
+  const check = (text: string) => (text.includes('\u0000') ? 'nul' : text.isWellFormed() ? null : 'surrogate');
+  if (typeof value === 'string') return check(value);
+  if (Array.isArray(value)) {
+    for (const inner of value) {
+      const bad = badString(inner);
+      if (bad) return bad;
+    }
+    return null;
   }
-  return false;
+  if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      const bad = check(key) ?? badString(inner);
+      if (bad) return bad;
+    }
+  }
+  return null;
 }
 
 /**

@@ -263,7 +263,8 @@ export async function callTool(deps: McpDeps, agent: Agent, id: string, input: {
   if (!size.ok) throw new AppError('tool_arguments_too_large', `The arguments are too large: ${size.problem}`);
   const valid = validateArguments(tool.inputSchema, input.arguments);
   if (!valid.ok) {
-    throw new AppError('invalid_tool_arguments', `The arguments do not match the input schema of ${tool.name}`, { details: { problems: valid.problems } });
+    const message = valid.tooCostly ? `The arguments take too much work to check against the input schema of ${tool.name}` : `The arguments do not match the input schema of ${tool.name}`;
+    throw new AppError('invalid_tool_arguments', message, { details: { problems: valid.problems } });
   }
   const client = await connectedClient(deps, agent, row);
   try {

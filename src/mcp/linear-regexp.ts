@@ -9,14 +9,20 @@
  * points the global `RegExp` at `LinearRegExp` for the duration of one synchronous validation
  * (nothing else runs in the isolate meanwhile) and restores it. Regex literals elsewhere are not
  * affected. Syntax RE2 cannot run in linear time (lookaround, backreferences) is refused at
- * registration by `checkLinearPattern`, naming the pattern.
+ * registration by `checkLinearPattern`, naming the pattern. Linear is not cheap when a schema
+ * runs a regex thousands of times (`$ref`, `allOf`, `items`): every test charges the input's
+ * length times the program's size to the validation's budget (./validation-budget).
  */
 import { RE2JS } from 're2js';
+import { charge } from './validation-budget';
 
 /** Longest pattern accepted, in characters. */
 export const MAX_PATTERN_CHARS = 1_000;
 /** Largest compiled program accepted (RE2 instructions): bounds the work per input character. */
 export const MAX_PATTERN_PROGRAM = 2_000;
+
+/** Budget units for one test besides the scan (a matcher, its state): ./validation-budget. */
+const TEST_UNITS = 32;
 
 const CACHE_LIMIT = 512;
 const compiled = new Map<string, RE2JS>();
@@ -55,14 +61,18 @@ class LinearRegExp {
   readonly source: string;
   readonly flags: string;
   readonly #re: RE2JS;
+  readonly #size: number;
   constructor(pattern: string | RegExp, flags = '') {
     this.source = typeof pattern === 'string' ? pattern : pattern.source;
     if (!/^u?$/.test(flags)) throw new SyntaxError(`flags ${flags} are not supported for schema patterns`);
     this.flags = flags;
     this.#re = compile(this.source);
+    this.#size = this.#re.programSize();
   }
   test(input: string): boolean {
-    return this.#re.matcher(String(input)).find();
+    const text = String(input);
+    charge(TEST_UNITS + text.length * this.#size);
+    return this.#re.matcher(text).find();
   }
 }
 

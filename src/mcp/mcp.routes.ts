@@ -90,7 +90,7 @@ export const addConnection = createRoute({
     200: jsonResponse('Registered', ConnectionSchema),
     ...agentRoute.errors,
     400: errorResponse(
-      '`invalid_tool_server_url` (refused by the outbound policy before any request: not https, IP literal, local, internal or loopback-resolving name, name embedding an IP, restricted port, userinfo, hidden characters; `details.reason`), `mcp_connection_exists` (MCPConnection URL already exists for this agent), `mcp_connection_limit` (the agent has 20 connections), `invalid_tool_schema` (Invalid tool schema, naming the tool; `details.problem` names a pattern that cannot run in linear time), `tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported` (the server demands OAuth: 401 with a `resource_metadata` challenge), `tool_server_credential_rejected` (the server answered 401/403), `tool_server_invalid` (not the contract: HTML, wrong id, redirect, too large), `validation_failed`',
+      '`invalid_tool_server_url` (refused by the outbound policy before any request: not https, IP literal, local, internal or loopback-resolving name, name embedding an IP, restricted port, userinfo, hidden characters; `details.reason`), `mcp_connection_exists` (MCPConnection URL already exists for this agent), `mcp_connection_limit` (the agent has 20 connections), `invalid_tool_schema` (Invalid tool schema, naming the tool; `details.problem` names a pattern that cannot run in linear time, or says the schema expands past 2000 subschemas or 200 pattern uses once its `$ref`s are followed), `tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported` (the server demands OAuth: 401 with a `resource_metadata` challenge), `tool_server_credential_rejected` (the server answered 401/403), `tool_server_invalid` (not the contract: HTML, wrong id, redirect, too large), `validation_failed`',
     ),
     424: errorResponse('`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)'),
   },
@@ -151,7 +151,7 @@ export const callTool = createRoute({
         .openapi('McpToolResult'),
     ),
     ...agentRoute.errors,
-    400: errorResponse('`invalid_tool_arguments` (with the schema problems), `tool_arguments_too_large` (over 256 KiB, a string or property name over 32768 characters, or nested deeper than 32), `invalid_tool_server_url` (the stored URL is refused by the outbound policy in force), `validation_failed`'),
+    400: errorResponse('`invalid_tool_arguments` (with the schema problems; also when checking them against the schema takes too much work: `$ref`/`allOf`/`items` multiplying regexes or subschemas), `tool_arguments_too_large` (over 256 KiB, a string or property name over 32768 characters, or nested deeper than 32), `invalid_tool_server_url` (the stored URL is refused by the outbound policy in force), `validation_failed`'),
     ...upstreamErrors,
     409: reentryError,
   },

@@ -11,14 +11,18 @@
  * Tool calls cannot pin the gateway (DESIGN §8): every regex of a tool schema must run under the
  * linear-time engine (checked at registration, used for every validation: ./linear-regexp), and
  * `format` checks are capped and never backtrack (./safe-formats). Argument sizes are capped by
- * the caller before validation (./tool-limits).
+ * the caller before validation (./tool-limits). A schema that multiplies work (`$ref`, `allOf`,
+ * `anyOf` used thousands of times) is refused at registration when its expanded size is over the
+ * caps (./schema-size), and every validation runs under a work budget (./validation-budget).
  */
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import { checkLinearPattern, withLinearRegExp } from './linear-regexp';
 import { META_SCHEMA_ID, META_SCHEMAS } from './meta-schema';
 import { hardenFormats } from './safe-formats';
 import { schemaPatterns } from './schema-patterns';
-import { MAX_SCHEMA_PATTERNS } from './tool-limits';
+import { schemaSize } from './schema-size';
+import { MAX_SCHEMA_PATTERN_USES, MAX_SCHEMA_PATTERNS, MAX_SCHEMA_SUBSCHEMAS } from './tool-limits';
+import { meterSchema, VALIDATION_BUDGET, ValidationTooCostly, withBudget } from './validation-budget';
 
 hardenFormats();
 
@@ -40,11 +44,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The most specific errors first: cfworker reports the failing leaf and every parent above it. */
+/**
+ * The most specific errors first: cfworker reports the failing leaf and every parent above it.
+ * Linear in the errors (a call can fail tens of thousands of times: one error per array item).
+ */
 function describe(errors: OutputUnit[]): string[] {
-  const leaves = errors.filter(
-    (error) => !errors.some((other) => other !== error && other.keywordLocation.startsWith(`${error.keywordLocation}/`)),
-  );
+  const parents = new Set<string>();
+  for (const { keywordLocation } of errors) {
+    for (let i = keywordLocation.indexOf('/'); i >= 0; i = keywordLocation.indexOf('/', i + 1)) parents.add(keywordLocation.slice(0, i));
+  }
+  const leaves = errors.filter((error) => !parents.has(error.keywordLocation));
   const seen = new Set<string>();
   const out: string[] = [];
   for (const error of leaves.length > 0 ? leaves : errors) {
@@ -66,6 +75,19 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
   const type = schema.type;
   const typeIsObject =
     type === undefined || type === 'object' || (Array.isArray(type) && type.length === 1 && type[0] === 'object');
+  // Sized first: the walk is linear, the meta-schema validation of a huge schema is not cheap.
+  let size;
+  try {
+    size = schemaSize(schema, Math.max(MAX_SCHEMA_SUBSCHEMAS, MAX_SCHEMA_PATTERN_USES));
+  } catch (err) {
+    return { ok: false, problem: `inputSchema cannot be checked: ${errorText(err)}` }; // e.g. nested too deeply for the stack
+  }
+  if (size.subschemas > MAX_SCHEMA_SUBSCHEMAS) {
+    return { ok: false, problem: `inputSchema expands to more than ${MAX_SCHEMA_SUBSCHEMAS} subschemas once its $refs are followed` };
+  }
+  if (size.patternUses > MAX_SCHEMA_PATTERN_USES) {
+    return { ok: false, problem: `inputSchema runs more than ${MAX_SCHEMA_PATTERN_USES} patterns once its $refs are followed` };
+  }
   let result;
   try {
     result = getMetaValidator().validate(structuredClone(schema));
@@ -89,24 +111,31 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
   return { ok: true };
 }
 
-/** Checks tools/call arguments against the tool's input schema. */
+/**
+ * Checks tools/call arguments against the tool's input schema. `tooCostly` when the check ran out
+ * of its work budget (./validation-budget): the arguments were not judged either way.
+ */
 export function validateArguments(
   schema: unknown,
   args: unknown,
-): { ok: true } | { ok: false; problems: string[] } {
+): { ok: true } | { ok: false; problems: string[]; tooCostly?: true } {
   if (!isPlainObject(args)) return { ok: false, problems: ['arguments must be a JSON object'] };
   if (!isPlainObject(schema) && typeof schema !== 'boolean') {
     return { ok: false, problems: ['tool has no usable input schema'] };
   }
   try {
     // The validator annotates the schema objects it is given: never hand it a caller's object.
-    const validator = new Validator(structuredClone(schema) as Schema | boolean, '2020-12', false);
+    const own = structuredClone(schema) as Schema | boolean;
+    // Short-circuit stays off: callers get every problem, not the first. The budget bounds the work.
+    const validator = new Validator(own, '2020-12', false);
     const input = structuredClone(args);
-    const result = withLinearRegExp(() => validator.validate(input));
+    meterSchema(own, input);
+    const result = withBudget(VALIDATION_BUDGET, () => withLinearRegExp(() => validator.validate(input)));
     if (result.valid) return { ok: true };
     const problems = describe(result.errors);
     return { ok: false, problems: problems.length > 0 ? problems : ['arguments do not match the tool schema'] };
   } catch (err) {
+    if (err instanceof ValidationTooCostly) return { ok: false, problems: [err.message], tooCostly: true };
     return { ok: false, problems: [`arguments cannot be checked against the tool schema: ${errorText(err)}`] };
   }
 }

@@ -18,6 +18,9 @@ const MANY = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
 /** Keywords whose value maps names to subschemas. */
 const MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions', 'dependencies'];
 
+/** The keywords above, for other walks over subschemas (./schema-size). */
+export const SUBSCHEMA_KEYWORDS = { one: ONE, many: MANY, maps: MAPS } as const;
+
 const pointer = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -11,6 +11,12 @@ export const MAX_SNAPSHOT_TOOLS = 200;
 export const MAX_SNAPSHOT_BYTES = 512 * 1024;
 /** Regexes (`pattern`, `patternProperties`) in one tool's input schema (`invalid_tool_schema`). */
 export const MAX_SCHEMA_PATTERNS = 100;
+/**
+ * One tool's input schema with its local `$ref`s followed, each use counted (`invalid_tool_schema`):
+ * subschemas, and regexes run (./schema-size).
+ */
+export const MAX_SCHEMA_SUBSCHEMAS = 2_000;
+export const MAX_SCHEMA_PATTERN_USES = 200;
 
 /** tools/call arguments, as JSON bytes (`tool_arguments_too_large`). */
 export const MAX_ARGUMENTS_BYTES = 256 * 1024;

@@ -11,6 +11,8 @@ export interface ExternalDatabase {
 }
 
 const CONNECT_TIMEOUT_MS = 5_000;
+/** Longest wait for the connection to close; a failure is padded after the close, not before. */
+const END_TIMEOUT_MS = 1_000;
 /** Tables offered at most (the second step accepts as many). */
 export const MAX_TABLES = 1_000;
 /** `schema.table`: two identifiers of at most 63 bytes and a dot; longer names are not offered. */
@@ -76,6 +78,8 @@ export async function listVisibleTables(target: ExternalDatabase): Promise<strin
   });
   client.on('error', () => undefined); // a late socket error must not crash the isolate
   const tooMuch = capBytesRead(client);
+  let ended: Promise<void> | undefined;
+  const end = () => (ended ??= endWithin(client, END_TIMEOUT_MS));
   try {
     await client.connect();
     const { rows } = await client.query<{ name: unknown }>(
@@ -92,10 +96,25 @@ export async function listVisibleTables(target: ExternalDatabase): Promise<strin
     return [...new Set(names)].slice(0, MAX_TABLES);
   } catch (err) {
     if (sqlState(err) === '3D000') throw new AppError('database_not_found', 'The database does not exist on that server');
+    // Close first, then pad: how long the close takes (a live socket vs none) must not show.
+    await end();
     const wait = started + CONNECT_TIMEOUT_MS - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     throw new AppError('database_unreachable', CONNECT_FAILED, { cause: err });
   } finally {
-    await client.end().catch(() => undefined);
+    await end();
+  }
+}
+
+/** Ends the client, giving up waiting after `ms` (the socket is dropped with the isolate's request). */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([client.end().catch(() => undefined), timeout]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
   }
 }

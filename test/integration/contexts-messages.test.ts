@@ -254,13 +254,13 @@ describe('content round-trip', () => {
     expectError(await appendMany(agent, key, [msg(1), { role: 'user', message: 'nul\u0000' }]), 400, 'nul_character');
   });
 
-  it('answers 400 validation_failed for a lone surrogate sent as raw JSON text', async () => {
+  it('answers 400 invalid_encoding for a lone surrogate sent as raw JSON text', async () => {
     const res = await agent.call(`/context/${seg(key)}/message`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"role":"user","message":"lone \\ud800 surrogate"}',
     });
-    expectError(res, 400, 'validation_failed');
+    expectError(res, 400, 'invalid_encoding');
   });
 
   it.each([`it's`, `say"hi"`, `x'); DROP TABLE contexts; --`, `a;b`, `a\\b`, `a%b`])('refuses the key %j (400 validation_failed)', async (bad) => {

@@ -23,6 +23,14 @@ const tool = (name: string, properties: Record<string, unknown>, extra: Record<s
   inputSchema: { type: 'object', properties, ...extra },
 });
 
+const PATTERN = '(a|b|c|d|e|f|g|h)+z?$';
+const refs = (n: number) => Array.from({ length: n }, () => ({ $ref: '#/$defs/p' }));
+/** `d0` refers twice to `d1`, which refers twice to `d2`...: 2^n applications of the last link per value. */
+const fanout = (n: number) => ({
+  ...Object.fromEntries(Array.from({ length: n }, (_, i) => [`d${i}`, { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }])),
+  [`d${n}`]: { type: 'array', items: { type: 'number' } },
+});
+
 const VARIANTS: Record<string, SchemaTool[]> = {
   ok: [tool('echo', { text: { type: 'string' } })],
   evil: [
@@ -32,6 +40,17 @@ const VARIANTS: Record<string, SchemaTool[]> = {
   ],
   lookahead: [tool('look', { s: { type: 'string', pattern: '^(?=a)(a+)+$' } })],
   many: Array.from({ length: MAX_SNAPSHOT_TOOLS + 1 }, (_, i) => tool(`t${i}`, {})),
+  // 5000 uses of one pattern through $ref (105 KB as written, one pattern): refused at registration.
+  multiply: [tool('refs', { a: { type: 'array', items: { allOf: refs(5_000) } } }, { $defs: { p: { pattern: PATTERN } } })],
+  // Under the caps as written and expanded, but costly to run against long or many arguments.
+  costly: [
+    tool('refs', { a: { type: 'array', items: { allOf: refs(150) } } }, { $defs: { p: { pattern: PATTERN } } }),
+    tool('patterns', { s: { type: 'array', items: { anyOf: Array.from({ length: 100 }, (_, i) => ({ pattern: `(a|b|c|d|e|f|g|h)+z?${i}$` })) } } }),
+    tool('fanout', { x: { $ref: '#/$defs/d0' } }, { $defs: fanout(8) }),
+    tool('unique', { x: { type: 'array', uniqueItems: true } }),
+    tool('echo', { text: { type: 'string', pattern: '^[a-z]+$' } }),
+    tool('numbers', { x: { type: 'array', items: { type: 'number' } } }),
+  ],
 };
 
 let server: SchemaServer;
@@ -110,6 +129,66 @@ describe('schema regexes cannot pin the gateway', () => {
     expectError(res, 400, 'invalid_tool_schema');
     expect(res.body.error.details.problem).toContain('^(?=a)(a+)+$');
     expect((await api(other, '/mcp/connections')).body.connections).toEqual([]);
+  });
+});
+
+describe('schemas that multiply work cannot pin the gateway', () => {
+  it('5000 uses of one pattern through $ref: refused at registration with 400 invalid_tool_schema within 5 s, storing nothing', async () => {
+    const who = await freshAgent(testnet);
+    const started = Date.now();
+    const res = await register(who, urlOf('multiply'));
+    expectError(res, 400, 'invalid_tool_schema');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(res.body.error.details.problem).toContain('once its $refs are followed');
+    expect((await api(who, '/mcp/connections')).body.connections).toEqual([]);
+  });
+
+  describe('a schema under the caps, with arguments that make it costly', () => {
+    let who: TestAgent;
+    let id: string;
+    beforeAll(async () => {
+      who = await freshAgent(testnet);
+      const res = await register(who, urlOf('costly'));
+      expect(res.status, res.text).toBe(200);
+      id = res.body.id;
+    });
+
+    it.each([
+      ['refs', '150 $ref uses of a pattern against 30000 items', { a: Array.from({ length: 30_000 }, () => 'a') }],
+      ['patterns', '100 patterns in anyOf against 8 strings of 32000 characters', { s: Array.from({ length: 8 }, () => 'a'.repeat(32_000)) }],
+      ['fanout', 'a $ref chain doubling 8 times against 20000 numbers', { x: Array.from({ length: 20_000 }, () => 1) }],
+      ['unique', 'uniqueItems against 40000 numbers', { x: Array.from({ length: 40_000 }, (_, i) => i) }],
+    ])('%s (%s): 400 invalid_tool_arguments within 5 s, nothing sent upstream', async (name, _, args) => {
+      const before = server.calls.get('costly') ?? 0;
+      const { res, ms } = await timedCall(who, id, name, args);
+      expectError(res, 400, 'invalid_tool_arguments');
+      expect(res.body.error.message).toContain('too much work');
+      expect(res.body.error.details.problems).toEqual(["the arguments take too much work to check against this tool's schema"]);
+      expect(ms).toBeLessThan(5_000);
+      expect(server.calls.get('costly') ?? 0).toBe(before);
+    });
+
+    it('an ordinary schema failing 60000 times (one error per item): 400 listing the first problems, within 5 s', async () => {
+      const { res, ms } = await timedCall(who, id, 'numbers', { x: Array.from({ length: 60_000 }, () => 'a') });
+      expectError(res, 400, 'invalid_tool_arguments');
+      expect(ms).toBeLessThan(5_000);
+      expect(res.body.error.details.problems).toHaveLength(10);
+      expect(res.body.error.details.problems[0]).toBe('#/x/0: Instance type "string" is invalid. Expected "number".');
+    });
+
+    it('the same tools with ordinary arguments still work, and a normal tool too', async () => {
+      for (const [name, args] of [
+        ['refs', { a: Array.from({ length: 100 }, () => 'abc') }],
+        ['patterns', { s: ['abc7', 'h42'] }],
+        ['fanout', { x: [1, 2, 3] }],
+        ['unique', { x: Array.from({ length: 1_000 }, (_, i) => i) }],
+        ['echo', { text: 'x'.repeat(MAX_ARGUMENT_STRING_CHARS) }],
+      ] as const) {
+        const { res } = await timedCall(who, id, name, args);
+        expect(res.status, `${name}: ${res.text}`).toBe(200);
+      }
+      expectError((await timedCall(who, id, 'unique', { x: [1, 1] })).res, 400, 'invalid_tool_arguments');
+    });
   });
 });
 

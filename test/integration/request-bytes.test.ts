@@ -1,7 +1,8 @@
 /**
  * Bytes that cannot be stored are refused with 400 and a stable code, never a 500 from the
  * database and never silently replaced: NUL anywhere (`%00` in a path key or in `search`,
- * `\u0000` in a message or a JSON key), invalid UTF-8 in a JSON body, broken percent-encoding.
+ * `\u0000` in a message or a JSON key), invalid UTF-8 in a JSON body, a lone surrogate (`\ud800`) in
+ * a JSON string or key, broken percent-encoding.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freshAgent, seg, type TestAgent } from '../support/agent';
@@ -64,6 +65,24 @@ describe('bytes that do not decode are refused with 400 invalid_encoding', () =>
     const before = await storedTexts();
     expectError(await agent.call('/context/ab%zzcd/message', { method: 'POST', json: { role: 'user', message: 'hello' } }), 400, 'invalid_encoding');
     expect(await storedTexts()).toEqual(before);
+  });
+
+  it.each([
+    ['in a string value (connection name)', '{"url":"https://tools.example.com/mcp","name":"\\ud800","auth":{"type":"none"}}'],
+    ['in a property name', '{"url":"https://tools.example.com/mcp","auth":{"type":"none"},"x\\udc00y":1}'],
+    ['nested in an array', '{"url":"https://tools.example.com/mcp","auth":{"type":"none"},"extra":[["ok","a\\ud83d"]]}'],
+  ])('a lone surrogate %s of a JSON body: 400 invalid_encoding, nothing registered', async (_, text) => {
+    const res = await agent.call('/mcp/connection', rawJson(new TextEncoder().encode(text)));
+    expectError(res, 400, 'invalid_encoding');
+    expect(res.body.error.details).toEqual({ where: 'body' });
+    const list = await agent.call<{ connections: unknown[] }>('/mcp/connections');
+    expect(list.body.connections).toEqual([]);
+  });
+
+  it('a well-formed surrogate pair (\\ud83d\\ude00) in a JSON body still passes the byte checks', async () => {
+    const res = await agent.call(`/context/${seg(key)}/message`, rawJson(new TextEncoder().encode('{"role":"user","message":"smile \\ud83d\\ude00"}')));
+    expect(res.status, res.text).toBe(200);
+    expect(await storedTexts()).toContain('smile \u{1F600}');
   });
 
   it('a well-formed percent-encoded key still works', async () => {

@@ -1,0 +1,79 @@
+/**
+ * How big a tool schema is once its local `$ref`s are followed (DESIGN §8): the subschemas and
+ * regexes the validator may apply to one value, counting each use, not each place it is written.
+ * `{"allOf": [{"$ref": "#/$defs/p"} x5000]}` is 5001 subschemas and, if `p` holds a pattern, 5000
+ * pattern uses; a chain of `$defs` each referring twice to the next doubles with every link.
+ * Counted with memoisation, so the count itself is linear in the schema; counts saturate just
+ * past the cap. A `$ref` back into a subschema being counted (a recursive schema) counts one:
+ * recursion is bounded by the nesting of the arguments, and the validation budget
+ * (./validation-budget) bounds the work at call time whatever this count says.
+ */
+import { SUBSCHEMA_KEYWORDS } from './schema-patterns';
+
+export interface SchemaSize {
+  /** Subschemas, `$ref` targets counted once per `$ref`. */
+  subschemas: number;
+  /** `pattern` and `patternProperties` regexes, counted once per use. */
+  patternUses: number;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The subschema a local `$ref` (`#` or `#/json/pointer`) points to, if any. */
+function resolve(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    let token: string;
+    try {
+      token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
+    if (Array.isArray(node)) node = node[Number(token)];
+    else if (isObject(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
+    else return undefined;
+  }
+  return node;
+}
+
+/** The expanded size of a schema; each count stops growing once past `cap`. */
+export function schemaSize(schema: unknown, cap: number): SchemaSize {
+  const memo = new Map<object, SchemaSize>();
+  const active = new Set<object>();
+  const limit = (n: number) => Math.min(n, cap + 1);
+  const size = (node: unknown): SchemaSize => {
+    if (!isObject(node)) return { subschemas: 1, patternUses: 0 };
+    const known = memo.get(node);
+    if (known) return known;
+    if (active.has(node)) return { subschemas: 1, patternUses: 0 };
+    active.add(node);
+    let subschemas = 1;
+    let patternUses = (typeof node.pattern === 'string' ? 1 : 0) + (isObject(node.patternProperties) ? Object.keys(node.patternProperties).length : 0);
+    const add = (child: unknown) => {
+      const inner = size(child);
+      subschemas = limit(subschemas + inner.subschemas);
+      patternUses = limit(patternUses + inner.patternUses);
+    };
+    if (typeof node.$ref === 'string') add(resolve(schema, node.$ref));
+    for (const child of SUBSCHEMA_KEYWORDS.one) if (node[child] !== undefined) add(node[child]);
+    for (const keyword of SUBSCHEMA_KEYWORDS.many) {
+      const list = node[keyword];
+      if (Array.isArray(list)) list.forEach(add);
+    }
+    for (const keyword of SUBSCHEMA_KEYWORDS.maps) {
+      // `$defs` are not applied where they are written, only through a `$ref`.
+      if (keyword === '$defs' || keyword === 'definitions') continue;
+      const map = node[keyword];
+      if (isObject(map)) Object.values(map).forEach(add);
+    }
+    active.delete(node);
+    const result = { subschemas, patternUses };
+    memo.set(node, result);
+    return result;
+  };
+  return size(schema);
+}
