@@ -64,7 +64,10 @@ async function main(): Promise<void> {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        const { rowCount } = await client.query('delete from "gateway"."collections" where chain_id = $1 and address = $2', [chainId, address.toLowerCase()]);
+        const { rowCount } = await client.query('delete from "gateway"."collections" where chain_id = $1 and address = $2', [
+          chainId,
+          address.toLowerCase(),
+        ]);
         console.log(rowCount ? `removed ${address} from chain ${chainId}` : `${address} was not registered on chain ${chainId}`);
       } finally {
         await client.end();

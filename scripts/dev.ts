@@ -15,7 +15,17 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from './lib/migrate';
 import { isAlive, isPortFree, stopProcessGroup, waitForExit } from './lib/processes';
-import { CHAIN_OF, DEPLOYMENT_NAMES, devSwitchBindings, newJwtSecret, newVaultKek, startBackends, workerBindings, type Backends, type DeploymentName } from './lib/stack';
+import {
+  CHAIN_OF,
+  DEPLOYMENT_NAMES,
+  devSwitchBindings,
+  newJwtSecret,
+  newVaultKek,
+  startBackends,
+  workerBindings,
+  type Backends,
+  type DeploymentName,
+} from './lib/stack';
 import { startWranglerDev, type RunningWorker } from './lib/wrangler-dev';
 
 const startedAt = Date.now();
@@ -103,7 +113,7 @@ async function loadSecret(name: string, make: () => string): Promise<string> {
   const file = path.join(stateDir, name);
   if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
   const secret = make();
-  await writeFile(file, secret + '\n', { mode: 0o600 });
+  await writeFile(file, `${secret}\n`, { mode: 0o600 });
   return secret;
 }
 
@@ -182,7 +192,7 @@ async function main(): Promise<void> {
     testnet: deploymentInfo('testnet', started),
     accounts: ready.accounts,
   };
-  await writeFile(stackFile, JSON.stringify(stack, null, 2) + '\n');
+  await writeFile(stackFile, `${JSON.stringify(stack, null, 2)}\n`);
 
   for (const [name, worker] of started) {
     const res = await fetch(`${worker.baseUrl}/health`);
@@ -202,7 +212,7 @@ async function main(): Promise<void> {
       `                         private key ${account.privateKey} (anvil's public dev key)`,
       `  mint an agent          npm run mint -- --to YOUR_ADDRESS   (prints the export line for the CLI)`,
       `  database               ${ready.databaseUrl}`,
-      `  loopback targets       ${switches.DEV_LOOPBACK_TARGETS === '1' ? 'accepted: http://127.0.0.1:PORT tool servers, loopback databases (DEV_LOOPBACK_TARGETS=0 for production\'s policy)' : "refused, as in production (DEV_LOOPBACK_TARGETS=0)"}`,
+      `  loopback targets       ${switches.DEV_LOOPBACK_TARGETS === '1' ? "accepted: http://127.0.0.1:PORT tool servers, loopback databases (DEV_LOOPBACK_TARGETS=0 for production's policy)" : 'refused, as in production (DEV_LOOPBACK_TARGETS=0)'}`,
       `  rate limits            ${switches.DEV_RATE_LIMITS === '1' ? "production's (DEV_RATE_LIMITS=0 turns them off for benchmarks)" : 'off (DEV_RATE_LIMITS=0)'}`,
       `  stack description      ${path.relative(process.cwd(), stackFile) || stackFile}`,
       `  ready in ${seconds} s. Ctrl-C stops everything.`,

@@ -21,17 +21,23 @@ async function run(): Promise<number> {
     return 2;
   }
   if (values.help) {
-    console.log(`${USAGE}\n\nMints a demo agent (DemoAgents.mint, dev chains only) to ADDRESS on the local stack of\nthis checkout (.dev/stack.json, or DEV_DIR), signed by its funded dev account. Without\n--token-id it takes the smallest free id. --chain defaults to testnet (chain 80002).\nPrints the export line for the CLI on stdout: eval "$(npm run -s mint -- --to ADDRESS)".`);
+    console.log(
+      `${USAGE}\n\nMints a demo agent (DemoAgents.mint, dev chains only) to ADDRESS on the local stack of\nthis checkout (.dev/stack.json, or DEV_DIR), signed by its funded dev account. Without\n--token-id it takes the smallest free id. --chain defaults to testnet (chain 80002).\nPrints the export line for the CLI on stdout: eval "$(npm run -s mint -- --to ADDRESS)".`,
+    );
     return 0;
   }
   const chain = values.chain ?? 'testnet';
   if (values.to === undefined || (chain !== 'mainnet' && chain !== 'testnet')) {
-    console.error(`npm run mint: ${values.to === undefined ? '--to ADDRESS is required' : `--chain ${chain}: use mainnet or testnet`}\n${USAGE}`);
+    console.error(
+      `npm run mint: ${values.to === undefined ? '--to ADDRESS is required' : `--chain ${chain}: use mainnet or testnet`}\n${USAGE}`,
+    );
     return 2;
   }
   try {
     const minted = await mintDemoAgent({ to: values.to, chain: chain as ChainName, tokenId: values['token-id'] }, process.env);
-    console.error(`minted agent ${minted.tokenId} of collection ${minted.collection} on ${minted.chain} (chain ${minted.chainId}) to ${minted.owner}`);
+    console.error(
+      `minted agent ${minted.tokenId} of collection ${minted.collection} on ${minted.chain} (chain ${minted.chainId}) to ${minted.owner}`,
+    );
     console.log(exportLine(minted));
     return 0;
   } catch (err) {

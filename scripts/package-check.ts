@@ -25,7 +25,13 @@ function report(ok: boolean, what: string, detail = ''): void {
 }
 
 function run(command: string, args: string[], cwd: string): { ok: boolean; out: string } {
-  const env = { ...process.env, NODE_OPTIONS: '', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  const env = {
+    ...process.env,
+    NODE_OPTIONS: '',
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  };
   const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const out = `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}`;
   return { ok: result.status === 0, out };
@@ -80,10 +86,13 @@ try {
   }
   report(pack.ok && packed !== undefined, 'npm pack (prepack builds dist/)', pack.ok && packed ? '' : tail(pack.out));
   if (!packed) throw new Error('nothing to install');
-  const restored = readFileSync(path.join(ROOT, 'package.json'), 'utf8') === manifestBefore && !existsSync(path.join(ROOT, 'package.json.pack-backup'));
+  const restored =
+    readFileSync(path.join(ROOT, 'package.json'), 'utf8') === manifestBefore && !existsSync(path.join(ROOT, 'package.json.pack-backup'));
   report(restored, 'package.json of the checkout is as before the pack (postpack restored it)');
   const tarball = path.join(work, packed.filename);
-  console.log(`     tarball ${packed.filename}: ${(statSync(tarball).size / 1024).toFixed(1)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${packed.files.length} files`);
+  console.log(
+    `     tarball ${packed.filename}: ${(statSync(tarball).size / 1024).toFixed(1)} KiB packed, ${(packed.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${packed.files.length} files`,
+  );
 
   const paths = packed.files.map((f) => f.path);
   const needed = ['bin/agent-gateway.mjs', 'dist/client.js', 'dist/client.d.ts', 'dist/cli.js', 'package.json', 'README.md'];
@@ -102,13 +111,18 @@ try {
   if (!install.ok) throw new Error('not installed');
   // zod, hono and @hono/zod-openapi are installed (the client's declarations name their types:
   // the types come from the route schemas), but the client's JavaScript never loads them.
-  const devOnly = ['tsx', 'typescript', 'drizzle-orm', 'pg', '@neondatabase/serverless', 'jose', '@foundry-rs'].filter((name) => existsSync(path.join(app, 'node_modules', name)));
+  const devOnly = ['tsx', 'typescript', 'drizzle-orm', 'pg', '@neondatabase/serverless', 'jose', '@foundry-rs'].filter((name) =>
+    existsSync(path.join(app, 'node_modules', name)),
+  );
   report(devOnly.length === 0, 'no dev tool, worker-only dependency or anvil is installed for users', devOnly.join(', '));
   const clientJs = readFileSync(path.join(app, 'node_modules/agent-gateway/dist/client.js'), 'utf8');
-  const typeOnly = ['zod', 'hono', '@hono/zod-openapi'].filter((name) => new RegExp(`from\\s*['"]${name.replace('/', '\\/')}['"/]`).test(clientJs));
+  const typeOnly = ['zod', 'hono', '@hono/zod-openapi'].filter((name) =>
+    new RegExp(`from\\s*['"]${name.replace('/', '\\/')}['"/]`).test(clientJs),
+  );
   report(typeOnly.length === 0, 'the client never loads zod or hono at run time (they serve its declarations only)', typeOnly.join(', '));
 
-  const probe = "const m = await import('agent-gateway/client'); const root = await import('agent-gateway'); if (typeof m.createGatewayClient !== 'function' || typeof m.GatewayError !== 'function' || root.createGatewayClient !== m.createGatewayClient) { console.error(Object.keys(m)); process.exit(1); } m.createGatewayClient({ baseUrl: 'http://127.0.0.1:8788' });";
+  const probe =
+    "const m = await import('agent-gateway/client'); const root = await import('agent-gateway'); if (typeof m.createGatewayClient !== 'function' || typeof m.GatewayError !== 'function' || root.createGatewayClient !== m.createGatewayClient) { console.error(Object.keys(m)); process.exit(1); } m.createGatewayClient({ baseUrl: 'http://127.0.0.1:8788' });";
   const node = run(process.execPath, ['--input-type=module', '-e', probe], app);
   report(node.ok, "plain Node: import('agent-gateway/client') exposes createGatewayClient", node.ok ? '' : tail(node.out));
 
@@ -117,12 +131,32 @@ try {
   // Each command is a lazily loaded chunk with its own imports (viem, re2js, @cfworker/json-schema).
   for (const command of ['login', 'contexts list', 'hydrate', 'messages export', 'mcp check']) {
     const loaded = run('npx', ['--no', '--', 'agent-gateway', ...command.split(' '), '--help'], app);
-    report(loaded.ok && loaded.out.includes('Usage'), `npx agent-gateway ${command} --help (loads its chunk)`, loaded.ok ? '' : tail(loaded.out));
+    report(
+      loaded.ok && loaded.out.includes('Usage'),
+      `npx agent-gateway ${command} --help (loads its chunk)`,
+      loaded.ok ? '' : tail(loaded.out),
+    );
   }
 
   writeFileSync(
     path.join(app, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', lib: ['ES2024', 'DOM'], types: [], module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false }, files: ['check.ts'] }, null, 2),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2024', 'DOM'],
+          types: [],
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+        },
+        files: ['check.ts'],
+      },
+      null,
+      2,
+    ),
   );
   writeFileSync(
     path.join(app, 'check.ts'),

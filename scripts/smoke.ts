@@ -81,7 +81,10 @@ async function stopStack(): Promise<{ stopped: boolean; left: { pid: number; cmd
     /* already gone */
   }
   const deadline = started + STOP_TIMEOUT_MS;
-  const npmExited = await Promise.race([run.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), STOP_TIMEOUT_MS))]);
+  const npmExited = await Promise.race([
+    run.exited.then(() => true),
+    new Promise<false>((r) => setTimeout(() => r(false), STOP_TIMEOUT_MS)),
+  ]);
   await waitUntil(() => stillRunning(known).length === 0, Math.max(0, deadline - Date.now()));
   collectStackPids(known, devDir); // anything recorded late (pids.json is removed on a clean stop)
   const left = stillRunning(known);
@@ -136,7 +139,9 @@ async function main(): Promise<number> {
   report(
     stopped,
     `every stack process stopped within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM`,
-    stopped ? `${seconds.toFixed(1)} s, ${known.size} processes` : left.map((p) => `${p.pid} ${p.cmdline}`).join('; ') || 'npm run dev did not exit',
+    stopped
+      ? `${seconds.toFixed(1)} s, ${known.size} processes`
+      : left.map((p) => `${p.pid} ${p.cmdline}`).join('; ') || 'npm run dev did not exit',
   );
   if (!stopped) killLeftovers();
   const busy = await busyPorts(ports);
@@ -169,9 +174,9 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-main()
+void main()
   .catch(async (err: unknown) => {
-    console.error(`smoke: FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    console.error(`smoke: FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     await stopStack().catch(() => undefined);
     killLeftovers();
     return 1;

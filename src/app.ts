@@ -34,7 +34,15 @@ export function createApp() {
   app.use('*', withConfig());
   app.use('*', storableUrl());
   app.use('*', bodyLimit());
-  app.use('*', cors({ origin: '*', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'], exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed'], maxAge: 600 }));
+  app.use(
+    '*',
+    cors({
+      origin: '*',
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+      exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed'],
+      maxAge: 600,
+    }),
+  );
   app.use('*', clientRateLimit());
   app.use('*', jsonBody(routes));
   app.use('*', withDatabase());

@@ -75,11 +75,9 @@ export class ConfigError extends Error {
 const MAX_RPC_URLS = 8;
 const RPC_MISSING = 'RPC_URL is required (or RPC_URLS, a comma-separated list)';
 
-const httpUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
-const postgresUrl = z
-  .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' });
+const postgresUrl = z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' });
 
 function intVar(name: string, fallback: number, min: number, max: number) {
   return z
@@ -101,11 +99,9 @@ function intVar(name: string, fallback: number, min: number, max: number) {
 }
 
 const envSchema = z.object({
-  CHAIN_ID: z
-    .string({ error: 'is required' })
-    .refine((v) => /^\d+$/.test(v) && isChainId(Number(v)), {
-      message: `must be one of ${Object.keys(DEPLOYMENTS).join(', ')}`,
-    }),
+  CHAIN_ID: z.string({ error: 'is required' }).refine((v) => /^\d+$/.test(v) && isChainId(Number(v)), {
+    message: `must be one of ${Object.keys(DEPLOYMENTS).join(', ')}`,
+  }),
   // RPC endpoints: RPC_URLS (a list, optional) else RPC_URL; one of the two is required (checked below).
   RPC_URL: httpUrl.optional(),
   RPC_URLS: z
@@ -113,9 +109,15 @@ const envSchema = z.object({
     .optional()
     .transform((value, ctx) => {
       if (value === undefined || value.trim() === '') return undefined;
-      const urls = value.split(',').map((url) => url.trim()).filter((url) => url !== '');
+      const urls = value
+        .split(',')
+        .map((url) => url.trim())
+        .filter((url) => url !== '');
       if (urls.length > MAX_RPC_URLS || urls.some((url) => !httpUrl.safeParse(url).success) || new Set(urls).size !== urls.length) {
-        ctx.addIssue({ code: 'custom', message: `RPC_URLS must be a comma-separated list of at most ${MAX_RPC_URLS} distinct http(s) URLs` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `RPC_URLS must be a comma-separated list of at most ${MAX_RPC_URLS} distinct http(s) URLs`,
+        });
         return z.NEVER;
       }
       return urls;
@@ -126,11 +128,9 @@ const envSchema = z.object({
     .string({ error: 'is required' })
     .regex(/^[a-z0-9.-]+(:\d{1,5})?$/i, 'must be a host name with an optional port, as in EIP-4361'),
   SIWE_URI: httpUrl,
-  JWT__HASH: z
-    .string({ error: 'is required' })
-    .refine((v) => new TextEncoder().encode(v).byteLength >= 32, {
-      message: 'must be at least 32 bytes long',
-    }),
+  JWT__HASH: z.string({ error: 'is required' }).refine((v) => new TextEncoder().encode(v).byteLength >= 32, {
+    message: 'must be at least 32 bytes long',
+  }),
   JWT__LIVING_TIME: intVar('JWT__LIVING_TIME', 86_400, 60, 31 * 86_400),
   NONCE_TTL_SECONDS: intVar('NONCE_TTL_SECONDS', 300, 1, 3_600),
   MAX_BODY_BYTES: intVar('MAX_BODY_BYTES', 1_048_576, 1_024, 100 * 1_048_576),
@@ -168,7 +168,9 @@ export function loadConfig(env: Env): Config {
 
 export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
   const result = envSchema.safeParse(env);
-  const rpcMissing = [env.RPC_URL, env.RPC_URLS].every((value) => value === undefined || (typeof value === 'string' && value.trim() === ''));
+  const rpcMissing = [env.RPC_URL, env.RPC_URLS].every(
+    (value) => value === undefined || (typeof value === 'string' && value.trim() === ''),
+  );
   if (!result.success) {
     throw new ConfigError([
       ...result.error.issues.map((issue) => {
@@ -184,16 +186,12 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
   if (firstRpcUrl === undefined) throw new ConfigError([RPC_MISSING]);
   const switchesSet = DEV_SWITCH_NAMES.filter((name) => vars[name] !== undefined);
   if (switchesSet.length > 0 && !onLocalStack(vars)) {
-    throw new ConfigError(
-      switchesSet.map((name) => `${name} is a local-stack switch: it cannot be set on a deployment`),
-    );
+    throw new ConfigError(switchesSet.map((name) => `${name} is a local-stack switch: it cannot be set on a deployment`));
   }
   const chainId = Number(vars.CHAIN_ID) as ChainId;
   const warnings: string[] = [];
   if (env.MAX_TOKENS_PER_REQUEST !== undefined && env.MAX_TOKENS_PER_REQUEST !== '') {
-    warnings.push(
-      'MAX_TOKENS_PER_REQUEST is ignored: the setting is TOKEN__MAX_TOKENS_PER_REQUEST (with the TOKEN__ prefix)',
-    );
+    warnings.push('MAX_TOKENS_PER_REQUEST is ignored: the setting is TOKEN__MAX_TOKENS_PER_REQUEST (with the TOKEN__ prefix)');
   }
   return Object.freeze({
     chainId,

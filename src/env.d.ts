@@ -3,39 +3,39 @@
  * Everything arrives as a string (vars and secrets) and is parsed once by `config.ts`.
  */
 export interface Env {
-    CHAIN_ID: string;
-    /** The chain RPC; optional when RPC_URLS is set. */
-    RPC_URL?: string;
-    /** Optional: RPC endpoints, comma-separated, tried in order (viem fallback); replaces RPC_URL when set. */
-    RPC_URLS?: string;
-    /** Deadline of one call to one RPC endpoint, ms (default 4000). */
-    RPC_TIMEOUT_MS?: string;
-    SIWE_DOMAIN: string;
-    SIWE_URI: string;
-    JWT__LIVING_TIME?: string;
-    NONCE_TTL_SECONDS?: string;
-    MAX_BODY_BYTES?: string;
-    TOKEN__MAX_TOKENS_PER_REQUEST?: string;
-    /** Deadline of one tool-server operation (handshake, retries and pages included), ms. */
-    MCP_TIMEOUT_MS?: string;
-    /** The bare name is a common mistake: it is ignored, with a warning. */
-    MAX_TOKENS_PER_REQUEST?: string;
-    /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */
-    DB_WS_PROXY?: string;
-    /** Local-stack switches (DESIGN §9), refused on a deployment: see `DevSwitches` in config.ts. */
-    DEV_LOOPBACK_TARGETS?: string;
-    DEV_RATE_LIMITS?: string;
-    DATABASE_URL: string;
-    JWT__HASH: string;
-    /** Key encryption key of the vault: `v<version>:<base64 of 32 bytes>`. */
-    VAULT_KEK: string;
-    /** The previous KEK, only while `npm run vault:rotate` re-wraps secrets. */
-    VAULT_KEK_PREVIOUS?: string;
-    NONCES: KVNamespace;
-    /** Workers Rate Limiting (`[[ratelimits]]`): see RATE_LIMITERS in src/http/rate-limit.ts. */
-    LOGIN_RATE_LIMITER: RateLimit;
-    AGENT_RATE_LIMITER: RateLimit;
-    IP_RATE_LIMITER: RateLimit;
+  CHAIN_ID: string;
+  /** The chain RPC; optional when RPC_URLS is set. */
+  RPC_URL?: string;
+  /** Optional: RPC endpoints, comma-separated, tried in order (viem fallback); replaces RPC_URL when set. */
+  RPC_URLS?: string;
+  /** Deadline of one call to one RPC endpoint, ms (default 4000). */
+  RPC_TIMEOUT_MS?: string;
+  SIWE_DOMAIN: string;
+  SIWE_URI: string;
+  JWT__LIVING_TIME?: string;
+  NONCE_TTL_SECONDS?: string;
+  MAX_BODY_BYTES?: string;
+  TOKEN__MAX_TOKENS_PER_REQUEST?: string;
+  /** Deadline of one tool-server operation (handshake, retries and pages included), ms. */
+  MCP_TIMEOUT_MS?: string;
+  /** The bare name is a common mistake: it is ignored, with a warning. */
+  MAX_TOKENS_PER_REQUEST?: string;
+  /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */
+  DB_WS_PROXY?: string;
+  /** Local-stack switches (DESIGN §9), refused on a deployment: see `DevSwitches` in config.ts. */
+  DEV_LOOPBACK_TARGETS?: string;
+  DEV_RATE_LIMITS?: string;
+  DATABASE_URL: string;
+  JWT__HASH: string;
+  /** Key encryption key of the vault: `v<version>:<base64 of 32 bytes>`. */
+  VAULT_KEK: string;
+  /** The previous KEK, only while `npm run vault:rotate` re-wraps secrets. */
+  VAULT_KEK_PREVIOUS?: string;
+  NONCES: KVNamespace;
+  /** Workers Rate Limiting (`[[ratelimits]]`): see RATE_LIMITERS in src/http/rate-limit.ts. */
+  LOGIN_RATE_LIMITER: RateLimit;
+  AGENT_RATE_LIMITER: RateLimit;
+  IP_RATE_LIMITER: RateLimit;
 }
 /** Names of the secrets a deployment needs (`wrangler secret put <NAME>`). */
-export declare const SECRET_NAMES: readonly ["DATABASE_URL", "JWT__HASH", "VAULT_KEK", "VAULT_KEK_PREVIOUS"];
+export declare const SECRET_NAMES: readonly ['DATABASE_URL', 'JWT__HASH', 'VAULT_KEK', 'VAULT_KEK_PREVIOUS'];

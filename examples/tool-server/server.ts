@@ -19,7 +19,14 @@ const MAX_BODY_BYTES = 64 * 1024; // JSON-RPC requests are small: refuse bigger 
 
 type Args = Record<string, unknown>;
 type Result = { content: { type: 'text'; text: string }[] }; // CONTRACT: tools/call result
-class RpcError extends Error { constructor(readonly code: number, message: string) { super(message); } } // prettier-ignore
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+} // prettier-ignore
 const text = (value: string): Result => ({ content: [{ type: 'text', text: value }] });
 /** Check arguments before running a tool; invalid ones are JSON-RPC error -32602. */
 function needText(args: Args): string {
@@ -32,7 +39,12 @@ const TOOLS: { name: string; description: string; inputSchema: Args; run(args: A
   {
     name: 'echo',
     description: 'Returns the given text unchanged.',
-    inputSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 10000 } }, required: ['text'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { text: { type: 'string', maxLength: 10000 } },
+      required: ['text'],
+      additionalProperties: false,
+    },
     run: (args) => text(needText(args)),
   },
   {
@@ -53,11 +65,13 @@ function dispatch(method: string, params: Args): unknown {
     const tool = TOOLS.find((t) => t.name === params.name);
     if (!tool) throw new RpcError(-32602, `Unknown tool: ${String(params.name)}`);
     const args = params.arguments ?? {};
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new RpcError(-32602, 'Invalid params: arguments must be an object');
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      throw new RpcError(-32602, 'Invalid params: arguments must be an object');
     return tool.run(args as Args);
   }
   // Optional, not in the contract: lets standard MCP clients (they send `initialize` first) connect too.
-  if (method === 'initialize') return { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'example-tool-server', version: '1.0.0' } };
+  if (method === 'initialize')
+    return { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'example-tool-server', version: '1.0.0' } };
   throw new RpcError(-32601, `Method not found: ${method}`);
 }
 
@@ -79,7 +93,8 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
-    if ((size += chunk.length) > MAX_BODY_BYTES) return undefined;
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return undefined;
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -68,7 +68,12 @@ function log(message: string): void {
 /** Request latencies by endpoint, measured around fetch (request sent to body read). */
 function timedFetch(samples: Map<string, number[]>) {
   return async (input: string, init: RequestInit): Promise<Response> => {
-    const kind = /\/messages$/.test(new URL(input).pathname) && init.method === 'POST' ? 'batch' : /\/message$/.test(new URL(input).pathname) ? 'single' : 'other';
+    const kind =
+      /\/messages$/.test(new URL(input).pathname) && init.method === 'POST'
+        ? 'batch'
+        : /\/message$/.test(new URL(input).pathname)
+          ? 'single'
+          : 'other';
     const t0 = now();
     const res = await fetch(input, init);
     const body = await res.arrayBuffer();
@@ -86,7 +91,14 @@ interface Run {
   latency: Summary;
 }
 
-async function hydrate(label: string, agent: AgentClient, plan: ReturnType<typeof planHydration>, options: { parallel: number; single?: boolean; createMissing?: boolean }, samples: Map<string, number[]>, kind: string): Promise<Run> {
+async function hydrate(
+  label: string,
+  agent: AgentClient,
+  plan: ReturnType<typeof planHydration>,
+  options: { parallel: number; single?: boolean; createMissing?: boolean },
+  samples: Map<string, number[]>,
+  kind: string,
+): Promise<Run> {
   samples.set(kind, []);
   const bar = progressBar(`bench:hydrate: ${label}`, plan.totalMessages);
   const result = await runHydration(agent, plan, {
@@ -96,7 +108,9 @@ async function hydrate(label: string, agent: AgentClient, plan: ReturnType<typeo
     onProgress: (p) => bar.update(p.done),
     onNotice: (line) => log(line),
   });
-  bar.finish(`bench:hydrate: ${label}: sent ${count(result.sent)}, replayed ${count(result.replayed)}, failed ${count(result.failed.length)} in ${result.seconds.toFixed(1)} s`);
+  bar.finish(
+    `bench:hydrate: ${label}: sent ${count(result.sent)}, replayed ${count(result.replayed)}, failed ${count(result.failed.length)} in ${result.seconds.toFixed(1)} s`,
+  );
   return { label, result, messages: plan.totalMessages, latency: summarize(samples.get(kind) ?? []) };
 }
 
@@ -121,7 +135,13 @@ async function main(): Promise<number> {
   const lines: string[] = [];
   for (let i = 0; i < total; i++) {
     const key = keys[(i * 7 + Math.floor(i / keyCount)) % keyCount]!;
-    lines.push(JSON.stringify({ key, role: ROLES[i % 3], message: `Turn ${i + 1}: the customer ${FILLER[i % FILLER.length]} (ref ${(i * 2_654_435_761) % 1_000_000}).` }));
+    lines.push(
+      JSON.stringify({
+        key,
+        role: ROLES[i % 3],
+        message: `Turn ${i + 1}: the customer ${FILLER[i % FILLER.length]} (ref ${(i * 2_654_435_761) % 1_000_000}).`,
+      }),
+    );
   }
   const content = `${lines.join('\n')}\n`;
   const t0 = now();
@@ -131,7 +151,9 @@ async function main(): Promise<number> {
   if (file.invalid.length > 0) throw new BenchError(`generated file has ${file.invalid.length} invalid lines`);
   const singleFile = parseHydrateFile(`${lines.slice(0, singleCount).join('\n')}\n`);
   const singlePlan = planHydration(singleFile);
-  log(`file: ${count(total)} messages over ${keyCount} keys (${(content.length / 1024 / 1024).toFixed(1)} MiB), ${plan.batchCount} batches; checked and planned in ${ms(planMs)}`);
+  log(
+    `file: ${count(total)} messages over ${keyCount} keys (${(content.length / 1024 / 1024).toFixed(1)} MiB), ${plan.batchCount} batches; checked and planned in ${ms(planMs)}`,
+  );
 
   // Wallet, agents, login.
   const owner = privateKeyToAccount(generatePrivateKey());
@@ -146,7 +168,12 @@ async function main(): Promise<number> {
   const [tokenA, tokenB] = [base, base + 1n];
   for (const tokenId of [tokenA, tokenB]) await mintAgent(testnet.rpcUrl, minterKey, testnet.collection, owner.address, tokenId);
   const samples = new Map<string, number[]>();
-  const client = createGatewayClient({ baseUrl: testnet.baseUrl, login: { account: owner, chainId: testnet.chainId }, fetch: timedFetch(samples), timeoutMs: 120_000 });
+  const client = createGatewayClient({
+    baseUrl: testnet.baseUrl,
+    login: { account: owner, chainId: testnet.chainId },
+    fetch: timedFetch(samples),
+    timeoutMs: 120_000,
+  });
   await client.login();
   const agentA = client.agent(testnet.collection, tokenA);
   const agentB = client.agent(testnet.collection, tokenB);
@@ -156,7 +183,14 @@ async function main(): Promise<number> {
   const batch = await hydrate(`batches of 100, ${parallel} parallel`, agentA, plan, { parallel, createMissing: true }, samples, 'batch');
   const replay = await hydrate('same file again (replays)', agentA, plan, { parallel, createMissing: true }, samples, 'batch');
   await agentB.createContexts(singlePlan.keys);
-  const single = await hydrate(`one message per request, ${parallel} parallel`, agentB, singlePlan, { parallel, single: true }, samples, 'single');
+  const single = await hydrate(
+    `one message per request, ${parallel} parallel`,
+    agentB,
+    singlePlan,
+    { parallel, single: true },
+    samples,
+    'single',
+  );
 
   // 5. Check with SQL.
   const db = new pg.Client({ connectionString: stack.databaseUrl });
@@ -176,7 +210,12 @@ async function main(): Promise<number> {
   const extrapolated = singleCount < total;
   const singleSecondsAll = total / singleRate;
   const unexpected =
-    batch.result.failed.length + replay.result.failed.length + single.result.failed.length + (storedA !== total ? 1 : 0) + (storedB !== singleCount ? 1 : 0) + (replay.result.sent !== 0 ? 1 : 0);
+    batch.result.failed.length +
+    replay.result.failed.length +
+    single.result.failed.length +
+    (storedA !== total ? 1 : 0) +
+    (storedB !== singleCount ? 1 : 0) +
+    (replay.result.sent !== 0 ? 1 : 0);
 
   const f1 = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
   const table = markdownTable(
@@ -216,7 +255,19 @@ async function main(): Promise<number> {
         String(single.result.failed.length),
       ],
       ...(extrapolated
-        ? [[`  extrapolated to ${count(total)} messages at the measured rate`, count(total), count(total), singleSecondsAll.toFixed(0), `${f1(singleRate)}/s`, '', '', '', '']]
+        ? [
+            [
+              `  extrapolated to ${count(total)} messages at the measured rate`,
+              count(total),
+              count(total),
+              singleSecondsAll.toFixed(0),
+              `${f1(singleRate)}/s`,
+              '',
+              '',
+              '',
+              '',
+            ],
+          ]
         : []),
       ['Batches / one per request (messages/s)', '', '', '', ratio(batchRate, singleRate), '', '', '', ''],
     ],
@@ -238,7 +289,10 @@ async function main(): Promise<number> {
       parallel !== 4 ? `--parallel ${parallel}` : '',
       '--write',
     ].filter(Boolean);
-    const date = startedAt.toISOString().replace(/\.\d+Z$/, 'Z').replace('T', ' ');
+    const date = startedAt
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z')
+      .replace('T', ' ');
     const body = [
       `Command: \`npm run bench:hydrate -- ${args.join(' ')}\` (against \`npm run dev\`, testnet worker), run ${date}.`,
       `Machine: ${describeMachine(facts)}; load average ${loadAtStart.toFixed(2)} when the run started and ${loadAtEnd.toFixed(2)} when it ended (the stack, and whatever else runs, share these cores with the benchmark client).`,
@@ -251,13 +305,17 @@ async function main(): Promise<number> {
       table,
       '',
       reading,
-      ...(unexpected > 0 ? ['', `**${unexpected} unexpected outcomes in this run** (failed lines or wrong row counts): treat its figures with care.`] : []),
+      ...(unexpected > 0
+        ? ['', `**${unexpected} unexpected outcomes in this run** (failed lines or wrong row counts): treat its figures with care.`]
+        : []),
     ].join('\n');
     const file = await writeBenchmarkSection(SECTION, body);
     log(`wrote "${SECTION}" in ${file}`);
   }
   if (unexpected > 0) {
-    log(`${unexpected} unexpected outcomes (failed lines or wrong row counts); first failure: ${[...batch.result.failed, ...single.result.failed][0]?.reason ?? 'row count'}`);
+    log(
+      `${unexpected} unexpected outcomes (failed lines or wrong row counts); first failure: ${[...batch.result.failed, ...single.result.failed][0]?.reason ?? 'row count'}`,
+    );
     return 1;
   }
   return 0;

@@ -20,7 +20,7 @@
  * Never prints tokens or private keys.
  */
 import os from 'node:os';
-import { type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { mintAgent } from '../lib/contracts';
 import {
@@ -154,7 +154,8 @@ async function timedLogin(deployment: DeploymentInfo, wallet: Wallet): Promise<L
     return { ok: false, full: t - t0, finish: t - t1, failure: `finish ${networkError(err)}` };
   }
   const t2 = now();
-  if (finish.status !== 200) return { ok: false, full: t2 - t0, finish: t2 - t1, failure: `finish ${finish.status} ${errorCode(finish)}`.trim() };
+  if (finish.status !== 200)
+    return { ok: false, full: t2 - t0, finish: t2 - t1, failure: `finish ${finish.status} ${errorCode(finish)}`.trim() };
   const { token } = JSON.parse(finish.text) as { token: string };
   return { ok: true, full: t2 - t0, finish: t2 - t1, token };
 }
@@ -216,8 +217,10 @@ async function sendCase(c: GateCase): Promise<{ status: number; ms: number; fail
   try {
     const answer = await request(c.url, { method: c.method, headers: c.headers });
     const elapsed = now() - t0;
-    if (answer.status !== c.expectStatus) return { status: answer.status, ms: elapsed, failure: `${answer.status} ${errorCode(answer)}`.trim() };
-    if (c.expectCode && errorCode(answer) !== c.expectCode) return { status: answer.status, ms: elapsed, failure: `${answer.status} ${errorCode(answer)}` };
+    if (answer.status !== c.expectStatus)
+      return { status: answer.status, ms: elapsed, failure: `${answer.status} ${errorCode(answer)}`.trim() };
+    if (c.expectCode && errorCode(answer) !== c.expectCode)
+      return { status: answer.status, ms: elapsed, failure: `${answer.status} ${errorCode(answer)}` };
     return { status: answer.status, ms: elapsed };
   } catch (err) {
     return { status: 0, ms: now() - t0, failure: networkError(err) };
@@ -241,14 +244,46 @@ async function setUpGates(testnet: DeploymentInfo, mainnet: DeploymentInfo): Pro
   const url = (collection: Address) => `${testnet.baseUrl}/agent/${collection}/${tokenId}`;
   const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
   const cases: Record<CaseName, GateCase> = {
-    a: { name: 'a', label: '(a) DELETE → 405, no gates (baseline)', method: 'DELETE', url: url(testnet.collection), headers: bearer(token), expectStatus: 405, expectCode: 'method_not_allowed' },
-    b: { name: 'b', label: '(b) GET, mainnet token → 401: bearer', method: 'GET', url: url(testnet.collection), headers: bearer(mainnetToken), expectStatus: 401, expectCode: 'token_wrong_chain' },
-    c: { name: 'c', label: '(c) GET, unregistered collection → 404: bearer + registry', method: 'GET', url: url(unregistered), headers: bearer(token), expectStatus: 404, expectCode: 'agent_not_found' },
-    d: { name: 'd', label: '(d) GET as owner → 200: bearer + registry + ownerOf', method: 'GET', url: url(testnet.collection), headers: bearer(token), expectStatus: 200 },
+    a: {
+      name: 'a',
+      label: '(a) DELETE → 405, no gates (baseline)',
+      method: 'DELETE',
+      url: url(testnet.collection),
+      headers: bearer(token),
+      expectStatus: 405,
+      expectCode: 'method_not_allowed',
+    },
+    b: {
+      name: 'b',
+      label: '(b) GET, mainnet token → 401: bearer',
+      method: 'GET',
+      url: url(testnet.collection),
+      headers: bearer(mainnetToken),
+      expectStatus: 401,
+      expectCode: 'token_wrong_chain',
+    },
+    c: {
+      name: 'c',
+      label: '(c) GET, unregistered collection → 404: bearer + registry',
+      method: 'GET',
+      url: url(unregistered),
+      headers: bearer(token),
+      expectStatus: 404,
+      expectCode: 'agent_not_found',
+    },
+    d: {
+      name: 'd',
+      label: '(d) GET as owner → 200: bearer + registry + ownerOf',
+      method: 'GET',
+      url: url(testnet.collection),
+      headers: bearer(token),
+      expectStatus: 200,
+    },
   };
   for (const c of Object.values(cases)) {
     const first = await sendCase(c);
-    if (first.failure) throw new BenchError(`${c.label}: expected ${c.expectStatus}${c.expectCode ? ` ${c.expectCode}` : ''}, got ${first.failure}`);
+    if (first.failure)
+      throw new BenchError(`${c.label}: expected ${c.expectStatus}${c.expectCode ? ` ${c.expectCode}` : ''}, got ${first.failure}`);
   }
   return { cases, tokenId };
 }
@@ -334,17 +369,22 @@ function interpretation(loginResult: LoginResult, seq: SequentialResult, tp: Rec
         'connection; the gate runs it in parallel with ownerOf, so (c) includes that call too),',
       cost: s.c.median - s.b.median,
     },
-    { short: 'the `ownerOf` eth_call', long: 'the `ownerOf` eth_call (one JSON-RPC round trip to anvil; the gate runs it in parallel with the registry lookup, so this is what it adds beyond that)', cost: s.d.median - s.c.median },
+    {
+      short: 'the `ownerOf` eth_call',
+      long: 'the `ownerOf` eth_call (one JSON-RPC round trip to anvil; the gate runs it in parallel with the registry lookup, so this is what it adds beyond that)',
+      cost: s.d.median - s.c.median,
+    },
   ];
   const top = [...parts].sort((x, y) => y.cost - x.cost)[0]!;
-  const cost = (c: number) => (c < 1 ? `≈0 ms (within noise)` : `${ms(c)}${total > 0 ? ` (${Math.round((100 * Math.max(0, c)) / total)}%)` : ''}`);
+  const cost = (c: number) =>
+    c < 1 ? `≈0 ms (within noise)` : `${ms(c)}${total > 0 ? ` (${Math.round((100 * Math.max(0, c)) / total)}%)` : ''}`;
   const gatedRate = (tp.d.requests * 1000) / tp.d.elapsedMs;
   const sequentialRate = 1000 / s.d.median;
   const scaling = gatedRate / sequentialRate;
   const sentences = [
     `The three gates add ${ms(total)} to the median request (×${(s.d.median / s.a.median).toFixed(1)} the gate-less ${ms(s.a.median)} baseline); ` +
       `by difference of medians ${parts.map((p) => `${p.short} costs ${cost(p.cost)}`).join(', ')}.`,
-    `So ${top.long} dominates the gate cost${top.short === 'JWT verification' ? '' : ', and verifying the JWT is ' + (parts[0]!.cost < 1 ? 'close to free' : 'comparatively cheap')}. ` +
+    `So ${top.long} dominates the gate cost${top.short === 'JWT verification' ? '' : `, and verifying the JWT is ${parts[0]!.cost < 1 ? 'close to free' : 'comparatively cheap'}`}. ` +
       `With ${CONCURRENCY} concurrent clients the gated route serves ${perSecond(tp.d.requests, tp.d.elapsedMs)} against ${perSecond(tp.a.requests, tp.a.elapsedMs)} without gates` +
       (scaling < 2
         ? `, hardly more than one sequential client gets (1 / median = ${sequentialRate.toFixed(1)}/s): on this machine the gated path does not scale with concurrency.`
@@ -355,14 +395,33 @@ function interpretation(loginResult: LoginResult, seq: SequentialResult, tp: Rec
   return sentences.join(' ');
 }
 
-function table(loginResult: LoginResult, seq: SequentialResult, tp: Record<'a' | 'd', ThroughputResult>, labels: Record<CaseName, string>): string {
+function table(
+  loginResult: LoginResult,
+  seq: SequentialResult,
+  tp: Record<'a' | 'd', ThroughputResult>,
+  labels: Record<CaseName, string>,
+): string {
   const s = seq.summary;
   const rows: string[][] = [
-    [`Login: init + sign + finish, ${CONCURRENCY} wallets concurrently, ${seconds} s`, String(loginResult.logins), ms(loginResult.full.median), ms(loginResult.full.p99), `${perSecond(loginResult.logins, loginResult.elapsedMs)} logins`, failuresCell(loginResult.failures)],
+    [
+      `Login: init + sign + finish, ${CONCURRENCY} wallets concurrently, ${seconds} s`,
+      String(loginResult.logins),
+      ms(loginResult.full.median),
+      ms(loginResult.full.p99),
+      `${perSecond(loginResult.logins, loginResult.elapsedMs)} logins`,
+      failuresCell(loginResult.failures),
+    ],
     ['Login: finish alone (same logins)', String(loginResult.logins), ms(loginResult.finish.median), ms(loginResult.finish.p99), '', ''],
   ];
   for (const name of ['a', 'b', 'c', 'd'] as const) {
-    rows.push([`${labels[name]}, sequential`, String(s[name].n), ms(s[name].median), ms(s[name].p99), '', failuresCell(seq.failures[name])]);
+    rows.push([
+      `${labels[name]}, sequential`,
+      String(s[name].n),
+      ms(s[name].median),
+      ms(s[name].p99),
+      '',
+      failuresCell(seq.failures[name]),
+    ]);
   }
   rows.push([
     'Gate cost: (d) − (a), medians; (d) / (a)',
@@ -374,9 +433,23 @@ function table(loginResult: LoginResult, seq: SequentialResult, tp: Record<'a' |
   ]);
   for (const name of ['a', 'd'] as const) {
     const r = tp[name];
-    rows.push([`${labels[name].split(' →')[0]}, ${CONCURRENCY} concurrent clients`, String(r.requests), ms(r.latency.median), ms(r.latency.p99), perSecond(r.requests, r.elapsedMs), failuresCell(r.failures)]);
+    rows.push([
+      `${labels[name].split(' →')[0]}, ${CONCURRENCY} concurrent clients`,
+      String(r.requests),
+      ms(r.latency.median),
+      ms(r.latency.p99),
+      perSecond(r.requests, r.elapsedMs),
+      failuresCell(r.failures),
+    ]);
   }
-  return markdownTable(['Measurement', 'n', 'Median', 'p99', 'Throughput / ratio', 'Unexpected answers'], rows, ['left', 'right', 'right', 'right', 'right', 'right']);
+  return markdownTable(['Measurement', 'n', 'Median', 'p99', 'Throughput / ratio', 'Unexpected answers'], rows, [
+    'left',
+    'right',
+    'right',
+    'right',
+    'right',
+    'right',
+  ]);
 }
 
 async function main(): Promise<number> {
@@ -395,7 +468,9 @@ async function main(): Promise<number> {
   const { cases } = await setUpGates(testnet, mainnet);
   log(`gates: ${WARM_UP} warm-up + ${requests} sequential requests per case, round-robin...`);
   const seq = await benchSequential(cases);
-  log(`gates: (a) and (d) with ${CONCURRENCY} concurrent clients, ${THROUGHPUT_ROUNDS} alternating rounds of ${(seconds / THROUGHPUT_ROUNDS).toFixed(1)} s each...`);
+  log(
+    `gates: (a) and (d) with ${CONCURRENCY} concurrent clients, ${THROUGHPUT_ROUNDS} alternating rounds of ${(seconds / THROUGHPUT_ROUNDS).toFixed(1)} s each...`,
+  );
   const tp = await benchThroughput(cases);
 
   const labels = { a: cases.a.label, b: cases.b.label, c: cases.c.label, d: cases.d.label };
@@ -410,12 +485,13 @@ async function main(): Promise<number> {
     tp.d.failures.total();
 
   if (write) {
-    const args = [
-      seconds !== 10 ? `--seconds ${seconds}` : '',
-      requests !== 500 ? `--requests ${requests}` : '',
-      '--write',
-    ].filter(Boolean);
-    const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace('T', ' ');
+    const args = [seconds !== 10 ? `--seconds ${seconds}` : '', requests !== 500 ? `--requests ${requests}` : '', '--write'].filter(
+      Boolean,
+    );
+    const date = new Date()
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z')
+      .replace('T', ' ');
     const body = [
       `Command: \`npm run bench:identity -- ${args.join(' ')}\` (against \`npm run dev\`), run ${date}.`,
       `Machine: ${facts.cores} cores (${facts.model}), Node ${facts.node}, ${facts.os}; load average ${loadAtStart.toFixed(2)} when the run started (the stack, and whatever else runs, share these cores with the benchmark client).`,
@@ -428,7 +504,9 @@ async function main(): Promise<number> {
       tableText,
       '',
       text,
-      ...(unexpected > 0 ? ['', `**${unexpected} unexpected answers in this run** (see the last column): treat its figures with care.`] : []),
+      ...(unexpected > 0
+        ? ['', `**${unexpected} unexpected answers in this run** (see the last column): treat its figures with care.`]
+        : []),
     ].join('\n');
     const file = await writeBenchmarkSection(SECTION, body);
     log(`wrote "${SECTION}" in ${file}`);

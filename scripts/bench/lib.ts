@@ -48,7 +48,8 @@ export async function readStack(): Promise<StackInfo> {
   const devDir = path.resolve(REPO_ROOT, process.env.DEV_DIR ?? '.dev');
   const file = path.join(devDir, 'stack.json');
   const hint = 'start the local stack first with `npm run dev` in another terminal (same DEV_DIR), wait for "ready", then run this again';
-  if (!existsSync(file)) throw new BenchError(`${path.relative(process.cwd(), file) || file} not found: the local stack is not running; ${hint}`);
+  if (!existsSync(file))
+    throw new BenchError(`${path.relative(process.cwd(), file) || file} not found: the local stack is not running; ${hint}`);
   let stack: StackInfo;
   try {
     stack = JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
@@ -63,7 +64,8 @@ export async function readStack(): Promise<StackInfo> {
     try {
       const res = await fetch(`${info.baseUrl}/health`, { signal: AbortSignal.timeout(5_000) });
       await res.arrayBuffer();
-      if (res.status !== 200) throw new BenchError(`${name} worker at ${info.baseUrl} answered /health with ${res.status}; is the stack healthy?`);
+      if (res.status !== 200)
+        throw new BenchError(`${name} worker at ${info.baseUrl} answered /health with ${res.status}; is the stack healthy?`);
     } catch (err) {
       if (err instanceof BenchError) throw err;
       throw new BenchError(`${name} worker at ${info.baseUrl} does not answer (${describe(err)}): ${file} is stale; ${hint}`);

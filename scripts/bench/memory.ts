@@ -80,11 +80,56 @@ const SYNTHETIC_CHAIN = 80002;
 
 /** The words keys end with; one of them is the search term, so a search matches 1/50 = 2% of keys. */
 const WORDS = [
-  'notes', 'profile', 'history', 'summary', 'invoice', 'preferences', 'orders', 'shipping', 'billing', 'contacts',
-  'tasks', 'roadmap', 'budget', 'meetings', 'feedback', 'issues', 'releases', 'specs', 'design', 'research',
-  'backlog', 'metrics', 'alerts', 'incidents', 'runbook', 'deploys', 'contracts', 'payments', 'refunds', 'subscriptions',
-  'onboarding', 'training', 'support', 'escalations', 'reviews', 'goals', 'risks', 'vendors', 'inventory', 'forecasts',
-  'campaigns', 'leads', 'surveys', 'wishlist', 'returns', 'reports', 'calendar', 'documents', 'changelog', 'milestones',
+  'notes',
+  'profile',
+  'history',
+  'summary',
+  'invoice',
+  'preferences',
+  'orders',
+  'shipping',
+  'billing',
+  'contacts',
+  'tasks',
+  'roadmap',
+  'budget',
+  'meetings',
+  'feedback',
+  'issues',
+  'releases',
+  'specs',
+  'design',
+  'research',
+  'backlog',
+  'metrics',
+  'alerts',
+  'incidents',
+  'runbook',
+  'deploys',
+  'contracts',
+  'payments',
+  'refunds',
+  'subscriptions',
+  'onboarding',
+  'training',
+  'support',
+  'escalations',
+  'reviews',
+  'goals',
+  'risks',
+  'vendors',
+  'inventory',
+  'forecasts',
+  'campaigns',
+  'leads',
+  'surveys',
+  'wishlist',
+  'returns',
+  'reports',
+  'calendar',
+  'documents',
+  'changelog',
+  'milestones',
 ] as const;
 const SEARCH_WORD = 'invoice';
 /** Fixed parts of generated keys: no word may occur in them, or searches would over-match. */
@@ -312,7 +357,18 @@ function diff(a: number, b: number): string {
   return `${a - b >= 0 ? '+' : '−'}${ms(Math.abs(a - b))}`;
 }
 
-const PAIR_HEADERS = ['Measurement', 'Keys', 'n', 'Gateway median', 'Gateway p99', 'Floor median', 'Floor p99', 'Gateway / floor', 'Gateway − floor', 'Unexpected'];
+const PAIR_HEADERS = [
+  'Measurement',
+  'Keys',
+  'n',
+  'Gateway median',
+  'Gateway p99',
+  'Floor median',
+  'Floor p99',
+  'Gateway / floor',
+  'Gateway − floor',
+  'Unexpected',
+];
 const PAIR_ALIGN: Align[] = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'];
 
 function pairRow(label: string, keys: string, r: PairResult): string[] {
@@ -365,7 +421,9 @@ async function seedAgent(db: pg.Client, agent: BenchAgent, total: number, label:
   const first = await postJson(`${agent.url}/context`, { key: FIRST_KEY }, token);
   if (first.status !== 200) throw new BenchError(`${label}: provisioning POST /context answered ${unexpected(first, 200)}`);
   const s = agent.schema.quoted;
-  const { rows: registered } = await db.query<{ n: string }>('select count(*) as n from gateway.agent_storage where schema_name = $1', [agent.schema.name]);
+  const { rows: registered } = await db.query<{ n: string }>('select count(*) as n from gateway.agent_storage where schema_name = $1', [
+    agent.schema.name,
+  ]);
   if (registered[0]?.n !== '1') throw new BenchError(`${label}: ${agent.schema.name} is not in gateway.agent_storage after POST /context`);
 
   // The dev server commits asynchronously: until the walwriter flushes a commit, its tuples cannot
@@ -395,7 +453,9 @@ async function seedAgent(db: pg.Client, agent: BenchAgent, total: number, label:
   );
   const visible = Number(rows[0]?.visible ?? NaN);
   if (visible !== total) throw new BenchError(`${label}: key_count.visible is ${visible}, expected ${total}`);
-  log(`${label}: ${count(total)} keys in ${agent.schema.name}, loaded in ${(loadMs / 1000).toFixed(1)} s, vacuum+analyze ${(vacuumMs / 1000).toFixed(1)} s, ${bytes(Number(rows[0]?.bytes))}`);
+  log(
+    `${label}: ${count(total)} keys in ${agent.schema.name}, loaded in ${(loadMs / 1000).toFixed(1)} s, vacuum+analyze ${(vacuumMs / 1000).toFixed(1)} s, ${bytes(Number(rows[0]?.bytes))}`,
+  );
   return { label, agent, keys: total, provisionPost: first.ms, loadMs, vacuumMs, tableBytes: Number(rows[0]?.bytes ?? NaN) };
 }
 
@@ -421,7 +481,9 @@ async function settleVisibility(db: pg.Client, schema: AgentSchema, label: strin
       `SELECT backend_type || ' ' || coalesce(state, '') || ' ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS who
          FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_xmin IS NOT NULL`,
     );
-    log(`${label}: visibility map covers ${visible} of ${pages} pages; horizon held by: ${holders.rows.map((r) => r.who).join('; ') || 'nobody now'}; vacuuming again`);
+    log(
+      `${label}: visibility map covers ${visible} of ${pages} pages; horizon held by: ${holders.rows.map((r) => r.who).join('; ') || 'nobody now'}; vacuuming again`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await db.query(`VACUUM ${regclass}`);
   }
@@ -438,7 +500,15 @@ function seedTable(seeded: Seeded[]): string {
     bytes(x.tableBytes),
   ]);
   return markdownTable(
-    ['Agent', 'Keys', 'Provisioning POST /context', 'Bulk insert (SQL, chunks of 100k) + key_count', 'Insert rate', 'VACUUM (ANALYZE)', 'contexts table + indexes'],
+    [
+      'Agent',
+      'Keys',
+      'Provisioning POST /context',
+      'Bulk insert (SQL, chunks of 100k) + key_count',
+      'Insert rate',
+      'VACUUM (ANALYZE)',
+      'contexts table + indexes',
+    ],
     rows,
     ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
   );
@@ -540,10 +610,19 @@ async function explain(db: pg.Client, schema: AgentSchema, query: ListQuery): Pr
 async function benchLists(db: pg.Client, seededSmall: Seeded, seededBig: Seeded): Promise<ListPart> {
   const headers = { authorization: `Bearer ${token}` };
   const ops: OpName[] = ['page1', 'deep', 'search'];
-  const baseline: Case = { gateway: () => gatewayStep(() => request(seededBig.agent.url, { headers }), (a) => unexpected(a, 200)), floor: null };
+  const baseline: Case = {
+    gateway: () =>
+      gatewayStep(
+        () => request(seededBig.agent.url, { headers }),
+        (a) => unexpected(a, 200),
+      ),
+    floor: null,
+  };
   const cases: ListCase[] = [];
   for (const op of ops) cases.push(await listCase(db, seededSmall, op), await listCase(db, seededBig, op));
-  log(`lists: ${WARM_UP} warm-up + ${requests} rounds of ${cases.length + 1} cases round-robin (gated no-op, then each list case: gateway, floor)...`);
+  log(
+    `lists: ${WARM_UP} warm-up + ${requests} rounds of ${cases.length + 1} cases round-robin (gated no-op, then each list case: gateway, floor)...`,
+  );
   const bar = progressBar('bench:memory: list rounds', WARM_UP + requests);
   const [baseResult, ...results] = await measureCases(requests, [baseline, ...cases], (round) => bar.update(round));
   bar.finish();
@@ -686,7 +765,18 @@ function appendTable(part: AppendPart): string {
     ],
   ];
   return markdownTable(
-    ['Measurement', 'n', 'Gateway median', 'Gateway p99', 'Gateway throughput', 'Floor median', 'Floor p99', 'Floor throughput', 'Gateway / floor', 'Unexpected'],
+    [
+      'Measurement',
+      'n',
+      'Gateway median',
+      'Gateway p99',
+      'Gateway throughput',
+      'Floor median',
+      'Floor p99',
+      'Floor throughput',
+      'Gateway / floor',
+      'Unexpected',
+    ],
     rows,
     ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   );
@@ -747,8 +837,14 @@ async function benchProvisioning(pool: pg.Pool, fresh: BenchAgent[]): Promise<Pr
   const failures = { first: new Counter<string>(), second: new Counter<string>() };
   const bar = progressBar('bench:memory: provisioning fresh agents', fresh.length);
   for (const [i, agent] of fresh.entries()) {
-    const g1 = await gatewayStep(() => postJson(`${agent.url}/context`, { key: FIRST_KEY }, token), (a) => unexpected(a, 200));
-    const g2 = await gatewayStep(() => postJson(`${agent.url}/context`, { key: SECOND_KEY }, token), (a) => unexpected(a, 200));
+    const g1 = await gatewayStep(
+      () => postJson(`${agent.url}/context`, { key: FIRST_KEY }, token),
+      (a) => unexpected(a, 200),
+    );
+    const g2 = await gatewayStep(
+      () => postJson(`${agent.url}/context`, { key: SECOND_KEY }, token),
+      (a) => unexpected(a, 200),
+    );
     const synthetic = await syntheticAgent();
     const f1 = await floorStep(async () => {
       const { rows } = await pool.query(LOOKUP_SQL, [synthetic.schema.name]);
@@ -854,9 +950,13 @@ async function firstRequests(pool: pg.Pool, minted: BenchAgent[]): Promise<First
   for (const agent of minted) {
     const g1 = await gatewayStep(
       () => request(`${agent.url}/contexts/keys`, { headers }),
-      (a) => unexpected(a, 200) ?? ((JSON.parse(a.text) as { totalElements: number }).totalElements === 0 ? undefined : 'keys of a new agent'),
+      (a) =>
+        unexpected(a, 200) ?? ((JSON.parse(a.text) as { totalElements: number }).totalElements === 0 ? undefined : 'keys of a new agent'),
     );
-    const g2 = await gatewayStep(() => postJson(`${agent.url}/context`, { key: FIRST_KEY }, token), (a) => unexpected(a, 200));
+    const g2 = await gatewayStep(
+      () => postJson(`${agent.url}/context`, { key: FIRST_KEY }, token),
+      (a) => unexpected(a, 200),
+    );
     const synthetic = await syntheticAgent();
     const f1 = await floorStep(async () => {
       const { rows } = await pool.query(LOOKUP_SQL, [synthetic.schema.name]);
@@ -902,7 +1002,9 @@ async function benchCatalog(db: pg.Client, pool: pg.Pool, before1: BenchAgent[],
   log(`catalog: first requests of ${before1.length} newly minted agents (before)...`);
   const firstBefore = await firstRequests(pool, before1);
   const before = await catalogStats(db);
-  log(`catalog: ${count(before.schemas)} agent schemas, ${count(before.pgClass)} pg_class rows, catalog ${bytes(before.catalogBytes)}, database ${bytes(before.databaseBytes)}`);
+  log(
+    `catalog: ${count(before.schemas)} agent schemas, ${count(before.pgClass)} pg_class rows, catalog ${bytes(before.catalogBytes)}, database ${bytes(before.databaseBytes)}`,
+  );
 
   const times: number[] = [];
   const failures = new Counter<string>();
@@ -925,8 +1027,13 @@ async function benchCatalog(db: pg.Client, pool: pg.Pool, before1: BenchAgent[],
   const tenth = Math.max(1, Math.floor(times.length / 10));
 
   const after = await catalogStats(db);
-  log(`catalog: ${count(after.schemas)} agent schemas, ${count(after.pgClass)} pg_class rows, catalog ${bytes(after.catalogBytes)}, database ${bytes(after.databaseBytes)}`);
-  if (after.schemas - before.schemas !== times.length) log(`catalog: ${after.schemas - before.schemas} new schemas, ${times.length} provisioned by this run (something else created schemas meanwhile)`);
+  log(
+    `catalog: ${count(after.schemas)} agent schemas, ${count(after.pgClass)} pg_class rows, catalog ${bytes(after.catalogBytes)}, database ${bytes(after.databaseBytes)}`,
+  );
+  if (after.schemas - before.schemas !== times.length)
+    log(
+      `catalog: ${after.schemas - before.schemas} new schemas, ${times.length} provisioned by this run (something else created schemas meanwhile)`,
+    );
   log(`catalog: first requests of ${after1.length} newly minted agents (after)...`);
   const firstAfter = await firstRequests(pool, after1);
   return {
@@ -948,11 +1055,41 @@ function catalogTable(part: CatalogPart): string {
   const a = part.after;
   const growth = (x: number, y: number) => ratio(y, x);
   const rows: string[][] = [
-    ['Agent schemas (pg_namespace `agent_*`)', count(b.schemas), count(a.schemas), `+${count(a.schemas - b.schemas)}`, growth(b.schemas, a.schemas)],
-    ['pg_class rows', count(b.pgClass), count(a.pgClass), `+${count(a.pgClass - b.pgClass)} (${((a.pgClass - b.pgClass) / Math.max(1, part.created)).toFixed(1)} per agent)`, growth(b.pgClass, a.pgClass)],
-    ['pg_attribute rows', count(b.pgAttribute), count(a.pgAttribute), `+${count(a.pgAttribute - b.pgAttribute)} (${((a.pgAttribute - b.pgAttribute) / Math.max(1, part.created)).toFixed(1)} per agent)`, growth(b.pgAttribute, a.pgAttribute)],
-    ['Catalog size (pg_catalog tables + indexes + TOAST)', bytes(b.catalogBytes), bytes(a.catalogBytes), `+${bytes(a.catalogBytes - b.catalogBytes)} (${bytes((a.catalogBytes - b.catalogBytes) / Math.max(1, part.created))} per agent)`, growth(b.catalogBytes, a.catalogBytes)],
-    ['pg_database_size', bytes(b.databaseBytes), bytes(a.databaseBytes), `+${bytes(a.databaseBytes - b.databaseBytes)}`, growth(b.databaseBytes, a.databaseBytes)],
+    [
+      'Agent schemas (pg_namespace `agent_*`)',
+      count(b.schemas),
+      count(a.schemas),
+      `+${count(a.schemas - b.schemas)}`,
+      growth(b.schemas, a.schemas),
+    ],
+    [
+      'pg_class rows',
+      count(b.pgClass),
+      count(a.pgClass),
+      `+${count(a.pgClass - b.pgClass)} (${((a.pgClass - b.pgClass) / Math.max(1, part.created)).toFixed(1)} per agent)`,
+      growth(b.pgClass, a.pgClass),
+    ],
+    [
+      'pg_attribute rows',
+      count(b.pgAttribute),
+      count(a.pgAttribute),
+      `+${count(a.pgAttribute - b.pgAttribute)} (${((a.pgAttribute - b.pgAttribute) / Math.max(1, part.created)).toFixed(1)} per agent)`,
+      growth(b.pgAttribute, a.pgAttribute),
+    ],
+    [
+      'Catalog size (pg_catalog tables + indexes + TOAST)',
+      bytes(b.catalogBytes),
+      bytes(a.catalogBytes),
+      `+${bytes(a.catalogBytes - b.catalogBytes)} (${bytes((a.catalogBytes - b.catalogBytes) / Math.max(1, part.created))} per agent)`,
+      growth(b.catalogBytes, a.catalogBytes),
+    ],
+    [
+      'pg_database_size',
+      bytes(b.databaseBytes),
+      bytes(a.databaseBytes),
+      `+${bytes(a.databaseBytes - b.databaseBytes)}`,
+      growth(b.databaseBytes, a.databaseBytes),
+    ],
     [
       `provision() from Node, median (p99) of the first / last ${count(Math.max(1, Math.floor(part.created / 10)))} of ${count(part.created)}`,
       `${ms(part.firstTenth.median)} (${ms(part.firstTenth.p99)})`,
@@ -969,9 +1106,27 @@ function catalogTable(part: CatalogPart): string {
     growth(x.gateway.median, y.gateway.median),
   ];
   const k = part.firstBefore.get.gateway.n;
-  rows.push(firstRow(`First GET /contexts/keys of a new agent, gateway median of ${k} (floor: the schema lookup)`, part.firstBefore.get, part.firstAfter.get));
-  rows.push(firstRow(`First POST /context of a new agent, gateway median of ${k} (floor: lookup + provision() + insert)`, part.firstBefore.post, part.firstAfter.post));
-  return markdownTable(['Measurement', 'Before', `After +${count(part.created)} agents`, 'Change', 'After / before'], rows, ['left', 'right', 'right', 'right', 'right']);
+  rows.push(
+    firstRow(
+      `First GET /contexts/keys of a new agent, gateway median of ${k} (floor: the schema lookup)`,
+      part.firstBefore.get,
+      part.firstAfter.get,
+    ),
+  );
+  rows.push(
+    firstRow(
+      `First POST /context of a new agent, gateway median of ${k} (floor: lookup + provision() + insert)`,
+      part.firstBefore.post,
+      part.firstAfter.post,
+    ),
+  );
+  return markdownTable(['Measurement', 'Before', `After +${count(part.created)} agents`, 'Change', 'After / before'], rows, [
+    'left',
+    'right',
+    'right',
+    'right',
+    'right',
+  ]);
 }
 
 // ---------------------------------------------------------------------------
@@ -980,7 +1135,8 @@ function catalogTable(part: CatalogPart): string {
 
 /** Met or not; "narrowly" within 20% of the target, where this shared machine's noise can flip it. */
 function met(value: number, target: number): string {
-  if (value <= target) return `**met${value > 0.8 * target ? ', narrowly' : ''}** (${ms(value)} ≤ ${ms(target)}${value > 0.8 * target ? ', within this run\'s noise' : ''})`;
+  if (value <= target)
+    return `**met${value > 0.8 * target ? ', narrowly' : ''}** (${ms(value)} ≤ ${ms(target)}${value > 0.8 * target ? ", within this run's noise" : ''})`;
   return `**not met${value < 1.2 * target ? ', narrowly' : ''}** (${ms(value)} > ${ms(target)})`;
 }
 
@@ -1015,7 +1171,7 @@ function interpretation(lists: ListPart, app: AppendPart, prov: ProvisionPart, c
       `${growthOf('page1', 'floor') <= logRatio * 1.5 ? 'log-like (a B-tree descent plus the one-row key_count read), target met' : 'more than log n, target not met'}. ` +
       `Middle page: ×${growthOf('deep', 'floor').toFixed(0)} at the floor, ×${growthOf('deep', 'gateway').toFixed(1)} at the gateway: O(offset), ${growthOf('deep', 'floor') > logRatio * 3 ? 'target not met for deep pages' : 'still modest at these sizes'}. ` +
       `Search: ×${growthOf('search', 'floor').toFixed(0)} at the floor, ×${growthOf('search', 'gateway').toFixed(1)} at the gateway: it follows the number of matches (a fixed 2% here, so linear in n), ${growthOf('search', 'floor') > logRatio * 3 ? 'not log n' : 'but stays small at these sizes'}. ` +
-      'All rows of this table were measured round-robin in the same rounds, so the ratios are not skewed by the machine\'s changing load.',
+      "All rows of this table were measured round-robin in the same rounds, so the ratios are not skewed by the machine's changing load.",
   );
   const seq = app.sequential;
   paragraphs.push(
@@ -1035,7 +1191,7 @@ function interpretation(lists: ListPart, app: AppendPart, prov: ProvisionPart, c
       `provision() took ${ms(cat.firstTenth.median)} at the median for the first tenth of ${count(cat.created)} new schemas and ${ms(cat.lastTenth.median)} for the last tenth. ` +
       `A new agent's first GET went from ${ms(cat.firstBefore.get.gateway.median)} to ${ms(cat.firstAfter.get.gateway.median)} and its first POST from ${ms(cat.firstBefore.post.gateway.median)} to ${ms(cat.firstAfter.post.gateway.median)} ` +
       `(medians of ${cat.firstBefore.get.gateway.n}; floor POST ${ms(cat.firstBefore.post.floor.median)} → ${ms(cat.firstAfter.post.floor.median)}): ` +
-      `${(['get', 'post'] as const).every((k) => Math.abs(cat.firstAfter[k].gateway.median - cat.firstBefore[k].gateway.median) < 0.2 * cat.firstBefore[k].gateway.median) ? 'both within noise (±20%), so the extra schemas do not slow a new agent down at this catalog size' : 'a change beyond ±20% in at least one of them; with medians of only ' + cat.firstBefore.get.gateway.n + ' requests on a shared machine, treat it as a hint, and compare the floor'}.`,
+      `${(['get', 'post'] as const).every((k) => Math.abs(cat.firstAfter[k].gateway.median - cat.firstBefore[k].gateway.median) < 0.2 * cat.firstBefore[k].gateway.median) ? 'both within noise (±20%), so the extra schemas do not slow a new agent down at this catalog size' : `a change beyond ±20% in at least one of them; with medians of only ${cat.firstBefore.get.gateway.n} requests on a shared machine, treat it as a hint, and compare the floor`}.`,
   );
   const gatewayRows: [string, Summary][] = [
     ['the gated no-op', lists.baseline.gateway],
@@ -1065,7 +1221,9 @@ function aggregateTimes(plan: string[]): number[] {
 }
 
 function planSummary(plan: string[]): string[] {
-  return plan.filter((l) => /Scan|Sort|Limit|Aggregate|Execution Time|Planning Time|Heap Fetches|Rows Removed|Buffers: shared/.test(l)).map((l) => l.replace(/\s+$/, ''));
+  return plan
+    .filter((l) => /Scan|Sort|Limit|Aggregate|Execution Time|Planning Time|Heap Fetches|Rows Removed|Buffers: shared/.test(l))
+    .map((l) => l.replace(/\s+$/, ''));
 }
 
 // ---------------------------------------------------------------------------
@@ -1081,7 +1239,9 @@ async function main(): Promise<number> {
   const loadAtStart = os.loadavg()[0] ?? NaN;
   const startedAt = new Date();
   log(`stack: testnet ${testnet.baseUrl}; ${describeMachine(facts)}; load average ${loadAtStart.toFixed(2)}`);
-  log(`big ${count(big)}, small ${count(small)} keys; ${requests} requests; ${count(appends)} appends; ${fresh} fresh agents; ${count(agents)} synthetic agents`);
+  log(
+    `big ${count(big)}, small ${count(small)} keys; ${requests} requests; ${count(appends)} appends; ${fresh} fresh agents; ${count(agents)} synthetic agents`,
+  );
 
   const db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
@@ -1126,7 +1286,9 @@ async function main(): Promise<number> {
       catalog: catalogTable(cat),
     };
     const text = interpretation(lists, app, prov, cat);
-    const plans = (['page1', 'deep', 'search'] as const).map((op) => [`EXPLAIN ANALYZE, ${lists.big[op].label} at ${count(big)} keys:`, ...planSummary(lists.plans[op]).map((l) => `    ${l}`)].join('\n'));
+    const plans = (['page1', 'deep', 'search'] as const).map((op) =>
+      [`EXPLAIN ANALYZE, ${lists.big[op].label} at ${count(big)} keys:`, ...planSummary(lists.plans[op]).map((l) => `    ${l}`)].join('\n'),
+    );
 
     /** The tables and their reading, printed and (with --write) written the same way. */
     const report = [
@@ -1159,7 +1321,10 @@ async function main(): Promise<number> {
 
     const unexpectedCount =
       lists.baseline.failures.total() +
-      (['page1', 'deep', 'search'] as const).reduce((n, op) => n + lists.small[op].result.failures.total() + lists.big[op].result.failures.total(), 0) +
+      (['page1', 'deep', 'search'] as const).reduce(
+        (n, op) => n + lists.small[op].result.failures.total() + lists.big[op].result.failures.total(),
+        0,
+      ) +
       app.sequential.failures.total() +
       app.gateway.failures.total() +
       app.floor.failures.total() +
@@ -1182,7 +1347,10 @@ async function main(): Promise<number> {
         agents !== 1000 ? `--agents ${agents}` : '',
         '--write',
       ].filter(Boolean);
-      const date = startedAt.toISOString().replace(/\.\d+Z$/, 'Z').replace('T', ' ');
+      const date = startedAt
+        .toISOString()
+        .replace(/\.\d+Z$/, 'Z')
+        .replace('T', ' ');
       const body = [
         `Command: \`npm run bench -- ${args.join(' ')}\` (also \`npm run bench:memory\`; against \`npm run dev\`, testnet worker), run ${date}.`,
         `Machine: ${describeMachine(facts)}; load average ${loadAtStart.toFixed(2)} when the run started and ${loadAtEnd.toFixed(2)} when it ended (the stack, and whatever else runs, share these cores with the benchmark client). ` +
@@ -1199,7 +1367,9 @@ async function main(): Promise<number> {
           `All of it stays in the dev database under \`.dev/\` (not committed): each run adds two agents' keys and about ${count(agents + fresh + 2 * FIRST_REQUEST_AGENTS + 3)} schemas; delete \`.dev/postgres\` with the stack stopped to start clean.`,
         '',
         ...report,
-        ...(unexpectedCount > 0 ? [`**${unexpectedCount} unexpected answers in this run** (see the Unexpected columns): treat its figures with care.`] : []),
+        ...(unexpectedCount > 0
+          ? [`**${unexpectedCount} unexpected answers in this run** (see the Unexpected columns): treat its figures with care.`]
+          : []),
       ].join('\n');
       const file = await writeBenchmarkSection(SECTION, body);
       log(`wrote "${SECTION}" in ${file}`);

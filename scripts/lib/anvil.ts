@@ -41,7 +41,7 @@ export function anvilBinary(): string {
   }
   throw new Error(
     'anvil binary not found: the optional dependency @foundry-rs/anvil-linux-amd64 is not installed ' +
-      'and no `anvil` is on PATH. Install Foundry\'s anvil (https://book.getfoundry.sh/getting-started/installation, ' +
+      "and no `anvil` is on PATH. Install Foundry's anvil (https://book.getfoundry.sh/getting-started/installation, " +
       'e.g. `curl -L https://foundry.paradigm.xyz | bash && foundryup`) and make sure `anvil` is on PATH.',
   );
 }
@@ -107,11 +107,10 @@ export async function startAnvil({ chainId, port, host = '127.0.0.1' }: StartAnv
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const rpcUrl = `http://${urlHost}:${port}`;
 
-  const child: ChildProcess = spawn(
-    bin,
-    ['--chain-id', String(chainId), '--port', String(port), '--host', host, '--silent'],
-    { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const child: ChildProcess = spawn(bin, ['--chain-id', String(chainId), '--port', String(port), '--host', host, '--silent'], {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 
   let stderr = '';
   child.stderr?.setEncoding('utf8');
@@ -184,9 +183,7 @@ export async function startAnvil({ chainId, port, host = '127.0.0.1' }: StartAnv
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(
-        `anvil did not answer eth_chainId on ${rpcUrl} within ${READY_TIMEOUT_MS / 1000} s${describeStderr()}`,
-      );
+      throw new Error(`anvil did not answer eth_chainId on ${rpcUrl} within ${READY_TIMEOUT_MS / 1000} s${describeStderr()}`);
     }
     await sleep(POLL_INTERVAL_MS);
   }

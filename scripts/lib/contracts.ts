@@ -310,7 +310,7 @@ async function compileUncached(): Promise<CompiledContracts> {
   const result = {} as CompiledContracts;
   for (const name of CONTRACT_NAMES) {
     const compiled = output.contracts?.[`contracts/${name}.sol`]?.[name];
-    if (!compiled || !compiled.evm.bytecode.object) {
+    if (!compiled?.evm.bytecode.object) {
       throw new Error(`Solidity compilation produced no bytecode for ${name} (solc ${solcVersion})`);
     }
     result[name] = { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` };
@@ -385,13 +385,7 @@ export async function deployTestWallet(rpcUrl: string, deployerPrivateKey: Hex, 
 }
 
 /** Mint `tokenId` of `collection` to `to` (DemoAgents.mint is open to anyone). */
-export async function mintAgent(
-  rpcUrl: string,
-  privateKey: Hex,
-  collection: Address,
-  to: Address,
-  tokenId: bigint,
-): Promise<void> {
+export async function mintAgent(rpcUrl: string, privateKey: Hex, collection: Address, to: Address, tokenId: bigint): Promise<void> {
   const { walletClient, publicClient } = await clientsFor(rpcUrl, privateKey);
   const hash = await walletClient.writeContract({
     address: collection,

@@ -60,7 +60,8 @@ export function parseTokenId(raw: string): bigint {
 }
 
 export function parseAddress(raw: string): Address {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new MintError(`--to ${JSON.stringify(raw.slice(0, 100))} is not an address (0x and 40 hex digits)`, 2);
+  if (!/^0x[0-9a-fA-F]{40}$/.test(raw))
+    throw new MintError(`--to ${JSON.stringify(raw.slice(0, 100))} is not an address (0x and 40 hex digits)`, 2);
   // Mixed case must be a valid EIP-55 checksum (a typo check); all lower or all upper case is taken as is.
   if (!isAddress(raw, { strict: true })) throw new MintError(`--to ${raw}: bad checksum (check the address, or write it in lower case)`, 2);
   return getAddress(raw);
@@ -89,7 +90,9 @@ async function checkRunning(rpcUrl: string, file: string): Promise<void> {
   } catch {
     // answered below
   }
-  throw new MintError(`the local stack described by ${file} is not answering (chain at ${rpcUrl}): is npm run dev still running? start it again`);
+  throw new MintError(
+    `the local stack described by ${file} is not answering (chain at ${rpcUrl}): is npm run dev still running? start it again`,
+  );
 }
 
 export async function mintDemoAgent(request: MintRequest, env: NodeJS.ProcessEnv): Promise<Minted> {
@@ -99,7 +102,8 @@ export async function mintDemoAgent(request: MintRequest, env: NodeJS.ProcessEnv
   const stack = readStack(file);
   const deployment = stack[request.chain];
   const account = stack.accounts?.[0];
-  if (!deployment?.rpcUrl || !deployment.collection || !account) throw new MintError(`${file} does not describe a ${request.chain} chain and a dev account: restart npm run dev`);
+  if (!deployment?.rpcUrl || !deployment.collection || !account)
+    throw new MintError(`${file} does not describe a ${request.chain} chain and a dev account: restart npm run dev`);
   await checkRunning(deployment.rpcUrl, file);
   const collection = getAddress(deployment.collection);
 
@@ -111,14 +115,17 @@ export async function mintDemoAgent(request: MintRequest, env: NodeJS.ProcessEnv
   } else {
     const owner = await ownerOf(deployment.rpcUrl, collection, tokenId);
     if (owner !== undefined) {
-      throw new MintError(`token ${tokenId} of ${collection} (${request.chain}) is taken: ${owner} owns it; leave out --token-id to get a free one`);
+      throw new MintError(
+        `token ${tokenId} of ${collection} (${request.chain}) is taken: ${owner} owns it; leave out --token-id to get a free one`,
+      );
     }
   }
   try {
     await mintAgent(deployment.rpcUrl, account.privateKey as Hex, collection, to, tokenId);
   } catch (err) {
     const owner = await ownerOf(deployment.rpcUrl, collection, tokenId).catch(() => undefined);
-    if (owner !== undefined && owner !== to) throw new MintError(`token ${tokenId} of ${collection} was just taken by ${owner}; run npm run mint again`);
+    if (owner !== undefined && owner !== to)
+      throw new MintError(`token ${tokenId} of ${collection} was just taken by ${owner}; run npm run mint again`);
     throw new MintError(`minting token ${tokenId} failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   }
   return { chain: request.chain, chainId: deployment.chainId, baseUrl: deployment.baseUrl, collection, tokenId, owner: to };

@@ -114,7 +114,7 @@ async function relocateBinaries(source: string, version: string, runtimeRoot: st
   return binDir;
 }
 
-async function relocateData(dataDir: string, runtimeRoot: string, user: PostgresUser, notes: string[]): Promise<string> {
+async function relocateData(dataDir: string, runtimeRoot: string, _user: PostgresUser, notes: string[]): Promise<string> {
   if (existsSync(dataDir)) {
     throw new PostgresPlacementError(
       `the postgres user cannot reach the data directory ${dataDir} (a directory above it is closed to other users, e.g. mode 0700): move it away (the next start makes a new one in ${runtimeRoot}), or open the directories above it to others (chmod o+x)`,
@@ -160,7 +160,9 @@ export async function placePostgres(options: { dataDir: string; binDir?: string;
   if (stat.uid !== user.uid) await chown(dataDir, user.uid, user.gid);
   await chmod(dataDir, 0o700);
   if (!userCan(user, '-w', dataDir)) {
-    throw new PostgresPlacementError(`the postgres user cannot write to the data directory ${dataDir}: chown it to postgres, or move it away`);
+    throw new PostgresPlacementError(
+      `the postgres user cannot write to the data directory ${dataDir}: chown it to postgres, or move it away`,
+    );
   }
   return { binDir, dataDir, user, notes };
 }

@@ -53,18 +53,30 @@ export async function startPostgres(options: {
     await useCleartextAuth(dataDir); // data dirs made before the switch from SCRAM
   }
   const postgresFlags = [
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', `unix_socket_directories=`,
-    '-c', 'max_connections=300',
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    `unix_socket_directories=`,
+    '-c',
+    'max_connections=300',
     // Durable commits (Postgres' defaults, stated so no one "speeds up" the dev stack again):
     // an acknowledged write must survive a killed postmaster, or a client that retried and saw
     // success loses data without knowing (the CLI's hydrate resumes on that promise).
-    '-c', 'fsync=on',
-    '-c', 'synchronous_commit=on',
-    '-c', 'full_page_writes=on',
+    '-c',
+    'fsync=on',
+    '-c',
+    'synchronous_commit=on',
+    '-c',
+    'full_page_writes=on',
   ];
   try {
-    await runUntilReady(path.join(place.binDir, 'postgres'), ['-D', dataDir, '-p', String(options.port), ...postgresFlags], env, place.user, onLog);
+    await runUntilReady(
+      path.join(place.binDir, 'postgres'),
+      ['-D', dataDir, '-p', String(options.port), ...postgresFlags],
+      env,
+      place.user,
+      onLog,
+    );
   } catch (err) {
     throw new Error(
       `Postgres did not start on port ${options.port} (is the port in use? move it with the port variable): ${err instanceof Error ? err.message : String(err)}\n${logLines.join('').slice(-2000)}`,
@@ -72,8 +84,7 @@ export async function startPostgres(options: {
     );
   }
   const pid = readPostmasterPid(dataDir);
-  const databaseUrl = (database: string) =>
-    `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
+  const databaseUrl = (database: string) => `postgresql://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
   return {
     adminUrl: databaseUrl('postgres'),
     port: options.port,
@@ -91,7 +102,11 @@ export async function startPostgres(options: {
 /** The locale for server messages: we read them (the "ready" line), so they must be English. */
 function bestLocale(): string {
   try {
-    const available = new Set(execFileSync('locale', ['-a'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(/\r?\n/).map((l) => l.trim()));
+    const available = new Set(
+      execFileSync('locale', ['-a'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .split(/\r?\n/)
+        .map((l) => l.trim()),
+    );
     for (const candidate of ['en_US.UTF-8', 'C.UTF-8', 'en_US.utf8']) if (available.has(candidate)) return candidate;
   } catch {
     // no `locale`: POSIX
@@ -99,11 +114,19 @@ function bestLocale(): string {
   return 'C';
 }
 
-async function initdb(binDir: string, dataDir: string, locale: string, env: NodeJS.ProcessEnv, user: PostgresUser | undefined, onLog: (line: string) => void, logTail: () => string): Promise<void> {
+async function initdb(
+  binDir: string,
+  dataDir: string,
+  locale: string,
+  env: NodeJS.ProcessEnv,
+  user: PostgresUser | undefined,
+  onLog: (line: string) => void,
+  logTail: () => string,
+): Promise<void> {
   // The password file is read by initdb (as the postgres user when we are root), then removed. Next
   // to the data directory: that user can reach it there (TMPDIR may be a private directory).
   const passwordFile = path.join(path.dirname(dataDir), `.pg-password-${randomBytes(8).toString('hex')}`);
-  await writeFile(passwordFile, PASSWORD + '\n', { mode: 0o600 });
+  await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
   try {
     if (user) await chown(passwordFile, user.uid, user.gid);
     const args = [`--pgdata=${dataDir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, `--lc-messages=${locale}`];
@@ -114,7 +137,9 @@ async function initdb(binDir: string, dataDir: string, locale: string, env: Node
       const child = spawn(path.join(binDir, 'initdb'), args, { env, ...user, stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout.on('data', (chunk: Buffer) => onLog(chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => onLog(chunk.toString()));
-      child.once('error', (err) => reject(new Error(`cannot run ${path.join(binDir, 'initdb')}${user ? ' as the postgres user' : ''}: ${err.message}`)));
+      child.once('error', (err) =>
+        reject(new Error(`cannot run ${path.join(binDir, 'initdb')}${user ? ' as the postgres user' : ''}: ${err.message}`)),
+      );
       child.once('close', resolve);
     });
     if (code !== 0) throw new Error(`initdb of ${dataDir} failed (exit ${code}): ${logTail()}`);
@@ -124,7 +149,13 @@ async function initdb(binDir: string, dataDir: string, locale: string, env: Node
 }
 
 /** Spawns the server and resolves once it accepts connections; rejects if it exits or errs first. */
-function runUntilReady(file: string, args: string[], env: NodeJS.ProcessEnv, user: PostgresUser | undefined, onLog: (line: string) => void): Promise<void> {
+function runUntilReady(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  user: PostgresUser | undefined,
+  onLog: (line: string) => void,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const child = spawn(file, args, { env, ...user, stdio: ['ignore', 'ignore', 'pipe'] });
     const timer = setTimeout(() => reject(new Error(`not ready within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);

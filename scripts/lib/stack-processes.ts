@@ -167,7 +167,9 @@ function listOf(refs: ProcessRefs): ProcessRef[] {
 
 /** Those of `refs` still running, with their command lines (for messages). */
 export function stillRunning(refs: ProcessRefs): { pid: number; cmdline: string }[] {
-  return listOf(refs).filter(isRunning).map((ref) => ({ pid: ref.pid, cmdline: cmdlineOf(ref.pid) }));
+  return listOf(refs)
+    .filter(isRunning)
+    .map((ref) => ({ pid: ref.pid, cmdline: cmdlineOf(ref.pid) }));
 }
 
 /** SIGKILLs every one of `refs` still running, and its process group when it leads one. */

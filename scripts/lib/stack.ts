@@ -62,7 +62,11 @@ export async function startBackends(options: {
       return anvil;
     };
     const anvils = Promise.all([startChain('mainnet'), startChain('testnet')]);
-    const postgres = await startPostgres({ dataDir: path.join(options.stateDir, 'postgres'), port: options.ports.postgres, log: options.log });
+    const postgres = await startPostgres({
+      dataDir: path.join(options.stateDir, 'postgres'),
+      port: options.ports.postgres,
+      log: options.log,
+    });
     started.push(postgres);
     options.onStarted?.('postgres', postgres.pid);
     const bridge = await startWsBridge(options.ports.bridge);
@@ -74,7 +78,10 @@ export async function startBackends(options: {
     await contracts;
     const deployer = ANVIL_ACCOUNTS[0];
     const chains = {} as Record<DeploymentName, ChainBackend>;
-    for (const [name, anvil] of [['mainnet', mainnetAnvil], ['testnet', testnetAnvil]] as const) {
+    for (const [name, anvil] of [
+      ['mainnet', mainnetAnvil],
+      ['testnet', testnetAnvil],
+    ] as const) {
       const collection = await deployDemoAgents(anvil.rpcUrl, deployer.privateKey);
       await registerCollection(databaseUrl, { chainId: CHAIN_OF[name], address: collection, kind: 'internal' });
       chains[name] = { chainId: CHAIN_OF[name], rpcUrl: anvil.rpcUrl, collection, anvil };
@@ -124,8 +131,11 @@ export function newVaultKek(version = 1): string {
 
 /** The local stack's switches (DESIGN §9): their defaults under `npm run dev` and what 0 and 1 mean. */
 const DEV_SWITCHES = {
-  DEV_LOOPBACK_TARGETS: { default: '1', meaning: 'use 1 (loopback tool servers and databases accepted, the default) or 0 (production\'s policy)' },
-  DEV_RATE_LIMITS: { default: '1', meaning: 'use 1 (production\'s rate limits, the default) or 0 (no rate limits, for benchmarks)' },
+  DEV_LOOPBACK_TARGETS: {
+    default: '1',
+    meaning: "use 1 (loopback tool servers and databases accepted, the default) or 0 (production's policy)",
+  },
+  DEV_RATE_LIMITS: { default: '1', meaning: "use 1 (production's rate limits, the default) or 0 (no rate limits, for benchmarks)" },
 } as const;
 
 export type DevSwitchBindings = Record<keyof typeof DEV_SWITCHES, '0' | '1'>;

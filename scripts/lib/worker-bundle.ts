@@ -26,11 +26,10 @@ export function readWranglerConfig(deployment: DeploymentName): WranglerConfig {
 
 /** Bundles the worker exactly as `wrangler deploy` would, into `outDir`; returns the entry path. */
 export async function buildWorker(outDir: string): Promise<string> {
-  await promisify(execFile)(
-    process.execPath,
-    [wranglerBin(), 'deploy', '--dry-run', '--outdir', outDir, '-c', 'wrangler.testnet.toml'],
-    { cwd: REPO_ROOT, env: { ...process.env, ...WRANGLER_ENV } },
-  );
+  await promisify(execFile)(process.execPath, [wranglerBin(), 'deploy', '--dry-run', '--outdir', outDir, '-c', 'wrangler.testnet.toml'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...WRANGLER_ENV },
+  });
   return path.join(outDir, 'index.js');
 }
 

@@ -41,23 +41,33 @@ export async function startWranglerDev(options: {
   const envFile = path.join(options.stateDir, `${options.name}.env`);
   await writeFile(
     envFile,
-    Object.entries(options.bindings).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n') + '\n',
+    `${Object.entries(options.bindings)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join('\n')}\n`,
     { mode: 0o600 },
   );
   const log = createWriteStream(path.join(options.stateDir, `${options.name}.log`));
   const child = spawn(
     process.execPath,
     [
-      wranglerBin(), 'dev',
-      '-c', options.configFile,
-      '--ip', '127.0.0.1',
-      '--port', String(options.port),
-      '--inspector-port', String(options.inspectorPort),
-      '--env-file', envFile,
-      '--persist-to', path.join(options.stateDir, `wrangler-${options.name}`),
+      wranglerBin(),
+      'dev',
+      '-c',
+      options.configFile,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(options.port),
+      '--inspector-port',
+      String(options.inspectorPort),
+      '--env-file',
+      envFile,
+      '--persist-to',
+      path.join(options.stateDir, `wrangler-${options.name}`),
       '--local',
       '--show-interactive-dev-session=false',
-      '--log-level', 'warn',
+      '--log-level',
+      'warn',
     ],
     {
       cwd: REPO_ROOT,

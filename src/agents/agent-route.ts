@@ -10,8 +10,12 @@ export const agentRoute = {
   security: [{ bearer: [] as string[] }],
   params: AgentParamsSchema,
   errors: {
-    400: errorResponse('`validation_failed`: bad collection address (not hex, wrong length, bad checksum) or token id (sign, leading zeros, not decimal, >= 2^256), or a bad request'),
-    401: errorResponse('`unauthorized` (missing, malformed or invalid token), `token_expired`, `token_wrong_chain` (a token of the other deployment)'),
+    400: errorResponse(
+      '`validation_failed`: bad collection address (not hex, wrong length, bad checksum) or token id (sign, leading zeros, not decimal, >= 2^256), or a bad request',
+    ),
+    401: errorResponse(
+      '`unauthorized` (missing, malformed or invalid token), `token_expired`, `token_wrong_chain` (a token of the other deployment)',
+    ),
     403: errorResponse('`not_owner`: You are not the owner of this agent (ownership is read on-chain on every request)'),
     404: errorResponse('`agent_not_found`: the collection is not registered on this deployment, or the token does not exist'),
     429: RATE_LIMITED_RESPONSE,

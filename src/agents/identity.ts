@@ -18,7 +18,10 @@ export function isWalletAddress(value: string): boolean {
 export const AddressSchema = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex digits')
-  .refine((value) => !/^0x[0-9a-fA-F]{40}$/.test(value) || isWalletAddress(value), 'has a bad EIP-55 checksum (use all lower case or the checksummed form)')
+  .refine(
+    (value) => !/^0x[0-9a-fA-F]{40}$/.test(value) || isWalletAddress(value),
+    'has a bad EIP-55 checksum (use all lower case or the checksummed form)',
+  )
   .transform((value) => getAddress(value) as Address)
   .openapi({ example: '0x5FbDB2315678afecb367f032d93F642f64180aa3' });
 

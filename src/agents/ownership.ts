@@ -30,8 +30,7 @@ export async function ownerOf(chain: PublicClient, collection: Address, tokenId:
     return owner === zeroAddress ? null : owner;
   } catch (err) {
     const missing =
-      err instanceof BaseError &&
-      err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError);
+      err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError);
     if (missing) return null;
     throw chainUnavailable(err);
   }

@@ -25,7 +25,7 @@ const InitBodySchema = z
     chainId: ChainIdSchema,
     purpose: z.enum(['login', 'pairing']).default('login').openapi({
       description:
-        '`login` (default): a sign-in message for /auth/jwt/finish. `pairing`: a chat-pairing message for /wallet/verify. The two carry different statements and neither endpoint accepts the other\'s.',
+        "`login` (default): a sign-in message for /auth/jwt/finish. `pairing`: a chat-pairing message for /wallet/verify. The two carry different statements and neither endpoint accepts the other's.",
       example: 'login',
     }),
   })
@@ -53,14 +53,18 @@ const FinishBodySchema = z
       .optional()
       .openapi({
         description:
-          'Optional (not in the spec\'s shape): the nonce init returned with the signed message, for a direct lookup. Without it, the signature is matched against the wallet\'s pending login messages (newest first, a bounded number).',
+          "Optional (not in the spec's shape): the nonce init returned with the signed message, for a direct lookup. Without it, the signature is matched against the wallet's pending login messages (newest first, a bounded number).",
         example: '9f1c2e7d0b4a4c3e8e2f6a1b5d7c9e0f3a2b4c6d8e0f1a2b',
       }),
   })
   .openapi('LoginFinish');
 
 const TokenSchema = z
-  .object({ token: z.string().openapi({ description: 'HS256 JWT; send as Authorization: Bearer <token>', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9...' }) })
+  .object({
+    token: z
+      .string()
+      .openapi({ description: 'HS256 JWT; send as Authorization: Bearer <token>', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9...' }),
+  })
   .openapi('AccessToken');
 
 const VerifyBodySchema = z
@@ -83,7 +87,6 @@ const VerifiedSchema = z
   })
   .openapi('WalletVerified');
 
-
 export const initLogin = createRoute({
   method: 'post',
   path: '/auth/jwt/init',
@@ -92,7 +95,7 @@ export const initLogin = createRoute({
   tags: ['Login'],
   summary: 'Start a wallet login',
   description:
-    'Returns a fresh nonce and the EIP-4361 message to sign with the wallet. The message names this deployment\'s domain, URI and chain, carries the statement of its purpose (login or chat pairing) and expires after NONCE_TTL_SECONDS (default 300). Several logins of one wallet may be pending: a newer init never invalidates a message already handed out. No token needed.',
+    "Returns a fresh nonce and the EIP-4361 message to sign with the wallet. The message names this deployment's domain, URI and chain, carries the statement of its purpose (login or chat pairing) and expires after NONCE_TTL_SECONDS (default 300). Several logins of one wallet may be pending: a newer init never invalidates a message already handed out. No token needed.",
   request: { body: jsonBody(InitBodySchema) },
   responses: {
     200: { description: 'The message to sign', content: { 'application/json': { schema: InitResponseSchema } } },
@@ -116,10 +119,12 @@ export const finishLogin = createRoute({
     200: { description: 'Logged in', content: { 'application/json': { schema: TokenSchema } } },
     400: errorResponse('`validation_failed`: bad address, bad signature shape, or the chain of another deployment'),
     401: errorResponse(
-      '`login_not_started` (no pending login for this wallet, or none with this nonce), `nonce_used` (replay: the message was already used), `login_expired`, `login_message_invalid`, `signature_invalid` (not the wallet\'s signature over any pending login message, e.g. a signature over a pairing message), `message_purpose_mismatch` (a pending message without the login statement: issued before a statement change)',
+      "`login_not_started` (no pending login for this wallet, or none with this nonce), `nonce_used` (replay: the message was already used), `login_expired`, `login_message_invalid`, `signature_invalid` (not the wallet's signature over any pending login message, e.g. a signature over a pairing message), `message_purpose_mismatch` (a pending message without the login statement: issued before a statement change)",
     ),
     429: RATE_LIMITED_RESPONSE,
-    503: errorResponse('`dependency_unavailable` (with Retry-After): a smart-wallet check needed the chain RPC and it did not answer; nothing is consumed, retry the same signature'),
+    503: errorResponse(
+      '`dependency_unavailable` (with Retry-After): a smart-wallet check needed the chain RPC and it did not answer; nothing is consumed, retry the same signature',
+    ),
   },
 });
 
@@ -136,8 +141,12 @@ export const verifyWalletRoute = createRoute({
   responses: {
     200: { description: 'The wallet signed this message', content: { 'application/json': { schema: VerifiedSchema } } },
     400: errorResponse('`validation_failed`: bad address, message or signature shape, or the chain of another deployment'),
-    401: errorResponse('`message_purpose_mismatch` (a login message, or any message without the pairing statement), `login_message_invalid`, `login_expired`, `nonce_used`, `signature_invalid`'),
+    401: errorResponse(
+      '`message_purpose_mismatch` (a login message, or any message without the pairing statement), `login_message_invalid`, `login_expired`, `nonce_used`, `signature_invalid`',
+    ),
     429: RATE_LIMITED_RESPONSE,
-    503: errorResponse('`dependency_unavailable` (with Retry-After): a smart-wallet check needed the chain RPC and it did not answer; nothing is consumed'),
+    503: errorResponse(
+      '`dependency_unavailable` (with Retry-After): a smart-wallet check needed the chain RPC and it did not answer; nothing is consumed',
+    ),
   },
 });

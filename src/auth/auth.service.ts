@@ -83,9 +83,10 @@ export async function finishLogin(
   const { config } = deps;
   requireDeploymentChain(config, input.chainId);
   if (input.nonce === undefined) await deps.chargeCostlyCheck();
-  const pending = input.nonce === undefined
-    ? await listPendingLogins(deps.kv, config.chainId, input.wallet, MAX_PENDING_TRIED)
-    : [await loadPendingLogin(deps.kv, config.chainId, input.wallet, input.nonce)].filter((p): p is PendingLogin => p !== null);
+  const pending =
+    input.nonce === undefined
+      ? await listPendingLogins(deps.kv, config.chainId, input.wallet, MAX_PENDING_TRIED)
+      : [await loadPendingLogin(deps.kv, config.chainId, input.wallet, input.nonce)].filter((p): p is PendingLogin => p !== null);
   if (pending.length === 0) throw new AppError('login_not_started', 'No login in progress for this wallet: call /auth/jwt/init first');
   const now = deps.now();
   const failures: SiweCheckFailure[] = [];
@@ -104,7 +105,7 @@ export async function finishLogin(
   });
   if (live.length === 0) throw messageRejected(failures[0] ?? 'malformed');
   const signed = await findSignedLogin(deps, input.wallet, live, input.signature);
-  if (!signed) throw new AppError('signature_invalid', 'The signature is not the wallet\'s over a pending login message');
+  if (!signed) throw new AppError('signature_invalid', "The signature is not the wallet's over a pending login message");
   await consumeOrReject(deps, signed.nonce);
   const { token } = await issueAccessToken({
     secret: config.jwtSecret,
@@ -180,7 +181,10 @@ async function askChain(chain: PublicClient, wallet: Address, message: string, s
 function messageRejected(reason: SiweCheckFailure): AppError {
   switch (reason) {
     case 'wrong_purpose':
-      return new AppError('message_purpose_mismatch', 'This message was issued for another purpose (login or chat pairing) and is not accepted here');
+      return new AppError(
+        'message_purpose_mismatch',
+        'This message was issued for another purpose (login or chat pairing) and is not accepted here',
+      );
     case 'expired':
       return new AppError('login_expired', 'The sign-in message has expired: start again');
     case 'malformed':

@@ -31,7 +31,13 @@ function isPendingLogin(value: unknown): value is PendingLogin {
   return typeof record.message === 'string' && typeof record.nonce === 'string' && typeof record.issuedAt === 'string';
 }
 
-export async function savePendingLogin(kv: KVNamespace, chainId: number, wallet: Address, login: PendingLogin, ttlSeconds: number): Promise<void> {
+export async function savePendingLogin(
+  kv: KVNamespace,
+  chainId: number,
+  wallet: Address,
+  login: PendingLogin,
+  ttlSeconds: number,
+): Promise<void> {
   const value = JSON.stringify(login);
   const fits = new TextEncoder().encode(value).byteLength <= KV_MAX_METADATA_BYTES;
   await kv.put(walletPrefix(chainId, wallet) + login.nonce, value, {

@@ -27,7 +27,5 @@ export async function consumeNonce(db: Database, chainId: number, nonce: string)
  * requests: a Cron Trigger runs it (DESIGN §8).
  */
 export async function pruneConsumedNonces(db: Database, olderThanSeconds: number): Promise<void> {
-  await db.orm
-    .delete(consumedNonces)
-    .where(lt(consumedNonces.consumedAt, sql`now() - make_interval(secs => ${olderThanSeconds})`));
+  await db.orm.delete(consumedNonces).where(lt(consumedNonces.consumedAt, sql`now() - make_interval(secs => ${olderThanSeconds})`));
 }

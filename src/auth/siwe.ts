@@ -45,7 +45,14 @@ export function buildLoginMessage(input: LoginMessageInput): string {
 
 export type SiweCheckFailure =
   | 'wrong_purpose'
-  | 'malformed' | 'wrong_domain' | 'wrong_uri' | 'wrong_chain' | 'wrong_address' | 'wrong_nonce' | 'expired' | 'not_yet_valid';
+  | 'malformed'
+  | 'wrong_domain'
+  | 'wrong_uri'
+  | 'wrong_chain'
+  | 'wrong_address'
+  | 'wrong_nonce'
+  | 'expired'
+  | 'not_yet_valid';
 
 /**
  * Checks a SIWE message against what this deployment expects. viem verifies signatures but not

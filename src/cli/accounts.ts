@@ -11,7 +11,8 @@ export async function accountFromPrivateKey(raw: string): Promise<LoginAccount> 
   registerSecret(trimmed);
   const hex = (/^0x/i.test(trimmed) ? `0x${trimmed.slice(2)}` : `0x${trimmed}`) as `0x${string}`;
   registerSecret(hex);
-  if (!/^0x[0-9a-fA-F]{64}$/.test(hex)) throw new CliError('AGENT_GATEWAY_PRIVATE_KEY is not a private key (expected 0x followed by 64 hex digits)');
+  if (!/^0x[0-9a-fA-F]{64}$/.test(hex))
+    throw new CliError('AGENT_GATEWAY_PRIVATE_KEY is not a private key (expected 0x followed by 64 hex digits)');
   const { privateKeyToAccount } = await import('viem/accounts');
   try {
     return privateKeyToAccount(hex);
@@ -46,4 +47,3 @@ export async function accountFromKeystore(file: string, env: NodeJS.ProcessEnv):
     throw err;
   }
 }
-

@@ -13,7 +13,10 @@ const BATCH = 100;
 export function parseKeysFile(text: string): { line: number; key: string }[] {
   const keys: { line: number; key: string }[] = [];
   text.split('\n').forEach((raw, i) => {
-    const key = raw.replace(/\r$/, '').replace(/^\uFEFF/, '').trim();
+    const key = raw
+      .replace(/\r$/, '')
+      .replace(/^\uFEFF/, '')
+      .trim();
     if (key === '' || key.startsWith('#')) return;
     keys.push({ line: i + 1, key });
   });
@@ -54,7 +57,7 @@ Exit code 1 when any key is invalid. Needs a login and the agent (--collection, 
     const bar = keys.length > BATCH ? progressBar('contexts create', keys.length, io.stderr) : undefined;
     for (let i = 0; i < keys.length; i += BATCH) {
       const chunk = keys.slice(i, i + BATCH);
-      let answer;
+      let answer: Awaited<ReturnType<typeof agent.createContexts>>;
       try {
         answer = await withRetry(() => agent.createContexts(chunk.map((k) => k.key)), {
           onRetry: (err, attempt) => io.err(`contexts create: retrying after ${err.status} ${err.code} (attempt ${attempt + 1})`),
@@ -63,7 +66,7 @@ Exit code 1 when any key is invalid. Needs a login and the agent (--collection, 
         bar?.finish();
         gatewayFailure(err, `creating keys (lines ${chunk[0]!.line}-${chunk[chunk.length - 1]!.line})`);
       }
-      answer.results.forEach((result, j) => results.push({ line: chunk[j]!.line, ...result }));
+      for (const [j, result] of answer.results.entries()) results.push({ line: chunk[j]!.line, ...result });
       bar?.update(Math.min(i + BATCH, keys.length));
     }
     bar?.finish();

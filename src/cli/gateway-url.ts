@@ -65,7 +65,8 @@ export function normalizeBaseUrl(raw: string): string {
   } catch {
     throw new UsageError(`the gateway URL ${JSON.stringify(raw.slice(0, 200))} is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('the gateway URL must be https:// (or http:// to a loopback host)');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError('the gateway URL must be https:// (or http:// to a loopback host)');
   if (url.username || url.password) throw new UsageError('the gateway URL must not contain a user name or password');
   if (url.search || url.hash) throw new UsageError('the gateway URL must not have a query or fragment');
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {

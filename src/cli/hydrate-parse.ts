@@ -98,4 +98,3 @@ export function parseHydrateFile(content: Uint8Array | string): HydrateFile {
   }
   return { fileId, lineCount, records, invalid };
 }
-

@@ -32,13 +32,19 @@ export interface HydratePlan {
 }
 
 /** The batches of a file: per key, its records in file order, up to 100 (and ~900 kB) each. */
-export function planHydration(file: Pick<HydrateFile, 'fileId' | 'records'>, options: { maxMessages?: number; maxBytes?: number } = {}): HydratePlan {
+export function planHydration(
+  file: Pick<HydrateFile, 'fileId' | 'records'>,
+  options: { maxMessages?: number; maxBytes?: number } = {},
+): HydratePlan {
   const maxMessages = options.maxMessages ?? MAX_BATCH_MESSAGES;
   const maxBytes = options.maxBytes ?? MAX_BATCH_BYTES;
   const byKey = new Map<string, HydrateRecord[]>();
   for (const record of file.records) {
     let list = byKey.get(record.key);
-    if (!list) byKey.set(record.key, (list = []));
+    if (!list) {
+      list = [];
+      byKey.set(record.key, list);
+    }
     list.push(record);
   }
   const batchesByKey = new Map<string, Batch[]>();
@@ -68,4 +74,3 @@ export function planHydration(file: Pick<HydrateFile, 'fileId' | 'records'>, opt
   }
   return { fileId: file.fileId, keys: [...byKey.keys()], batchesByKey, totalMessages: file.records.length, batchCount };
 }
-

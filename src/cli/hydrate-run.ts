@@ -171,7 +171,12 @@ export async function runHydration(agent: AgentClient, plan: HydratePlan, option
       const record = batch.records[i]!;
       try {
         const answer = await withRetry(
-          () => agent.appendMessage(batch.key, { role: record.role, message: record.message }, { idempotencyKey: `hydrate-single:${plan.fileId}:${record.line}` }),
+          () =>
+            agent.appendMessage(
+              batch.key,
+              { role: record.role, message: record.message },
+              { idempotencyKey: `hydrate-single:${plan.fileId}:${record.line}` },
+            ),
           retry,
         );
         requests++;

@@ -124,7 +124,9 @@ Needs a login (agent-gateway login) and the agent (--collection, --token-id).`,
       const bar = progressBar('hydrate', plan.totalMessages, io.stderr);
       const tty = Boolean(io.stderr.isTTY);
       const onSigint = () => {
-        io.err(`${tty ? '\n' : ''}hydrate: interrupted; run the same command again to resume (stored batches are replayed, nothing is stored twice)`);
+        io.err(
+          `${tty ? '\n' : ''}hydrate: interrupted; run the same command again to resume (stored batches are replayed, nothing is stored twice)`,
+        );
         process.exit(130);
       };
       process.once('SIGINT', onSigint);

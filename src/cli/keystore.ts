@@ -41,7 +41,8 @@ function hexBytes(value: unknown, what: string, length?: number): Buffer {
 }
 
 function positiveInteger(value: unknown, what: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new KeystoreError(`keystore: ${what} must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new KeystoreError(`keystore: ${what} must be a positive integer`);
   return value;
 }
 
@@ -60,7 +61,8 @@ function deriveKey(kdf: unknown, params: unknown, password: string): Buffer {
     if (memory > MAX_SCRYPT_MEMORY) throw new KeystoreError('keystore: scrypt parameters need more than 1 GiB of memory');
     // RFC 7914 (and OpenSSL behind node:crypto) requires N < 2^(128 * r / 8); geth, ethers and
     // MetaMask write r = 8, so this only refuses unusual files.
-    if (16 * r < 31 && n >= 2 ** (16 * r)) throw new KeystoreError(`keystore: scrypt with n=${n} and r=${r} is not supported (n must be below 2^(16·r))`);
+    if (16 * r < 31 && n >= 2 ** (16 * r))
+      throw new KeystoreError(`keystore: scrypt with n=${n} and r=${r} is not supported (n must be below 2^(16·r))`);
     const salt = hexBytes(p.salt, 'kdfparams.salt');
     try {
       return scryptSync(passwordBytes, salt, dklen, { N: n, r, p: par, maxmem: 2 * memory + 16 * 1024 * 1024 });
@@ -106,7 +108,8 @@ export function decryptKeystore(keystore: unknown, password: string): DecryptedK
     | { cipher?: unknown; cipherparams?: { iv?: unknown }; ciphertext?: unknown; kdf?: unknown; kdfparams?: unknown; mac?: unknown }
     | undefined;
   if (typeof crypto !== 'object' || crypto === null) throw new KeystoreError('keystore: the "crypto" section is missing');
-  if (crypto.cipher !== 'aes-128-ctr') throw new KeystoreError(`keystore: unsupported cipher ${JSON.stringify(crypto.cipher)} (only aes-128-ctr)`);
+  if (crypto.cipher !== 'aes-128-ctr')
+    throw new KeystoreError(`keystore: unsupported cipher ${JSON.stringify(crypto.cipher)} (only aes-128-ctr)`);
   const iv = hexBytes(crypto.cipherparams?.iv, 'cipherparams.iv', 16);
   const ciphertext = hexBytes(crypto.ciphertext, 'ciphertext');
   const mac = hexBytes(crypto.mac, 'mac', 32);
@@ -129,7 +132,7 @@ export function decryptKeystore(keystore: unknown, password: string): DecryptedK
   }
   if (typeof file.address === 'string' && file.address !== '') {
     const stated = file.address.toLowerCase().replace(/^0x/, '');
-    if (stated !== address.toLowerCase().slice(2)) throw new KeystoreError('keystore: the file\'s address does not match its key');
+    if (stated !== address.toLowerCase().slice(2)) throw new KeystoreError("keystore: the file's address does not match its key");
   }
   return { privateKey, address };
 }

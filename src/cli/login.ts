@@ -38,17 +38,21 @@ retried (honouring Retry-After).`,
     const globals = values as GlobalValues;
     const baseUrl = resolveBaseUrl(globals, env);
     const keystore = stringValue(values, 'keystore');
-    if (!keystore && !env.AGENT_GATEWAY_PRIVATE_KEY) throw new UsageError('no key to log in with: set AGENT_GATEWAY_PRIVATE_KEY or pass --keystore FILE');
+    if (!keystore && !env.AGENT_GATEWAY_PRIVATE_KEY)
+      throw new UsageError('no key to log in with: set AGENT_GATEWAY_PRIVATE_KEY or pass --keystore FILE');
     const chainId = await chainIdOf(createGatewayClient({ baseUrl, timeoutMs: 15_000 }));
-    const wallet: LoginAccount = keystore ? await accountFromKeystore(keystore, env) : await accountFromPrivateKey(env.AGENT_GATEWAY_PRIVATE_KEY!);
+    const wallet: LoginAccount = keystore
+      ? await accountFromKeystore(keystore, env)
+      : await accountFromPrivateKey(env.AGENT_GATEWAY_PRIVATE_KEY!);
     const account = checkedSigner(wallet, { baseUrl, chainId });
     const client = createGatewayClient({ baseUrl, login: { account, chainId }, timeoutMs: 30_000 });
-    let session;
+    let session: Awaited<ReturnType<typeof client.login>>;
     try {
       // A retry starts over with a fresh init (a new message and nonce), so it is always safe.
       session = await withRetry(() => client.login(), {
         attempts: 5,
-        onRetry: (err, attempt, delayMs) => io.err(`agent-gateway login: ${describeGatewayError(err)}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
+        onRetry: (err, attempt, delayMs) =>
+          io.err(`agent-gateway login: ${describeGatewayError(err)}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
       });
     } catch (err) {
       if (err instanceof GatewayError) throw new CliError(`login failed: ${describeGatewayError(err)}`);

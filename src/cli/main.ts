@@ -22,15 +22,39 @@ interface CommandEntry {
 
 export const COMMANDS: readonly CommandEntry[] = [
   { path: ['login'], summary: 'log in with a wallet and save the token', load: async () => (await import('./login')).loginCommand },
-  { path: ['contexts', 'create'], summary: 'create context keys from a file', load: async () => (await import('./contexts')).contextsCreateCommand },
-  { path: ['contexts', 'list'], summary: "list the agent's context keys", load: async () => (await import('./contexts')).contextsListCommand },
-  { path: ['hydrate'], summary: "hydrate an agent's memory from a JSONL file, resumably", load: async () => (await import('./hydrate')).hydrateCommand },
-  { path: ['messages', 'export'], summary: "export a context's messages as JSONL", load: async () => (await import('./messages')).messagesExportCommand },
-  { path: ['mcp', 'check'], summary: 'check a tool server against the contract, directly', load: async () => (await import('./mcp')).mcpCheckCommand },
+  {
+    path: ['contexts', 'create'],
+    summary: 'create context keys from a file',
+    load: async () => (await import('./contexts')).contextsCreateCommand,
+  },
+  {
+    path: ['contexts', 'list'],
+    summary: "list the agent's context keys",
+    load: async () => (await import('./contexts')).contextsListCommand,
+  },
+  {
+    path: ['hydrate'],
+    summary: "hydrate an agent's memory from a JSONL file, resumably",
+    load: async () => (await import('./hydrate')).hydrateCommand,
+  },
+  {
+    path: ['messages', 'export'],
+    summary: "export a context's messages as JSONL",
+    load: async () => (await import('./messages')).messagesExportCommand,
+  },
+  {
+    path: ['mcp', 'check'],
+    summary: 'check a tool server against the contract, directly',
+    load: async () => (await import('./mcp')).mcpCheckCommand,
+  },
 ];
 
 /** Global options that take a value (their value is not a command word). */
-const VALUE_OPTIONS = new Set(Object.entries(GLOBAL_OPTIONS).filter(([, o]) => o.type === 'string').map(([name]) => `--${name}`));
+const VALUE_OPTIONS = new Set(
+  Object.entries(GLOBAL_OPTIONS)
+    .filter(([, o]) => o.type === 'string')
+    .map(([name]) => `--${name}`),
+);
 
 function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));
@@ -95,7 +119,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       io.out((await Promise.all(group.map(async (c) => commandHelp(await c.load())))).join('\n\n'));
       return 0;
     }
-    const hint = group.length > 0 ? `${words[0]} needs one of: ${group.map((c) => c.path[1]).join(', ')}` : `unknown command ${JSON.stringify(words.join(' '))}`;
+    const hint =
+      group.length > 0
+        ? `${words[0]} needs one of: ${group.map((c) => c.path[1]).join(', ')}`
+        : `unknown command ${JSON.stringify(words.join(' '))}`;
     io.err(`agent-gateway: ${hint}; run agent-gateway --help`);
     return 2;
   }

@@ -131,7 +131,10 @@ function describeError(err: McpError, ctx: { timeoutMs: number; maxBytes: number
           : `${status ?? 401} with the given credential (none was given: pass one with --header)`,
       };
     case 'oauth_required':
-      return { stage: 'list', text: '401 with an OAuth challenge (resource_metadata): OAuth tool servers are not supported by the gateway' };
+      return {
+        stage: 'list',
+        text: '401 with an OAuth challenge (resource_metadata): OAuth tool servers are not supported by the gateway',
+      };
     case 'upstream_dependency':
       return { stage: 'list', text: '424: the server cannot reach its backend' };
     case 'upstream_error':
@@ -213,9 +216,7 @@ export async function runMcpCheck(args: McpCheckArgs): Promise<McpCheckResult> {
   // Nothing prints header values by construction; this also masks a server echoing one back
   // (values under 4 characters are left alone: masking them would garble every line).
   const values = Object.values(args.headers ?? {}).filter((v): v is string => typeof v === 'string');
-  const secrets = values
-    .flatMap((value) => [value, /^bearer +(.+)$/i.exec(value)?.[1] ?? ''])
-    .filter((secret) => secret.length >= 4);
+  const secrets = values.flatMap((value) => [value, /^bearer +(.+)$/i.exec(value)?.[1] ?? '']).filter((secret) => secret.length >= 4);
   const clean = (text: string): string => scrub(text, { secrets, minLength: 4 });
   const add = (name: string, ok: boolean, detail: string) => {
     const text = clean(detail);
@@ -242,7 +243,13 @@ export async function runMcpCheck(args: McpCheckArgs): Promise<McpCheckResult> {
   const wire: Wire = { methods: [], cursors: new Set(), contentTypes: new Set() };
   let client: McpClient;
   try {
-    client = createMcpClient({ url: args.url, auth: auth.auth, timeoutMs, maxResponseBytes: maxBytes, fetch: observingFetch(baseFetch, wire) });
+    client = createMcpClient({
+      url: args.url,
+      auth: auth.auth,
+      timeoutMs,
+      maxResponseBytes: maxBytes,
+      fetch: observingFetch(baseFetch, wire),
+    });
   } catch (err) {
     add(CHECK_NAMES.arguments, false, (err instanceof Error ? err.message : String(err)).replace(/^MCP client: /, ''));
     return finish();
@@ -258,7 +265,10 @@ export async function runMcpCheck(args: McpCheckArgs): Promise<McpCheckResult> {
     try {
       tools = await client.listTools();
     } catch (err) {
-      listError = err instanceof McpError ? err : new McpError('bad_response', `unexpected failure: ${err instanceof Error ? err.message : String(err)}`);
+      listError =
+        err instanceof McpError
+          ? err
+          : new McpError('bad_response', `unexpected failure: ${err instanceof Error ? err.message : String(err)}`);
     }
     const ms = Date.now() - started;
     // Whether tools/list itself worked (a defective tool definition still counts as an answer).
@@ -268,7 +278,11 @@ export async function runMcpCheck(args: McpCheckArgs): Promise<McpCheckResult> {
       add(CHECK_NAMES.list, true, `${plural(tools.length, 'tool')} on ${plural(wire.cursors.size, 'page')} in ${ms} ms${session}`);
       add(CHECK_NAMES.protocol, true, protocolSummary(wire, timeoutMs, maxBytes));
       const problems = toolProblems(tools);
-      add(CHECK_NAMES.tools, problems.length === 0, problems.length === 0 ? `${plural(tools.length, 'tool')}: names, descriptions, valid input schemas` : problems.join('; '));
+      add(
+        CHECK_NAMES.tools,
+        problems.length === 0,
+        problems.length === 0 ? `${plural(tools.length, 'tool')}: names, descriptions, valid input schemas` : problems.join('; '),
+      );
     } else if (listError !== undefined) {
       const defect = describeError(listError, ctx);
       if (defect.stage === 'tools') {
@@ -339,7 +353,8 @@ async function checkCall(
 ): Promise<[boolean, string]> {
   if (tools !== undefined) {
     const tool = tools.find((t) => t.name === call.name);
-    if (tool === undefined) return [false, `tools/list has no tool "${call.name}" (it lists ${tools.map((t) => t.name).join(', ') || 'none'})`];
+    if (tool === undefined)
+      return [false, `tools/list has no tool "${call.name}" (it lists ${tools.map((t) => t.name).join(', ') || 'none'})`];
     const valid = validateArguments(tool.inputSchema, call.arguments);
     if (!valid.ok) return [false, `the arguments do not match the tool's input schema: ${valid.problems.join('; ')}`];
   }
@@ -349,7 +364,11 @@ async function checkCall(
     const ms = Date.now() - started;
     const first = result.content[0];
     const preview =
-      first === undefined ? 'empty' : first.type === 'text' && typeof first.text === 'string' ? `text ${JSON.stringify(first.text.slice(0, 80))}` : first.type;
+      first === undefined
+        ? 'empty'
+        : first.type === 'text' && typeof first.text === 'string'
+          ? `text ${JSON.stringify(first.text.slice(0, 80))}`
+          : first.type;
     if (result.isError === true) return [false, `the tool reported an error (isError: true): ${preview}`];
     return [true, `content: ${plural(result.content.length, 'item')}, first ${preview}, in ${ms} ms`];
   } catch (err) {
@@ -364,7 +383,13 @@ async function checkWrongCredential(
   ctx: { timeoutMs: number; maxBytes: number; credential: boolean },
   baseFetch: typeof fetch,
 ): Promise<[boolean, string]> {
-  const client = createMcpClient({ url, auth: wrongAuth(auth), timeoutMs: ctx.timeoutMs, maxResponseBytes: ctx.maxBytes, fetch: baseFetch });
+  const client = createMcpClient({
+    url,
+    auth: wrongAuth(auth),
+    timeoutMs: ctx.timeoutMs,
+    maxResponseBytes: ctx.maxBytes,
+    fetch: baseFetch,
+  });
   try {
     await client.listTools();
     return [false, 'accepts a wrong credential: tools/list answered with a random credential value'];

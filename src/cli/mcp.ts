@@ -23,7 +23,9 @@ export function headerFromEnv(raw: string, env: NodeJS.ProcessEnv): [string, str
   const name = equals > 0 ? raw.slice(0, equals).trim() : '';
   const variable = equals > 0 ? raw.slice(equals + 1).trim() : '';
   if (!HEADER_NAME.test(name) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) {
-    throw new UsageError('--header-env must be NAME=VARIABLE (for example x-api-key=MCP_API_KEY): the header NAME gets the value of the environment variable');
+    throw new UsageError(
+      '--header-env must be NAME=VARIABLE (for example x-api-key=MCP_API_KEY): the header NAME gets the value of the environment variable',
+    );
   }
   const value = env[variable]?.trim() ?? '';
   if (value === '') throw new UsageError(`--header-env ${name}: the environment variable ${variable} is not set or empty`);
@@ -42,7 +44,10 @@ async function headerFromStdin(name: string, stdin: NodeJS.ReadableStream): Prom
     if (size > STDIN_MAX_BYTES) throw new UsageError(`--header-stdin ${name}: stdin holds more than ${STDIN_MAX_BYTES} bytes`);
     chunks.push(buffer);
   }
-  const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '').trim();
+  const value = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
+    .trim();
   if (value === '') throw new UsageError(`--header-stdin ${name}: stdin is empty`);
   if (/[\r\n\0]/.test(value)) throw new UsageError(`--header-stdin ${name}: the value must be one line`);
   return [name, value];
@@ -55,7 +60,11 @@ function hideValue(value: string): void {
 }
 
 /** Every credential header from --header, --header-env and --header-stdin. */
-async function credentialHeaders(values: OptionValues, env: NodeJS.ProcessEnv, stdin: NodeJS.ReadableStream): Promise<Record<string, string>> {
+async function credentialHeaders(
+  values: OptionValues,
+  env: NodeJS.ProcessEnv,
+  stdin: NodeJS.ReadableStream,
+): Promise<Record<string, string>> {
   const headers: Record<string, string> = {};
   for (const raw of (values.header as string[] | undefined) ?? []) {
     registerSecret(raw.slice(raw.indexOf(':') + 1).trim());
@@ -79,7 +88,8 @@ async function credentialHeaders(values: OptionValues, env: NodeJS.ProcessEnv, s
 
 export const mcpCheckCommand: Command = {
   path: ['mcp', 'check'],
-  usage: 'agent-gateway mcp check URL [--header-env NAME=VAR | --header-stdin NAME | --header NAME:VALUE] [--call TOOL [--args JSON]] [--timeout MS]',
+  usage:
+    'agent-gateway mcp check URL [--header-env NAME=VAR | --header-stdin NAME | --header NAME:VALUE] [--call TOOL [--args JSON]] [--timeout MS]',
   help: `Checks a tool server the way the gateway will use it: tools/list, the JSON-RPC replies, every
 tool's definition and input schema, optionally a tools/call round trip, and (with a credential
 header) that a wrong credential is refused with 401. Talks to the server directly, not through the
@@ -119,10 +129,12 @@ Exit code 1 when any check fails.`,
       } catch {
         throw new UsageError('--args must be JSON');
       }
-      if (typeof callArgs !== 'object' || callArgs === null || Array.isArray(callArgs)) throw new UsageError('--args must be a JSON object');
+      if (typeof callArgs !== 'object' || callArgs === null || Array.isArray(callArgs))
+        throw new UsageError('--args must be a JSON object');
     }
     const timeout = stringValue(values, 'timeout');
-    if (timeout !== undefined && (!/^\d+$/.test(timeout) || Number(timeout) < 1)) throw new UsageError('--timeout must be a positive whole number of milliseconds');
+    if (timeout !== undefined && (!/^\d+$/.test(timeout) || Number(timeout) < 1))
+      throw new UsageError('--timeout must be a positive whole number of milliseconds');
     const { runMcpCheck } = await import('./mcp-check');
     const result = await runMcpCheck({
       url,

@@ -32,9 +32,12 @@ Needs a login and the agent (--collection, --token-id).`,
     let file: WriteStream | undefined;
     if (out && out !== '-') {
       file = createWriteStream(out, { flags: 'w' });
-      await Promise.race([once(file, 'open'), once(file, 'error').then(([err]) => {
-        throw new CliError(`cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-      })]);
+      await Promise.race([
+        once(file, 'open'),
+        once(file, 'error').then(([err]) => {
+          throw new CliError(`cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+        }),
+      ]);
       stream = file;
     }
     let count = 0;

@@ -86,7 +86,10 @@ function validationIssues(details: unknown): string {
   if (!Array.isArray(issues) || issues.length === 0) return '';
   const text = issues
     .slice(0, 3)
-    .map((i: { path?: unknown; message?: unknown }) => `${typeof i.path === 'string' && i.path ? `${i.path}: ` : ''}${String(i.message ?? '')}`)
+    .map(
+      (i: { path?: unknown; message?: unknown }) =>
+        `${typeof i.path === 'string' && i.path ? `${i.path}: ` : ''}${String(i.message ?? '')}`,
+    )
     .join('; ');
   return ` [${text}${issues.length > 3 ? '; …' : ''}]`;
 }

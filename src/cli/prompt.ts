@@ -1,7 +1,11 @@
 /** Reads a secret from the terminal without echoing it. */
 import { CliError } from './output';
 
-export async function promptHidden(question: string, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Promise<string> {
+export async function promptHidden(
+  question: string,
+  input: NodeJS.ReadStream = process.stdin,
+  output: NodeJS.WriteStream = process.stderr,
+): Promise<string> {
   if (!input.isTTY || typeof input.setRawMode !== 'function') throw new CliError('cannot prompt: standard input is not a terminal');
   output.write(question);
   const wasRaw = input.isRaw;
@@ -26,7 +30,8 @@ export async function promptHidden(question: string, input: NodeJS.ReadStream = 
             return reject(new CliError('no password given'));
           }
           if (ch === '\u007f' || ch === '\b') value = Array.from(value).slice(0, -1).join('');
-          else if (ch === '\u0015') value = ''; // Ctrl-U
+          else if (ch === '\u0015')
+            value = ''; // Ctrl-U
           else if (ch >= ' ') value += ch;
         }
       };

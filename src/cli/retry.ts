@@ -54,7 +54,12 @@ function isSafeToRepeat(method: string, url: string): boolean {
  * (`withRetry`), which know whether a repeat is safe.
  */
 export function retryingFetch(
-  options: { attempts?: number; baseDelayMs?: number; maxDelayMs?: number; onRetry?: (what: string, attempt: number, delayMs: number) => void } = {},
+  options: {
+    attempts?: number;
+    baseDelayMs?: number;
+    maxDelayMs?: number;
+    onRetry?: (what: string, attempt: number, delayMs: number) => void;
+  } = {},
   inner: (input: string, init: RequestInit) => Promise<Response> = (input, init) => globalThis.fetch(input, init),
 ): (input: string, init: RequestInit) => Promise<Response> {
   const attempts = options.attempts ?? 6;

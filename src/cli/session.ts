@@ -46,7 +46,8 @@ export function resolveBaseUrl(values: GlobalValues, env: NodeJS.ProcessEnv): st
 export async function chainIdOf(client: GatewayClient): Promise<number> {
   try {
     const report = await client.health();
-    if (typeof report.chainId !== 'number') throw new CliError(`${client.baseUrl}/health did not name a chain id: is this an agent-gateway?`);
+    if (typeof report.chainId !== 'number')
+      throw new CliError(`${client.baseUrl}/health did not name a chain id: is this an agent-gateway?`);
     return report.chainId;
   } catch (err) {
     if (err instanceof GatewayError) throw new CliError(`cannot reach the gateway at ${client.baseUrl}: ${describeGatewayError(err)}`);
@@ -76,7 +77,9 @@ export async function openSession(values: GlobalValues, env: NodeJS.ProcessEnv, 
   // Only the token issued by this very gateway: a token is never sent to another URL.
   const saved = logins.get(baseUrl);
   if (saved && saved.chainId !== chainId) {
-    throw new CliError(`the token in ${tokenFile} is for chain ${saved.chainId}, but ${baseUrl} serves chain ${chainId}; run agent-gateway login`);
+    throw new CliError(
+      `the token in ${tokenFile} is for chain ${saved.chainId}, but ${baseUrl} serves chain ${chainId}; run agent-gateway login`,
+    );
   }
   const privateKey = env.AGENT_GATEWAY_PRIVATE_KEY;
   let login: { account: LoginAccount; chainId: number } | undefined;
@@ -86,19 +89,29 @@ export async function openSession(values: GlobalValues, env: NodeJS.ProcessEnv, 
   const expired = saved?.expiresAt ? Date.parse(saved.expiresAt) <= Date.now() + 5_000 : false;
   if (!login) {
     if (!saved) {
-      const others = logins.size > 0 ? ` (it holds logins for ${[...logins.keys()].join(', ')} only; a token is used only with the gateway that issued it)` : '';
-      throw new CliError(`not logged in to ${baseUrl}: no token for it in ${tokenFile}${others}; run agent-gateway login --base-url ${baseUrl} first`);
+      const others =
+        logins.size > 0
+          ? ` (it holds logins for ${[...logins.keys()].join(', ')} only; a token is used only with the gateway that issued it)`
+          : '';
+      throw new CliError(
+        `not logged in to ${baseUrl}: no token for it in ${tokenFile}${others}; run agent-gateway login --base-url ${baseUrl} first`,
+      );
     }
     if (expired) throw new CliError(`the token in ${tokenFile} expired at ${saved.expiresAt}; run agent-gateway login again`);
-  } else if (saved && saved.wallet && saved.wallet.toLowerCase() !== login.account.address.toLowerCase()) {
-    io.err(`agent-gateway: the token in ${tokenFile} belongs to ${saved.wallet}; AGENT_GATEWAY_PRIVATE_KEY is ${login.account.address}: logging in as the latter`);
+  } else if (saved?.wallet && saved.wallet.toLowerCase() !== login.account.address.toLowerCase()) {
+    io.err(
+      `agent-gateway: the token in ${tokenFile} belongs to ${saved.wallet}; AGENT_GATEWAY_PRIVATE_KEY is ${login.account.address}: logging in as the latter`,
+    );
   }
   const useSaved = saved && !expired && (!login || !saved.wallet || saved.wallet.toLowerCase() === login.account.address.toLowerCase());
   const client = createGatewayClient({
     baseUrl,
     token: useSaved ? saved.token : undefined,
     login,
-    fetch: retryingFetch({ onRetry: (what, attempt, delayMs) => io.err(`agent-gateway: ${what} from ${baseUrl}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`) }),
+    fetch: retryingFetch({
+      onRetry: (what, attempt, delayMs) =>
+        io.err(`agent-gateway: ${what} from ${baseUrl}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
+    }),
     onToken: async (session) => {
       registerSecret(session.token);
       await saveToken(tokenFile, { token: session.token, chainId, wallet: session.walletAddress, baseUrl, expiresAt: session.expiresAt });
@@ -114,8 +127,10 @@ export function agentOf(session: Session, values: GlobalValues, env: NodeJS.Proc
   if (!collection || !tokenId) {
     throw new UsageError('which agent? pass --collection ADDRESS and --token-id ID (or set AGENT_COLLECTION and AGENT_TOKEN_ID)');
   }
-  if (!/^0x[0-9a-fA-F]{40}$/.test(collection)) throw new UsageError(`--collection must be 0x + 40 hex, got ${JSON.stringify(collection.slice(0, 60))}`);
-  if (!/^(0|[1-9]\d*)$/.test(tokenId)) throw new UsageError(`--token-id must be a decimal number without sign or leading zeros, got ${JSON.stringify(tokenId.slice(0, 90))}`);
+  if (!/^0x[0-9a-fA-F]{40}$/.test(collection))
+    throw new UsageError(`--collection must be 0x + 40 hex, got ${JSON.stringify(collection.slice(0, 60))}`);
+  if (!/^(0|[1-9]\d*)$/.test(tokenId))
+    throw new UsageError(`--token-id must be a decimal number without sign or leading zeros, got ${JSON.stringify(tokenId.slice(0, 90))}`);
   return session.client.agent(collection, tokenId);
 }
 

@@ -22,8 +22,8 @@ const REASON_TEXT: Record<SiweCheckFailure, string> = {
   wrong_chain: 'it is for another chain',
   wrong_address: 'it is for another wallet',
   wrong_nonce: 'its nonce is not the expected one',
-  expired: 'it has expired (or was issued too long ago: check this computer\'s clock)',
-  not_yet_valid: 'it is not valid yet (check this computer\'s clock)',
+  expired: "it has expired (or was issued too long ago: check this computer's clock)",
+  not_yet_valid: "it is not valid yet (check this computer's clock)",
 };
 
 /** The URIs a message for `baseUrl` may carry: the base URL or its origin, with or without a slash. */
@@ -67,7 +67,11 @@ export function signInProblem(message: string, expected: { baseUrl: string; chai
  * `account` with a `signMessage` that first checks the message against the login the CLI asked
  * for, and refuses (exit code 3) rather than sign a message meant for anything else.
  */
-export function checkedSigner(account: LoginAccount, expected: { baseUrl: string; chainId: number }, now: () => Date = () => new Date()): LoginAccount {
+export function checkedSigner(
+  account: LoginAccount,
+  expected: { baseUrl: string; chainId: number },
+  now: () => Date = () => new Date(),
+): LoginAccount {
   return {
     address: account.address,
     async signMessage({ message }) {

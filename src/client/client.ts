@@ -141,7 +141,11 @@ export interface AgentClient {
   /** `GET …/context/{key}/messages`: one page. */
   readMessages(key: string, query?: MessagesQuery, options?: CallOptions): Promise<ContextMessagePage>;
   /** Every page of a context's messages, in order. */
-  messagePages(key: string, query?: Omit<MessagesQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<ContextMessagePage, void, undefined>;
+  messagePages(
+    key: string,
+    query?: Omit<MessagesQuery, 'cursor'>,
+    options?: CallOptions,
+  ): AsyncGenerator<ContextMessagePage, void, undefined>;
   /** Every message of a context, in stored order, across all pages (100 per page unless given). */
   messages(key: string, query?: Omit<MessagesQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<ContextMessage, void, undefined>;
 
@@ -205,7 +209,10 @@ export function tokenExpiresAt(token: string): string | null {
   const payload = token.split('.')[1];
   if (!payload) return null;
   try {
-    const base64 = payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '=');
+    const base64 = payload
+      .replace(/-/g, '+')
+      .replace(/_/g, '/')
+      .padEnd(Math.ceil(payload.length / 4) * 4, '=');
     const claims = JSON.parse(atob(base64)) as { exp?: unknown };
     return typeof claims.exp === 'number' && Number.isFinite(claims.exp) ? new Date(claims.exp * 1000).toISOString() : null;
   } catch {
@@ -226,7 +233,12 @@ function describeCause(err: unknown): string {
 function isErrorBody(value: unknown): value is { error: { code: string; message: string; details?: unknown }; requestId?: unknown } {
   if (typeof value !== 'object' || value === null) return false;
   const error = (value as { error?: unknown }).error;
-  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    typeof (error as { message?: unknown }).message === 'string'
+  );
 }
 
 /** Creates a client. Nothing is sent until a method is called. */
@@ -258,7 +270,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
 
     const controller = new AbortController();
     let timedOut = false;
-    const timer = timeoutMs > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), timeoutMs) : undefined;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+          }, timeoutMs)
+        : undefined;
     const onAbort = () => controller.abort();
     if (op.signal?.aborted) controller.abort();
     op.signal?.addEventListener('abort', onAbort, { once: true });
@@ -276,8 +294,14 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       text = await res.text();
     } catch (err) {
       if (timedOut) throw new GatewayError({ status: 0, code: 'timeout', message: `no answer within ${timeoutMs} ms`, operation });
-      if (op.signal?.aborted) throw new GatewayError({ status: 0, code: 'aborted', message: 'the request was aborted', operation, cause: op.signal.reason });
-      throw new GatewayError({ status: 0, code: 'network_error', message: scrub(`request failed: ${describeCause(err)}`, scrubbing), operation });
+      if (op.signal?.aborted)
+        throw new GatewayError({ status: 0, code: 'aborted', message: 'the request was aborted', operation, cause: op.signal.reason });
+      throw new GatewayError({
+        status: 0,
+        code: 'network_error',
+        message: scrub(`request failed: ${describeCause(err)}`, scrubbing),
+        operation,
+      });
     } finally {
       if (timer !== undefined) clearTimeout(timer);
       op.signal?.removeEventListener('abort', onAbort);
@@ -299,7 +323,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const retryAfter = Number(res.headers.get('retry-after'));
     const retryAfterSeconds = Number.isFinite(retryAfter) && retryAfter >= 0 && res.headers.has('retry-after') ? retryAfter : undefined;
     if (ok) {
-      throw new GatewayError({ status: res.status, code: 'invalid_response', message: `answer ${res.status} is not JSON`, requestId, operation });
+      throw new GatewayError({
+        status: res.status,
+        code: 'invalid_response',
+        message: `answer ${res.status} is not JSON`,
+        requestId,
+        operation,
+      });
     }
     if (isErrorBody(body)) {
       throw new GatewayError({
@@ -354,7 +384,11 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
 
   async function login(callOptions: CallOptions = {}): Promise<LoginSession> {
     if (!loginWith) {
-      throw new GatewayError({ status: 0, code: 'login_unavailable', message: 'login() needs a login account: createGatewayClient({ login: { account, chainId } })' });
+      throw new GatewayError({
+        status: 0,
+        code: 'login_unavailable',
+        message: 'login() needs a login account: createGatewayClient({ login: { account, chainId } })',
+      });
     }
     const { account, chainId } = loginWith;
     const walletAddress = account.address;
@@ -389,9 +423,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const get = <T>(rest: string, signal: AbortSignal | undefined, query?: Operation['query']) =>
       json<T>({ method: 'GET', path: prefix + rest, query, agent: true, signal });
     const post = <T>(rest: string, body: unknown, signal: AbortSignal | undefined, headers?: Record<string, string>) =>
-      send({ method: 'POST', path: prefix + rest, body, agent: true, signal, headers }).then((a) => ({ body: a.body as T, headers: a.headers }));
+      send({ method: 'POST', path: prefix + rest, body, agent: true, signal, headers }).then((a) => ({
+        body: a.body as T,
+        headers: a.headers,
+      }));
     const ctx = (key: string) => `/context/${encodeURIComponent(key)}`;
-    const idem = (o: AppendOptions): Record<string, string> | undefined => (o.idempotencyKey === undefined ? undefined : { 'idempotency-key': o.idempotencyKey });
+    const idem = (o: AppendOptions): Record<string, string> | undefined =>
+      o.idempotencyKey === undefined ? undefined : { 'idempotency-key': o.idempotencyKey };
     const replayed = (headers: Headers) => headers.get('idempotent-replayed') === 'true';
 
     const self: AgentClient = {
@@ -428,7 +466,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         const answer = await post<StoredContextMessages>(`${ctx(key)}/messages`, { messages }, o.signal, idem(o));
         return { messages: answer.body.messages, replayed: replayed(answer.headers) };
       },
-      readMessages: (key, q = {}, o = {}) => get<ContextMessagePage>(`${ctx(key)}/messages`, o.signal, { limit: q.limit, cursor: q.cursor }),
+      readMessages: (key, q = {}, o = {}) =>
+        get<ContextMessagePage>(`${ctx(key)}/messages`, o.signal, { limit: q.limit, cursor: q.cursor }),
       async *messagePages(key, q = {}, o = {}) {
         const limit = q.limit ?? 100;
         let cursor: string | undefined;
@@ -445,19 +484,38 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       getLlmSettings: (o = {}) => get<LlmSettings>('/llm/settings', o.signal),
       saveLlmSettings: async (settings, o = {}) => (await post<LlmSettings>('/llm/settings', settings, o.signal)).body,
       getPromptTemplate: (key, o = {}) => get<PromptTemplate>(`/prompt-template/${encodeURIComponent(key)}`, o.signal),
-      savePromptTemplate: async (key, template, o = {}) => (await post<PromptTemplate>(`/prompt-template/${encodeURIComponent(key)}`, template, o.signal)).body,
-      databaseFirstStep: async (setup, o = {}) => (await post<DatabaseFirstStepResult>('/database/settings/first-step', setup, o.signal)).body,
+      savePromptTemplate: async (key, template, o = {}) =>
+        (await post<PromptTemplate>(`/prompt-template/${encodeURIComponent(key)}`, template, o.signal)).body,
+      databaseFirstStep: async (setup, o = {}) =>
+        (await post<DatabaseFirstStepResult>('/database/settings/first-step', setup, o.signal)).body,
       databaseSecondStep: async (step, o = {}) => (await post<DatabaseSetup>('/database/settings/second-step', step, o.signal)).body,
       getDatabaseSettings: (o = {}) => get<DatabaseSettings>('/database/settings', o.signal),
       listMcpConnections: (o = {}) => get<McpConnections>('/mcp/connections', o.signal),
       addMcpConnection: async (connection, o = {}) => (await post<McpConnection>('/mcp/connection', connection, o.signal)).body,
       removeMcpConnection: (id, o = {}) =>
-        json<McpConnectionDeleted>({ method: 'DELETE', path: `${prefix}/mcp/connection/${encodeURIComponent(id)}`, agent: true, signal: o.signal }),
+        json<McpConnectionDeleted>({
+          method: 'DELETE',
+          path: `${prefix}/mcp/connection/${encodeURIComponent(id)}`,
+          agent: true,
+          signal: o.signal,
+        }),
       listMcpTools: (id, o = {}) => get<McpLiveTools>(`/mcp/connection/${encodeURIComponent(id)}/tools`, o.signal),
       callMcpTool: async (id, call, o = {}) =>
-        (await post<McpToolResult>(`/mcp/connection/${encodeURIComponent(id)}/tools/call`, { name: call.name, arguments: call.arguments ?? {} }, o.signal)).body,
+        (
+          await post<McpToolResult>(
+            `/mcp/connection/${encodeURIComponent(id)}/tools/call`,
+            { name: call.name, arguments: call.arguments ?? {} },
+            o.signal,
+          )
+        ).body,
       replaceMcpAuth: (id, auth, o = {}) =>
-        json<McpConnection>({ method: 'PUT', path: `${prefix}/mcp/connection/${encodeURIComponent(id)}/auth`, body: { auth, ...(o.url === undefined ? {} : { url: o.url }) }, agent: true, signal: o.signal }),
+        json<McpConnection>({
+          method: 'PUT',
+          path: `${prefix}/mcp/connection/${encodeURIComponent(id)}/auth`,
+          body: { auth, ...(o.url === undefined ? {} : { url: o.url }) },
+          agent: true,
+          signal: o.signal,
+        }),
     };
     return self;
   }

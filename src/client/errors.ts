@@ -41,11 +41,26 @@ export class GatewayError extends Error {
 
   /** No HTTP answer (network error or timeout) or 502/503/504: worth retrying (safely with an Idempotency-Key). */
   get transient(): boolean {
-    return this.code === 'network_error' || this.code === 'timeout' || this.status === 429 || this.status === 502 || this.status === 503 || this.status === 504;
+    return (
+      this.code === 'network_error' ||
+      this.code === 'timeout' ||
+      this.status === 429 ||
+      this.status === 502 ||
+      this.status === 503 ||
+      this.status === 504
+    );
   }
 
   toJSON(): Record<string, unknown> {
-    return { name: this.name, status: this.status, code: this.code, message: this.message, requestId: this.requestId, details: this.details, operation: this.operation };
+    return {
+      name: this.name,
+      status: this.status,
+      code: this.code,
+      message: this.message,
+      requestId: this.requestId,
+      details: this.details,
+      operation: this.operation,
+    };
   }
 }
 

@@ -10,7 +10,14 @@
 import type { z } from '@hono/zod-openapi';
 import type { getAgent } from '../agents/agents.routes';
 import type { finishLogin, initLogin, verifyWalletRoute } from '../auth/auth.routes';
-import type { appendMessage, appendMessages, createContext, createContexts, listContextKeys, readMessages } from '../contexts/contexts.routes';
+import type {
+  appendMessage,
+  appendMessages,
+  createContext,
+  createContexts,
+  listContextKeys,
+  readMessages,
+} from '../contexts/contexts.routes';
 import type { RoleSchema } from '../contexts/schemas';
 import type { ERROR_STATUS, ErrorBodySchema } from '../errors';
 import type { getHealth } from '../health/health.routes';
@@ -31,7 +38,9 @@ export type ResponseOf<Route> = Route extends { responses: { 200: infer Answer }
 export type RequestBodyOf<Route> = Route extends { request: { body: infer Body } } ? z.input<JsonSchemaOf<Body>> : never;
 
 /** A route's query parameters as values (the client turns them into strings), all optional. */
-export type QueryOf<Route> = Route extends { request: { query: infer Q extends z.ZodType } } ? { [K in keyof z.output<Q>]?: z.output<Q>[K] } : never;
+export type QueryOf<Route> = Route extends { request: { query: infer Q extends z.ZodType } }
+  ? { [K in keyof z.output<Q>]?: z.output<Q>[K] }
+  : never;
 
 // ---------------------------------------------------------------------------------------------
 // Errors

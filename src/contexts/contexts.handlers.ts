@@ -15,7 +15,12 @@ function messagesDeps(c: Context<AppBindings>): MessagesDeps {
  * context key and the validated body. Spelling the same request differently (a lower-case address,
  * `%3A` for `:`) is the same request.
  */
-async function idempotencyFor(c: Context<AppBindings>, key: string | undefined, contextKey: string, body: unknown): Promise<Idempotency | undefined> {
+async function idempotencyFor(
+  c: Context<AppBindings>,
+  key: string | undefined,
+  contextKey: string,
+  body: unknown,
+): Promise<Idempotency | undefined> {
   if (key === undefined) return undefined;
   const text = `${c.req.method} ${c.req.routePath}\n${contextKey}\n${JSON.stringify(body)}`;
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));

@@ -16,7 +16,15 @@ const ListQuerySchema = z.object({
     .refine((n) => n >= 1 && n <= MAX_PAGE, `page must be between 1 and ${MAX_PAGE}`)
     .optional()
     .default(1)
-    .openapi({ param: { name: 'page', in: 'query' }, type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1, example: 1, description: '1-indexed page number (default 1)' }),
+    .openapi({
+      param: { name: 'page', in: 'query' },
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PAGE,
+      default: 1,
+      example: 1,
+      description: '1-indexed page number (default 1)',
+    }),
   elementsPerPage: z
     .string()
     .regex(/^-?\d{1,12}$/, 'elementsPerPage must be a whole number')
@@ -30,13 +38,18 @@ const ListQuerySchema = z.object({
       maximum: 100,
       default: 10,
       example: 10,
-      description: 'Page size, 1..100 (default 10). A whole number outside the range is clamped to it (0 reads as 1, 500 as 100); the answer says the size used.',
+      description:
+        'Page size, 1..100 (default 10). A whole number outside the range is clamped to it (0 reads as 1, 500 as 100); the answer says the size used.',
     }),
   search: z
     .string()
     .max(255, 'search must be at most 255 characters')
     .optional()
-    .openapi({ param: { name: 'search', in: 'query' }, example: 'notes', description: 'Case-insensitive substring; % _ \\ are matched literally' }),
+    .openapi({
+      param: { name: 'search', in: 'query' },
+      example: 'notes',
+      description: 'Case-insensitive substring; % _ \\ are matched literally',
+    }),
   sortBy: z
     .enum(['key'], { error: 'sortBy must be key' })
     .optional()
@@ -68,7 +81,8 @@ const IdempotencyHeadersSchema = z.object({
     .openapi({
       param: { name: 'idempotency-key', in: 'header' },
       example: 'hydrate-2026-11-22-line-1200',
-      description: 'Makes retries safe: the same key with the same request returns the first result and stores nothing new (remembered at least 24 h); the same key with another request is 400 `idempotency_key_reused`.',
+      description:
+        'Makes retries safe: the same key with the same request returns the first result and stores nothing new (remembered at least 24 h); the same key with another request is 400 `idempotency_key_reused`.',
     }),
 });
 
@@ -81,14 +95,14 @@ const StoredMessageSchema = z
   })
   .openapi('ContextMessage');
 
-
 export const listContextKeys = createRoute({
   method: 'get',
   path: `${AGENT_PATH}/contexts/keys`,
   operationId: 'listContextKeys',
   tags: ['Contexts'],
   summary: "List the agent's context keys",
-  description: 'Keys in byte order, paged. Keys under `conversation-context-discovery/` are internal and never listed. An agent that has never written has no keys.',
+  description:
+    'Keys in byte order, paged. Keys under `conversation-context-discovery/` are internal and never listed. An agent that has never written has no keys.',
   security: agentRoute.security,
   request: { params: agentRoute.params, query: ListQuerySchema },
   responses: { 200: jsonResponse('A page of keys', KeyPageSchema), ...agentRoute.errors },
@@ -107,7 +121,9 @@ export const createContext = createRoute({
   responses: {
     200: { description: 'Created (empty body)' },
     ...agentRoute.errors,
-    400: errorResponse('`validation_failed` (key format, reserved prefix, bad path), `context_exists` (duplicate), `agent_kind_not_supported` (collection kind is not internal or expert)'),
+    400: errorResponse(
+      '`validation_failed` (key format, reserved prefix, bad path), `context_exists` (duplicate), `agent_kind_not_supported` (collection kind is not internal or expert)',
+    ),
     500: errorResponse('`internal_error`: storage failure; nothing is half-written'),
   },
 });
@@ -118,7 +134,8 @@ export const createContexts = createRoute({
   operationId: 'createContexts',
   tags: ['Contexts'],
   summary: 'Create up to 100 context keys in one call',
-  description: 'Batch creation for pipelines: a result per key, in request order: `created`, `exists` (already there, or repeated in this request) or `invalid` (with the reason). Invalid keys do not stop the valid ones.',
+  description:
+    'Batch creation for pipelines: a result per key, in request order: `created`, `exists` (already there, or repeated in this request) or `invalid` (with the reason). Invalid keys do not stop the valid ones.',
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
@@ -151,13 +168,19 @@ export const appendMessage = createRoute({
   operationId: 'appendMessage',
   tags: ['Contexts'],
   summary: 'Append a message to a context (memory hydration)',
-  description: "Appends one message to an existing context and bumps the context's updated time. Messages keep the order they are stored in. Send `Idempotency-Key` to make retries safe.",
+  description:
+    "Appends one message to an existing context and bumps the context's updated time. Messages keep the order they are stored in. Send `Idempotency-Key` to make retries safe.",
   security: agentRoute.security,
   request: { params: ContextParamsSchema, headers: IdempotencyHeadersSchema, body: jsonBody(NewMessageSchema) },
   responses: {
-    200: { ...jsonResponse('The stored message', StoredMessageSchema), headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } },
+    200: {
+      ...jsonResponse('The stored message', StoredMessageSchema),
+      headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
+    },
     ...agentRoute.errors,
-    400: errorResponse('`validation_failed` (role not user/system/assistant, message shorter than 2 characters or over 256 KiB, contextKey shorter than 2), `idempotency_key_reused`'),
+    400: errorResponse(
+      '`validation_failed` (role not user/system/assistant, message shorter than 2 characters or over 256 KiB, contextKey shorter than 2), `idempotency_key_reused`',
+    ),
     404: errorResponse('`context_not_found`: Context not found (or `agent_not_found`)'),
   },
 });
@@ -173,15 +196,29 @@ export const appendMessages = createRoute({
   request: {
     params: ContextParamsSchema,
     headers: IdempotencyHeadersSchema,
-    body: jsonBody(z.object({ messages: z.array(z.object({ message: MessageTextSchema, role: RoleSchema })).min(1).max(100) }).openapi('NewContextMessages')),
+    body: jsonBody(
+      z
+        .object({
+          messages: z
+            .array(z.object({ message: MessageTextSchema, role: RoleSchema }))
+            .min(1)
+            .max(100),
+        })
+        .openapi('NewContextMessages'),
+    ),
   },
   responses: {
     200: {
-      ...jsonResponse('The stored messages, in order', z.object({ messages: z.array(StoredMessageSchema) }).openapi('StoredContextMessages')),
+      ...jsonResponse(
+        'The stored messages, in order',
+        z.object({ messages: z.array(StoredMessageSchema) }).openapi('StoredContextMessages'),
+      ),
       headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
     },
     ...agentRoute.errors,
-    400: errorResponse('`validation_failed` (not 1..100 messages, or one invalid: the issue path names its index), `idempotency_key_reused`'),
+    400: errorResponse(
+      '`validation_failed` (not 1..100 messages, or one invalid: the issue path names its index), `idempotency_key_reused`',
+    ),
     404: errorResponse('`context_not_found`: Context not found'),
   },
 });
@@ -192,12 +229,17 @@ export const readMessages = createRoute({
   operationId: 'readMessages',
   tags: ['Contexts'],
   summary: "Read a context's messages back, in order",
-  description: 'So a pipeline can verify what it hydrated: messages in stored order, `limit` at a time; pass `nextCursor` as `cursor` to read on while `hasMore`.',
+  description:
+    'So a pipeline can verify what it hydrated: messages in stored order, `limit` at a time; pass `nextCursor` as `cursor` to read on while `hasMore`.',
   security: agentRoute.security,
   request: {
     params: ContextParamsSchema,
     query: z.object({
-      cursor: z.string().max(200).optional().openapi({ param: { name: 'cursor', in: 'query' }, description: 'nextCursor of the previous page' }),
+      cursor: z
+        .string()
+        .max(200)
+        .optional()
+        .openapi({ param: { name: 'cursor', in: 'query' }, description: 'nextCursor of the previous page' }),
       limit: z
         .string()
         .regex(/^\d{1,3}$/, 'limit must be a whole number from 1 to 100')
@@ -205,7 +247,15 @@ export const readMessages = createRoute({
         .refine((n) => n >= 1 && n <= 100, 'limit must be from 1 to 100')
         .optional()
         .default(50)
-        .openapi({ param: { name: 'limit', in: 'query' }, type: 'integer', minimum: 1, maximum: 100, default: 50, example: 50, description: '1..100, default 50' }),
+        .openapi({
+          param: { name: 'limit', in: 'query' },
+          type: 'integer',
+          minimum: 1,
+          maximum: 100,
+          default: 50,
+          example: 50,
+          description: '1..100, default 50',
+        }),
     }),
   },
   responses: {

@@ -106,7 +106,13 @@ export async function appendMessages(
  * index until the first commits), then append and remember the result. A failed append rolls the
  * claim back, so a retry can succeed later.
  */
-async function appendOnce(pool: SqlPool, schema: AgentSchema, key: string, messages: NewMessage[], idem: Idempotency): Promise<AppendResult> {
+async function appendOnce(
+  pool: SqlPool,
+  schema: AgentSchema,
+  key: string,
+  messages: NewMessage[],
+  idem: Idempotency,
+): Promise<AppendResult> {
   const s = schema.quoted;
   let client: (SqlClient & { release(): void }) | undefined;
   try {
@@ -168,7 +174,12 @@ export function decodeCursor(cursor: string): number | null {
 }
 
 /** Reads a context's messages in stored order, `limit` at a time after `cursor`. */
-export async function readMessages(deps: MessagesDeps, agent: Agent, key: string, page: { cursor?: string; limit: number }): Promise<MessagePage> {
+export async function readMessages(
+  deps: MessagesDeps,
+  agent: Agent,
+  key: string,
+  page: { cursor?: string; limit: number },
+): Promise<MessagePage> {
   let after = 0;
   if (page.cursor !== undefined) {
     const decoded = decodeCursor(page.cursor);

@@ -25,7 +25,7 @@ export const getHealth = createRoute({
   tags: ['Operations'],
   summary: 'Health of this deployment',
   description:
-    'Answers 200 when Postgres answers a query and the chain RPC answers with this deployment\'s chain id; 503 (with `Retry-After`) naming the part that does not. Needs no token.',
+    "Answers 200 when Postgres answers a query and the chain RPC answers with this deployment's chain id; 503 (with `Retry-After`) naming the part that does not. Needs no token.",
   responses: {
     200: { description: 'Every dependency answers', content: { 'application/json': { schema: HealthReportSchema } } },
     503: {

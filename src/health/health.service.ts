@@ -29,11 +29,7 @@ async function timed(run: () => Promise<string | undefined>): Promise<Dependency
 }
 
 /** Checks that Postgres answers a query and the chain RPC answers with the deployment's chain id. */
-export async function checkHealth(deps: {
-  db: Database;
-  chain: PublicClient;
-  chainId: number;
-}): Promise<HealthReport> {
+export async function checkHealth(deps: { db: Database; chain: PublicClient; chainId: number }): Promise<HealthReport> {
   const [database, chain] = await Promise.all([
     timed(async () => {
       await deps.db.pool.query('select 1');

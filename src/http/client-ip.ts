@@ -16,7 +16,10 @@ export function publicClientKey(header: string | undefined): string | null {
     return isPublicIpv4(mapped) ? `ip4:${mapped.join('.')}` : null;
   }
   if (!isPublicIpv6(v6)) return null;
-  return `ip6:${v6.slice(0, 4).map((h) => h.toString(16)).join(':')}::/64`;
+  return `ip6:${v6
+    .slice(0, 4)
+    .map((h) => h.toString(16))
+    .join(':')}::/64`;
 }
 
 function parseIpv4(text: string): number[] | null {

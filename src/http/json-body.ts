@@ -41,7 +41,12 @@ export function jsonBody(routes: () => RouteTable): MiddlewareHandler<AppBinding
     }
     const bad = badString(parsed);
     if (bad === 'nul') throw nulCharacter('body');
-    if (bad === 'surrogate') throw new AppError('invalid_encoding', 'The body holds a string or key with a lone surrogate (e.g. \\ud800), which is not valid Unicode', { details: { where: 'body' } });
+    if (bad === 'surrogate')
+      throw new AppError(
+        'invalid_encoding',
+        'The body holds a string or key with a lone surrogate (e.g. \\ud800), which is not valid Unicode',
+        { details: { where: 'body' } },
+      );
     await next();
   };
 }

@@ -15,7 +15,8 @@ type HeaderObject = {
 /** Response headers of the API, registered once as components and referenced by name. */
 export const RESPONSE_HEADERS = {
   'X-Request-Id': {
-    description: 'The id of this request: yours when you sent a safe `X-Request-Id` (8..128 of `A-Z a-z 0-9 . _ : -`), else a UUID. Error bodies repeat it as `requestId`.',
+    description:
+      'The id of this request: yours when you sent a safe `X-Request-Id` (8..128 of `A-Z a-z 0-9 . _ : -`), else a UUID. Error bodies repeat it as `requestId`.',
     required: true,
     schema: { type: 'string', example: '7f3c1c1e-8d5e-4d4f-9c43-1b0f2f7a9e21' },
   },
@@ -25,7 +26,8 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'integer', minimum: 0, example: 60 },
   },
   'Idempotent-Replayed': {
-    description: '`true` when an earlier request with the same `Idempotency-Key` stored this result and nothing new was stored; absent otherwise.',
+    description:
+      '`true` when an earlier request with the same `Idempotency-Key` stored this result and nothing new was stored; absent otherwise.',
     schema: { type: 'string', enum: ['true'] },
   },
   Allow: {
@@ -62,7 +64,9 @@ const METHOD_NOT_ALLOWED = {
 };
 const PAYLOAD_TOO_LARGE = errorResponse('`payload_too_large`: the body is larger than MAX_BODY_BYTES (default 1 MiB)');
 const UNSUPPORTED_MEDIA_TYPE = errorResponse('`unsupported_media_type`: the body was not sent as `Content-Type: application/json`');
-const INTERNAL_ERROR = errorResponse('`internal_error` (unexpected; the cause is logged with the request id, never returned), `misconfigured` (`details.problems` names the bindings, never their values)');
+const INTERNAL_ERROR = errorResponse(
+  '`internal_error` (unexpected; the cause is logged with the request id, never returned), `misconfigured` (`details.problems` names the bindings, never their values)',
+);
 const INVALID_JSON = '`invalid_json` (the body does not parse)';
 
 /**
@@ -80,7 +84,8 @@ export function documentCommonResponses(registry: RouteDefinitions): void {
       responses['413'] ??= PAYLOAD_TOO_LARGE;
       responses['415'] ??= UNSUPPORTED_MEDIA_TYPE;
       const own = responses['400'];
-      if (own?.description && !own.description.includes('`invalid_json`')) responses['400'] = { ...own, description: `${own.description}; ${INVALID_JSON}` };
+      if (own?.description && !own.description.includes('`invalid_json`'))
+        responses['400'] = { ...own, description: `${own.description}; ${INVALID_JSON}` };
     }
     responses['500'] ??= INTERNAL_ERROR;
     for (const [status, response] of Object.entries(responses)) {

@@ -13,7 +13,8 @@ export const RATE_LIMITERS = {
    * POST /auth/jwt/init, and /auth/jwt/finish with /wallet/verify, per wallet of the body: two
    * budgets, so a flood of inits for a wallet never blocks the owner's finish of a message it holds.
    */
-  LOGIN_RATE_LIMITER: 'init or signature (costly checks of finish and verify) + chain id + lower-case walletAddress of the body (+ the public client address)',
+  LOGIN_RATE_LIMITER:
+    'init or signature (costly checks of finish and verify) + chain id + lower-case walletAddress of the body (+ the public client address)',
   /** Every agent-scoped route, per wallet of the access token (after the bearer gate) and per public client address (before it). */
   AGENT_RATE_LIMITER: 'chain id and lower-case wallet of the access token (sub); and the public client address',
   /** Every route without a token, per public client address (CF-Connecting-IP). */
@@ -61,7 +62,14 @@ export async function limitRequest(c: Context<AppBindings>, name: RateLimiterNam
   try {
     ({ success } = await binding.limit({ key }));
   } catch (err) {
-    console.warn(JSON.stringify({ level: 'warn', requestId: c.var.requestId, limiter: name, warning: `rate limiter failed: ${String(err).slice(0, 200)}` }));
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        requestId: c.var.requestId,
+        limiter: name,
+        warning: `rate limiter failed: ${String(err).slice(0, 200)}`,
+      }),
+    );
     return;
   }
   if (!success) {

@@ -93,6 +93,9 @@ export function documentRequestBytesErrors(registry: RouteDefinitions, errorResp
     const own = responses['400'] as { description?: string } | undefined;
     if (own?.description?.includes('`nul_character`')) continue;
     const description = own?.description ? `${own.description}; ${REQUEST_BYTES_ERRORS}` : REQUEST_BYTES_ERRORS;
-    definition.route = { ...definition.route, responses: { ...responses, 400: own ? { ...own, description } : errorResponse(description) } };
+    definition.route = {
+      ...definition.route,
+      responses: { ...responses, 400: own ? { ...own, description } : errorResponse(description) },
+    };
   }
 }

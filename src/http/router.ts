@@ -4,6 +4,7 @@ import type { AppBindings } from '../types';
 
 /** Turns a zod validation failure into the one 400 error shape, listing each problem. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: one hook serves every route, whatever its input and path types
 export const validationHook: Hook<any, AppBindings, any, any> = (result) => {
   if (!result.success) {
     throw new AppError('validation_failed', 'Request validation failed', {

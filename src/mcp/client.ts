@@ -48,9 +48,7 @@ export { checkToolServer, type CheckToolServerResult } from './tool-server-check
 const CLIENT_NAME = 'agent-gateway';
 const DEFAULT_CLIENT_VERSION = '0.1.0';
 
-type PostOutcome =
-  | { type: 'response'; result: JsonObject; headers: Headers }
-  | { type: 'session_error'; status: number };
+type PostOutcome = { type: 'response'; result: JsonObject; headers: Headers } | { type: 'session_error'; status: number };
 
 export function createMcpClient(options: McpClientOptions): McpClient {
   let endpoint: string;
@@ -261,7 +259,9 @@ async function checkStatus(res: Response): Promise<void> {
   }
   if (status === 401 && /\bresource_metadata\s*=/i.test(res.headers.get('www-authenticate') ?? '')) {
     await discard(res);
-    throw new McpError('oauth_required', 'tool server requires OAuth authorization (HTTP 401 with a resource_metadata challenge)', { status });
+    throw new McpError('oauth_required', 'tool server requires OAuth authorization (HTTP 401 with a resource_metadata challenge)', {
+      status,
+    });
   }
   if (status === 401 || status === 403) {
     await discard(res);

@@ -12,7 +12,17 @@ import { walletKey } from '../vault/owner';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { deleteSecret, storeSecret } from '../vault/store';
 import { checkToolServer, createMcpClient } from './client';
-import { checkAuthInput, clientAuth, credentialRecord, findConnection, registeredBy, view, type AuthInput, type ConnectionView, type McpDeps } from './connections.service';
+import {
+  checkAuthInput,
+  clientAuth,
+  credentialRecord,
+  findConnection,
+  registeredBy,
+  view,
+  type AuthInput,
+  type ConnectionView,
+  type McpDeps,
+} from './connections.service';
 import { toolServerError } from './errors';
 import { checkSnapshot } from './tool-limits';
 import { canonicalToolServerUrl } from './url';
@@ -57,12 +67,26 @@ export async function replaceConnectionAuth(
   const ring = auth.type === 'none' ? undefined : await deps.ring();
   try {
     const saved = await deps.db.orm.transaction(async (tx) => {
-      const [current] = await tx.select().from(mcpConnections).where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.id, id))).for('update').limit(1);
+      const [current] = await tx
+        .select()
+        .from(mcpConnections)
+        .where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.id, id)))
+        .for('update')
+        .limit(1);
       if (!current) throw new AppError('mcp_connection_not_found', 'MCP connection not found');
-      const secretEntry = auth.type === 'none' || !ring ? null : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, auth.value);
+      const secretEntry =
+        auth.type === 'none' || !ring
+          ? null
+          : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, auth.value);
       const [updated] = await tx
         .update(mcpConnections)
-        .set({ authType: auth.type, headerName: auth.type === 'header' ? auth.headerName : null, secretEntry, tools: checked.tools, createdByWallet: walletKey(agent.owner) })
+        .set({
+          authType: auth.type,
+          headerName: auth.type === 'header' ? auth.headerName : null,
+          secretEntry,
+          tools: checked.tools,
+          createdByWallet: walletKey(agent.owner),
+        })
         .where(eq(mcpConnections.id, id))
         .returning();
       if (current.secretEntry) await deleteSecret(tx, current.secretEntry);

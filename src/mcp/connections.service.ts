@@ -8,7 +8,16 @@ import type { OutboundOptions } from '../net/outbound-policy';
 import { credentialState, walletKey, type CredentialState } from '../vault/owner';
 import { agentRef, agentRefText, ofAgent, type AgentRef } from '../storage/agent-rows';
 import { deleteSecret, readSecret, storeSecret } from '../vault/store';
-import { checkCredentialHeader, checkCredentialValue, checkToolServer, createMcpClient, McpError, type CallResult, type McpAuth, type Tool } from './client';
+import {
+  checkCredentialHeader,
+  checkCredentialValue,
+  checkToolServer,
+  createMcpClient,
+  McpError,
+  type CallResult,
+  type McpAuth,
+  type Tool,
+} from './client';
 import { toolServerError } from './errors';
 import { validateArguments } from './schema-check';
 import { checkArguments, checkSnapshot, MAX_CONNECTIONS_PER_AGENT } from './tool-limits';
@@ -60,7 +69,9 @@ export function view(row: Row, entryWallet: string | null, currentOwner: string)
   const tools = (row.tools as Tool[]).map((t) => ({ name: t.name, description: t.description }));
   const type = row.authType as ConnectionView['auth']['type'];
   const own = registeredBy(row, currentOwner);
-  const credential = own ? credentialState(type !== 'none', row.secretEntry === null ? null : entryWallet, currentOwner) : 'reenter_required';
+  const credential = own
+    ? credentialState(type !== 'none', row.secretEntry === null ? null : entryWallet, currentOwner)
+    : 'reenter_required';
   return {
     id: row.id,
     url: own ? row.url : new URL(row.url).origin,
@@ -95,7 +106,8 @@ export function clientAuth(auth: AuthInput): McpAuth {
 export function checkAuthInput(auth: AuthInput): void {
   if (auth.type === 'none') return;
   const check = auth.type === 'header' ? checkCredentialHeader(auth.headerName, auth.value) : checkCredentialValue(auth.value);
-  if (!check.ok) throw new AppError('validation_failed', check.problem, { details: { issues: [{ path: 'auth', message: check.problem }] } });
+  if (!check.ok)
+    throw new AppError('validation_failed', check.problem, { details: { issues: [{ path: 'auth', message: check.problem }] } });
 }
 
 /**
@@ -103,7 +115,11 @@ export function checkAuthInput(auth: AuthInput): void {
  * tools/list with every input schema validated, then the credential into the vault and the
  * connection with its tool snapshot, in one transaction.
  */
-export async function addConnection(deps: McpDeps, agent: Agent, input: { url: string; name?: string; auth: AuthInput }): Promise<ConnectionView> {
+export async function addConnection(
+  deps: McpDeps,
+  agent: Agent,
+  input: { url: string; name?: string; auth: AuthInput },
+): Promise<ConnectionView> {
   const canonical = canonicalToolServerUrl(input.url, deps.outbound);
   if (!canonical.ok) throw new AppError('invalid_tool_server_url', canonical.message, { details: { reason: canonical.reason } });
   checkAuthInput(input.auth);
@@ -133,7 +149,10 @@ export async function addConnection(deps: McpDeps, agent: Agent, input: { url: s
       // Concurrent registrations of one agent take turns here, so the limit holds.
       await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`mcp_connections:${agentRefText(ref)}`}, 0))`);
       if ((await connectionCount(tx, ref)) >= MAX_CONNECTIONS_PER_AGENT) throw new AppError('mcp_connection_limit', LIMIT);
-      const secretEntry = input.auth.type === 'none' || !ring ? null : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, input.auth.value);
+      const secretEntry =
+        input.auth.type === 'none' || !ring
+          ? null
+          : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, input.auth.value);
       const [saved] = await tx
         .insert(mcpConnections)
         .values({
@@ -184,7 +203,11 @@ export async function listConnections(deps: McpDeps, agent: Agent): Promise<Conn
 export async function findConnection(deps: McpDeps, agent: Agent, id: string): Promise<Row> {
   let row: Row | undefined;
   try {
-    [row] = await deps.db.orm.select().from(mcpConnections).where(and(ofAgent(mcpConnections, agentRef(agent)), eq(mcpConnections.id, id))).limit(1);
+    [row] = await deps.db.orm
+      .select()
+      .from(mcpConnections)
+      .where(and(ofAgent(mcpConnections, agentRef(agent)), eq(mcpConnections.id, id)))
+      .limit(1);
   } catch (err) {
     throw databaseError(err);
   }
@@ -198,7 +221,10 @@ export async function removeConnection(deps: McpDeps, agent: Agent, id: string):
   let removed: Row | undefined;
   try {
     removed = await deps.db.orm.transaction(async (tx) => {
-      const [row] = await tx.delete(mcpConnections).where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.id, id))).returning();
+      const [row] = await tx
+        .delete(mcpConnections)
+        .where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.id, id)))
+        .returning();
       if (row?.secretEntry) await deleteSecret(tx, row.secretEntry);
       return row;
     });
@@ -221,10 +247,19 @@ async function connectedClient(deps: McpDeps, agent: Agent, row: Row) {
   let auth: McpAuth = { type: 'none' };
   if (row.authType !== 'none') {
     const read = row.secretEntry
-      ? await readSecret(deps.db.orm, await deps.ring(), agentRef(agent), { record: credentialRecord(row.id), wallet: agent.owner }, row.secretEntry)
+      ? await readSecret(
+          deps.db.orm,
+          await deps.ring(),
+          agentRef(agent),
+          { record: credentialRecord(row.id), wallet: agent.owner },
+          row.secretEntry,
+        )
       : ({ state: 'missing' } as const);
     if (read.state !== 'open') throw reentryRequired(row.id);
-    auth = row.authType === 'bearer' ? { type: 'bearer', token: read.secret } : { type: 'header', name: row.headerName ?? '', value: read.secret };
+    auth =
+      row.authType === 'bearer'
+        ? { type: 'bearer', token: read.secret }
+        : { type: 'header', name: row.headerName ?? '', value: read.secret };
   }
   return createMcpClient({ url: row.url, auth, fetch: deps.fetch, timeoutMs: deps.timeoutMs });
 }
@@ -238,7 +273,11 @@ function reentryRequired(connectionId: string): AppError {
 }
 
 /** A live tools/list with the server's health (latency). */
-export async function liveTools(deps: McpDeps, agent: Agent, id: string): Promise<{ tools: Tool[]; health: { ok: true; latencyMs: number } }> {
+export async function liveTools(
+  deps: McpDeps,
+  agent: Agent,
+  id: string,
+): Promise<{ tools: Tool[]; health: { ok: true; latencyMs: number } }> {
   const row = await findConnection(deps, agent, id);
   const client = await connectedClient(deps, agent, row);
   const started = Date.now();
@@ -254,7 +293,12 @@ export async function liveTools(deps: McpDeps, agent: Agent, id: string): Promis
 }
 
 /** tools/call, with the arguments checked against the tool's schema (from registration) first. */
-export async function callTool(deps: McpDeps, agent: Agent, id: string, input: { name: string; arguments: Record<string, unknown> }): Promise<CallResult> {
+export async function callTool(
+  deps: McpDeps,
+  agent: Agent,
+  id: string,
+  input: { name: string; arguments: Record<string, unknown> },
+): Promise<CallResult> {
   const row = await findConnection(deps, agent, id);
   if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
   const tool = (row.tools as Tool[]).find((t) => t.name === input.name);
@@ -263,7 +307,9 @@ export async function callTool(deps: McpDeps, agent: Agent, id: string, input: {
   if (!size.ok) throw new AppError('tool_arguments_too_large', `The arguments are too large: ${size.problem}`);
   const valid = validateArguments(tool.inputSchema, input.arguments);
   if (!valid.ok) {
-    const message = valid.tooCostly ? `The arguments take too much work to check against the input schema of ${tool.name}` : `The arguments do not match the input schema of ${tool.name}`;
+    const message = valid.tooCostly
+      ? `The arguments take too much work to check against the input schema of ${tool.name}`
+      : `The arguments do not match the input schema of ${tool.name}`;
     throw new AppError('invalid_tool_arguments', message, { details: { problems: valid.problems } });
   }
   const client = await connectedClient(deps, agent, row);

@@ -79,6 +79,7 @@ const MAX_UPSTREAM_TEXT = 300;
 
 /** Upstream text for an error message: one line, short, and never the credential. */
 export function upstreamText(text: unknown, secrets: readonly string[]): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
   const line = (typeof text === 'string' ? text : String(text)).replace(/[\u0000-\u001f\u007f]+/g, ' ');
   const out = scrub(line, { secrets, minLength: 1 });
   return out.length > MAX_UPSTREAM_TEXT ? `${out.slice(0, MAX_UPSTREAM_TEXT)}...` : out;

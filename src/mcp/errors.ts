@@ -10,15 +10,27 @@ export function toolServerError(err: McpError, phase: 'register' | 'use'): AppEr
   const safe = err.message;
   switch (err.kind) {
     case 'invalid_schema':
-      return new AppError('invalid_tool_schema', `Invalid tool schema${err.tool ? `: tool ${err.tool}` : ''}`, { details: { ...details, tool: err.tool, problem: safe } });
+      return new AppError('invalid_tool_schema', `Invalid tool schema${err.tool ? `: tool ${err.tool}` : ''}`, {
+        details: { ...details, tool: err.tool, problem: safe },
+      });
     case 'unauthorized':
       return phase === 'register'
-        ? new AppError('tool_server_credential_rejected', `The tool server rejected the credential (HTTP ${err.status ?? 401})`, { details })
-        : new AppError('tool_server_failed_dependency', `The tool server rejected the stored credential (HTTP ${err.status ?? 401})`, { details });
+        ? new AppError('tool_server_credential_rejected', `The tool server rejected the credential (HTTP ${err.status ?? 401})`, {
+            details,
+          })
+        : new AppError('tool_server_failed_dependency', `The tool server rejected the stored credential (HTTP ${err.status ?? 401})`, {
+            details,
+          });
     case 'oauth_required':
       return phase === 'register'
-        ? new AppError('tool_server_oauth_unsupported', 'The tool server requires OAuth authorization; OAuth tool servers are not supported: use a server that accepts a bearer token or an API-key header', { details })
-        : new AppError('tool_server_failed_dependency', 'The tool server now requires OAuth authorization, which is not supported', { details });
+        ? new AppError(
+            'tool_server_oauth_unsupported',
+            'The tool server requires OAuth authorization; OAuth tool servers are not supported: use a server that accepts a bearer token or an API-key header',
+            { details },
+          )
+        : new AppError('tool_server_failed_dependency', 'The tool server now requires OAuth authorization, which is not supported', {
+            details,
+          });
     case 'upstream_dependency':
       return new AppError('tool_server_failed_dependency', 'The tool server cannot reach its own backend (HTTP 424)', { details });
     case 'unreachable':

@@ -40,7 +40,8 @@ function compile(source: string): RE2JS {
     const reason = err instanceof Error ? (err.message.split('\n')[0] ?? '').slice(0, 200) : 'cannot be compiled';
     throw new SyntaxError(`not supported by the linear-time engine (lookaround and backreferences are not): ${reason}`);
   }
-  if (re.programSize() > MAX_PATTERN_PROGRAM) throw new SyntaxError(`too complex (program of ${re.programSize()} instructions, at most ${MAX_PATTERN_PROGRAM})`);
+  if (re.programSize() > MAX_PATTERN_PROGRAM)
+    throw new SyntaxError(`too complex (program of ${re.programSize()} instructions, at most ${MAX_PATTERN_PROGRAM})`);
   if (compiled.size >= CACHE_LIMIT) compiled.clear();
   compiled.set(source, re);
   return re;

@@ -9,7 +9,12 @@ import { replaceConnectionAuth } from './connection-auth.service';
 import type * as routes from './mcp.routes';
 
 function mcpDeps(c: Context<AppBindings>): McpDeps {
-  return { db: c.var.db, ring: () => keyRing(c.var.config), timeoutMs: c.var.config.mcpTimeoutMs, outbound: { loopbackTargets: c.var.config.dev.loopbackTargets } };
+  return {
+    db: c.var.db,
+    ring: () => keyRing(c.var.config),
+    timeoutMs: c.var.config.mcpTimeoutMs,
+    outbound: { loopbackTargets: c.var.config.dev.loopbackTargets },
+  };
 }
 
 /** Ids are UUIDs; anything else cannot name a connection. */

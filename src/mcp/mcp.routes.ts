@@ -7,7 +7,10 @@ import { jsonBody, jsonResponse } from '../http/openapi';
 const AuthInputSchema = z
   .discriminatedUnion('type', [
     z.object({ type: z.literal('none') }),
-    z.object({ type: z.literal('bearer'), value: z.string().min(1).max(8_192).openapi({ description: 'Sent as Authorization: Bearer <value>; stored in the vault' }) }),
+    z.object({
+      type: z.literal('bearer'),
+      value: z.string().min(1).max(8_192).openapi({ description: 'Sent as Authorization: Bearer <value>; stored in the vault' }),
+    }),
     z.object({
       type: z.literal('header'),
       headerName: z.string().min(1).max(100).openapi({ example: 'x-api-key' }),
@@ -34,30 +37,42 @@ const ConnectionSchema = z
     auth: z.object({
       type: z.enum(['none', 'bearer', 'header']),
       headerName: z.string().optional(),
-      valueSet: z.boolean().openapi({ description: "A credential entered by the agent's current owner is stored; its value is never returned" }),
+      valueSet: z
+        .boolean()
+        .openapi({ description: "A credential entered by the agent's current owner is stored; its value is never returned" }),
     }),
     credential: CredentialStateSchema,
-    tools: z.array(z.object({ name: z.string(), description: z.string() })).openapi({ description: 'Snapshot of tools/list at registration' }),
+    tools: z
+      .array(z.object({ name: z.string(), description: z.string() }))
+      .openapi({ description: 'Snapshot of tools/list at registration' }),
     createdAt: z.string(),
   })
   .openapi('McpConnection');
 
-const ToolSchema = z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) }).openapi('McpTool');
+const ToolSchema = z
+  .object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) })
+  .openapi('McpTool');
 
 const ConnectionParams = AgentParamsSchema.extend({
-  id: z.string().max(64).openapi({ param: { name: 'id', in: 'path' }, example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }),
+  id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: 'id', in: 'path' }, example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }),
 });
 
 const upstreamErrors = {
   404: errorResponse('`mcp_connection_not_found`, `tool_not_found`, or `agent_not_found`'),
-  424: errorResponse('`tool_server_failed_dependency`: the tool server rejected the stored credential or cannot reach its backend; `tool_server_unreachable`'),
-  502: errorResponse('`tool_server_error`: the tool server failed (5xx) or answered outside the contract; `details.upstreamStatus` holds its status'),
+  424: errorResponse(
+    '`tool_server_failed_dependency`: the tool server rejected the stored credential or cannot reach its backend; `tool_server_unreachable`',
+  ),
+  502: errorResponse(
+    '`tool_server_error`: the tool server failed (5xx) or answered outside the contract; `details.upstreamStatus` holds its status',
+  ),
   504: errorResponse('`tool_server_timeout`: no answer within MCP_TIMEOUT_MS'),
 };
 
-
 const reentryError = errorResponse(
-  "`credential_reentry_required`: the connection was registered, or its credential entered, by another wallet (an earlier owner of the agent) or before owners were recorded, and is never used for you; confirm or replace it with `PUT …/mcp/connection/{id}/auth`, or delete it",
+  '`credential_reentry_required`: the connection was registered, or its credential entered, by another wallet (an earlier owner of the agent) or before owners were recorded, and is never used for you; confirm or replace it with `PUT …/mcp/connection/{id}/auth`, or delete it',
 );
 
 export const listConnections = createRoute({
@@ -70,7 +85,10 @@ export const listConnections = createRoute({
     "Header names are shown; credential values never are. `credential` says whether each connection can be used by you as it is (`reenter_required` after the agent changed hands). A connection registered by another wallet shows its URL's origin only.",
   security: agentRoute.security,
   request: { params: agentRoute.params },
-  responses: { 200: jsonResponse('The connections', z.object({ connections: z.array(ConnectionSchema) }).openapi('McpConnections')), ...agentRoute.errors },
+  responses: {
+    200: jsonResponse('The connections', z.object({ connections: z.array(ConnectionSchema) }).openapi('McpConnections')),
+    ...agentRoute.errors,
+  },
 });
 
 export const addConnection = createRoute({
@@ -80,11 +98,15 @@ export const addConnection = createRoute({
   tags: ['Tool servers'],
   summary: 'Register a tool server (MCP)',
   description:
-    'HTTPS only; the URL is stored in canonical form and must be unique per agent (another spelling of the same URL counts). Registration runs the MCP handshake and tools/list (following nextCursor) and checks every tool\'s input schema. The credential (bearer token or custom header value) is encrypted into the vault.',
+    "HTTPS only; the URL is stored in canonical form and must be unique per agent (another spelling of the same URL counts). Registration runs the MCP handshake and tools/list (following nextCursor) and checks every tool's input schema. The credential (bearer token or custom header value) is encrypted into the vault.",
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
-    body: jsonBody(z.object({ url: z.string().max(4_096), name: z.string().min(1).max(100).optional(), auth: AuthInputSchema }).openapi('NewMcpConnection')),
+    body: jsonBody(
+      z
+        .object({ url: z.string().max(4_096), name: z.string().min(1).max(100).optional(), auth: AuthInputSchema })
+        .openapi('NewMcpConnection'),
+    ),
   },
   responses: {
     200: jsonResponse('Registered', ConnectionSchema),
@@ -92,7 +114,9 @@ export const addConnection = createRoute({
     400: errorResponse(
       '`invalid_tool_server_url` (refused by the outbound policy before any request: not https, IP literal, local, internal or loopback-resolving name, name embedding an IP, restricted port, userinfo, hidden characters; `details.reason`), `mcp_connection_exists` (MCPConnection URL already exists for this agent), `mcp_connection_limit` (the agent has 20 connections), `invalid_tool_schema` (Invalid tool schema, naming the tool; `details.problem` names a pattern that cannot run in linear time, or says the schema expands past 2000 subschemas or 200 pattern uses once its `$ref`s are followed), `tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported` (the server demands OAuth: 401 with a `resource_metadata` challenge), `tool_server_credential_rejected` (the server answered 401/403), `tool_server_invalid` (not the contract: HTML, wrong id, redirect, too large), `validation_failed`',
     ),
-    424: errorResponse('`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)'),
+    424: errorResponse(
+      '`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)',
+    ),
   },
 });
 
@@ -122,7 +146,12 @@ export const listTools = createRoute({
   security: agentRoute.security,
   request: { params: ConnectionParams },
   responses: {
-    200: jsonResponse('Live tools', z.object({ tools: z.array(ToolSchema), health: z.object({ ok: z.literal(true), latencyMs: z.number().int() }) }).openapi('McpLiveTools')),
+    200: jsonResponse(
+      'Live tools',
+      z
+        .object({ tools: z.array(ToolSchema), health: z.object({ ok: z.literal(true), latencyMs: z.number().int() }) })
+        .openapi('McpLiveTools'),
+    ),
     ...agentRoute.errors,
     400: errorResponse('`invalid_tool_server_url` (the stored URL is refused by the outbound policy in force), `validation_failed`'),
     ...upstreamErrors,
@@ -136,11 +165,14 @@ export const callTool = createRoute({
   operationId: 'callMcpTool',
   tags: ['Tool servers'],
   summary: 'Call a tool',
-  description: 'Caps the arguments\' size, then checks them against the tool\'s input schema (its regexes on a linear-time engine; 400 before any upstream call), then runs tools/call. A tool that reports `isError: true` is still a 200: the result says so.',
+  description:
+    "Caps the arguments' size, then checks them against the tool's input schema (its regexes on a linear-time engine; 400 before any upstream call), then runs tools/call. A tool that reports `isError: true` is still a 200: the result says so.",
   security: agentRoute.security,
   request: {
     params: ConnectionParams,
-    body: jsonBody(z.object({ name: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).default({}) }).openapi('McpToolCall')),
+    body: jsonBody(
+      z.object({ name: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).default({}) }).openapi('McpToolCall'),
+    ),
   },
   responses: {
     200: jsonResponse(
@@ -151,7 +183,9 @@ export const callTool = createRoute({
         .openapi('McpToolResult'),
     ),
     ...agentRoute.errors,
-    400: errorResponse('`invalid_tool_arguments` (with the schema problems; also when checking them against the schema takes too much work: `$ref`/`allOf`/`items` multiplying regexes or subschemas), `tool_arguments_too_large` (over 256 KiB, a string or property name over 32768 characters, or nested deeper than 32), `invalid_tool_server_url` (the stored URL is refused by the outbound policy in force), `validation_failed`'),
+    400: errorResponse(
+      '`invalid_tool_arguments` (with the schema problems; also when checking them against the schema takes too much work: `$ref`/`allOf`/`items` multiplying regexes or subschemas), `tool_arguments_too_large` (over 256 KiB, a string or property name over 32768 characters, or nested deeper than 32), `invalid_tool_server_url` (the stored URL is refused by the outbound policy in force), `validation_failed`',
+    ),
     ...upstreamErrors,
     409: reentryError,
   },
@@ -172,11 +206,10 @@ export const replaceConnectionAuth = createRoute({
       z
         .object({
           auth: AuthInputSchema,
-          url: z
-            .string()
-            .max(4_096)
-            .optional()
-            .openapi({ description: "The connection's full URL, required when another wallet registered it (the list shows you its origin only): proof that you know it already, since a URL can carry a key" }),
+          url: z.string().max(4_096).optional().openapi({
+            description:
+              "The connection's full URL, required when another wallet registered it (the list shows you its origin only): proof that you know it already, since a URL can carry a key",
+          }),
         })
         .openapi('McpConnectionAuth'),
     ),
@@ -188,7 +221,11 @@ export const replaceConnectionAuth = createRoute({
       '`invalid_tool_server_url` (the stored URL is refused by the outbound policy in force; nothing is sent; `details.reason`), `tool_server_credential_rejected` (the server answered 401/403), `invalid_tool_schema`, `tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported`, `tool_server_invalid`, `validation_failed`',
     ),
     404: errorResponse('`mcp_connection_not_found`, or `agent_not_found`'),
-    409: errorResponse('`credential_reentry_required`: another wallet registered this connection and `url` is missing or is not its URL; nothing is sent'),
-    424: errorResponse('`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)'),
+    409: errorResponse(
+      '`credential_reentry_required`: another wallet registered this connection and `url` is missing or is not its URL; nothing is sent',
+    ),
+    424: errorResponse(
+      '`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)',
+    ),
   },
 });

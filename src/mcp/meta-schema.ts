@@ -21,7 +21,9 @@ export function staticMetaRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(staticMetaRefs);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => (key === '$dynamicRef' && inner === '#meta' ? ['$ref', META_SCHEMA_ID] : [key, staticMetaRefs(inner)])),
+    Object.entries(value).map(([key, inner]) =>
+      key === '$dynamicRef' && inner === '#meta' ? ['$ref', META_SCHEMA_ID] : [key, staticMetaRefs(inner)],
+    ),
   );
 }
 

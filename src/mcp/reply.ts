@@ -13,10 +13,14 @@ const ERROR_BODY_BYTES = 64 * 1024;
 export function rpcFailure(error: JsonObject, secrets: readonly string[], status?: number): McpError {
   const code = typeof error.code === 'number' && Number.isInteger(error.code) ? error.code : undefined;
   const text = typeof error.message === 'string' ? error.message : 'no message';
-  return new McpError('rpc_error', `tool server returned JSON-RPC error${code === undefined ? '' : ` ${code}`}: ${upstreamText(text, secrets)}`, {
-    ...(code === undefined ? {} : { rpcCode: code }),
-    ...(status === undefined ? {} : { status }),
-  });
+  return new McpError(
+    'rpc_error',
+    `tool server returned JSON-RPC error${code === undefined ? '' : ` ${code}`}: ${upstreamText(text, secrets)}`,
+    {
+      ...(code === undefined ? {} : { rpcCode: code }),
+      ...(status === undefined ? {} : { status }),
+    },
+  );
 }
 
 /** Checks one parsed reply (or batch) against our id and returns its result. */
@@ -120,13 +124,7 @@ async function readCapped(res: Response, cap: number, deadline: Deadline): Promi
 }
 
 /** Reads an SSE reply until the event carrying our response; notifications and requests are skipped. */
-async function readSse(
-  res: Response,
-  id: number,
-  maxBytes: number,
-  secrets: readonly string[],
-  deadline: Deadline,
-): Promise<JsonObject> {
+async function readSse(res: Response, id: number, maxBytes: number, secrets: readonly string[], deadline: Deadline): Promise<JsonObject> {
   if (res.body === null) throw new McpError('bad_response', 'tool server sent an empty event stream');
   const reader = res.body.getReader();
   const decoder = new TextDecoder();

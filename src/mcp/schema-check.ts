@@ -73,10 +73,9 @@ function describe(errors: OutputUnit[]): string[] {
 export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; problem: string; pattern?: string } {
   if (!isPlainObject(schema)) return { ok: false, problem: 'inputSchema must be a JSON object' };
   const type = schema.type;
-  const typeIsObject =
-    type === undefined || type === 'object' || (Array.isArray(type) && type.length === 1 && type[0] === 'object');
+  const typeIsObject = type === undefined || type === 'object' || (Array.isArray(type) && type.length === 1 && type[0] === 'object');
   // Sized first: the walk is linear, the meta-schema validation of a huge schema is not cheap.
-  let size;
+  let size: ReturnType<typeof schemaSize>;
   try {
     size = schemaSize(schema, Math.max(MAX_SCHEMA_SUBSCHEMAS, MAX_SCHEMA_PATTERN_USES));
   } catch (err) {
@@ -88,7 +87,7 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
   if (size.patternUses > MAX_SCHEMA_PATTERN_USES) {
     return { ok: false, problem: `inputSchema runs more than ${MAX_SCHEMA_PATTERN_USES} patterns once its $refs are followed` };
   }
-  let result;
+  let result: ReturnType<ReturnType<typeof getMetaValidator>['validate']>;
   try {
     result = getMetaValidator().validate(structuredClone(schema));
   } catch (err) {
@@ -115,10 +114,7 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
  * Checks tools/call arguments against the tool's input schema. `tooCostly` when the check ran out
  * of its work budget (./validation-budget): the arguments were not judged either way.
  */
-export function validateArguments(
-  schema: unknown,
-  args: unknown,
-): { ok: true } | { ok: false; problems: string[]; tooCostly?: true } {
+export function validateArguments(schema: unknown, args: unknown): { ok: true } | { ok: false; problems: string[]; tooCostly?: true } {
   if (!isPlainObject(args)) return { ok: false, problems: ['arguments must be a JSON object'] };
   if (!isPlainObject(schema) && typeof schema !== 'boolean') {
     return { ok: false, problems: ['tool has no usable input schema'] };

@@ -12,7 +12,19 @@ export interface SchemaPattern {
 }
 
 /** Keywords whose value is one subschema. */
-const ONE = ['additionalProperties', 'unevaluatedProperties', 'items', 'additionalItems', 'unevaluatedItems', 'contains', 'propertyNames', 'not', 'if', 'then', 'else'];
+const ONE = [
+  'additionalProperties',
+  'unevaluatedProperties',
+  'items',
+  'additionalItems',
+  'unevaluatedItems',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+];
 /** Keywords whose value is an array of subschemas. */
 const MANY = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
 /** Keywords whose value maps names to subschemas. */
@@ -41,7 +53,9 @@ export function schemaPatterns(schema: unknown, limit: number): SchemaPattern[] 
     for (const keyword of ONE) walk(node[keyword], `${at}/${keyword}`);
     for (const keyword of MANY) {
       const list = node[keyword];
-      if (Array.isArray(list)) list.forEach((sub, i) => walk(sub, `${at}/${keyword}/${i}`));
+      if (Array.isArray(list)) {
+        for (const [i, sub] of list.entries()) walk(sub, `${at}/${keyword}/${i}`);
+      }
     }
     for (const keyword of MAPS) {
       const map = node[keyword];

@@ -34,7 +34,7 @@ function resolve(root: unknown, ref: string): unknown {
       return undefined;
     }
     if (Array.isArray(node)) node = node[Number(token)];
-    else if (isObject(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
+    else if (isObject(node) && Object.hasOwn(node, token)) node = node[token];
     else return undefined;
   }
   return node;
@@ -52,7 +52,8 @@ export function schemaSize(schema: unknown, cap: number): SchemaSize {
     if (active.has(node)) return { subschemas: 1, patternUses: 0 };
     active.add(node);
     let subschemas = 1;
-    let patternUses = (typeof node.pattern === 'string' ? 1 : 0) + (isObject(node.patternProperties) ? Object.keys(node.patternProperties).length : 0);
+    let patternUses =
+      (typeof node.pattern === 'string' ? 1 : 0) + (isObject(node.patternProperties) ? Object.keys(node.patternProperties).length : 0);
     const add = (child: unknown) => {
       const inner = size(child);
       subschemas = limit(subschemas + inner.subschemas);

@@ -33,9 +33,11 @@ export function jsonBytes(value: unknown): number {
 
 /** A tool server's snapshot: how many tools, how many bytes. */
 export function checkSnapshot(tools: readonly unknown[]): LimitCheck {
-  if (tools.length > MAX_SNAPSHOT_TOOLS) return { ok: false, problem: `The tool server lists ${tools.length} tools; at most ${MAX_SNAPSHOT_TOOLS} are accepted` };
+  if (tools.length > MAX_SNAPSHOT_TOOLS)
+    return { ok: false, problem: `The tool server lists ${tools.length} tools; at most ${MAX_SNAPSHOT_TOOLS} are accepted` };
   const bytes = jsonBytes(tools);
-  if (bytes > MAX_SNAPSHOT_BYTES) return { ok: false, problem: `The tool list is ${bytes} bytes; at most ${MAX_SNAPSHOT_BYTES} are accepted` };
+  if (bytes > MAX_SNAPSHOT_BYTES)
+    return { ok: false, problem: `The tool list is ${bytes} bytes; at most ${MAX_SNAPSHOT_BYTES} are accepted` };
   return { ok: true };
 }
 
@@ -45,16 +47,20 @@ export function checkSnapshot(tools: readonly unknown[]): LimitCheck {
  */
 export function checkArguments(args: unknown): LimitCheck {
   const bytes = jsonBytes(args);
-  if (bytes > MAX_ARGUMENTS_BYTES) return { ok: false, problem: `arguments are ${bytes} bytes; at most ${MAX_ARGUMENTS_BYTES} are accepted` };
+  if (bytes > MAX_ARGUMENTS_BYTES)
+    return { ok: false, problem: `arguments are ${bytes} bytes; at most ${MAX_ARGUMENTS_BYTES} are accepted` };
   const walk = (value: unknown, path: string, depth: number): string | null => {
     if (typeof value === 'string') {
-      return value.length > MAX_ARGUMENT_STRING_CHARS ? `${path || '#'}: string of ${value.length} characters; at most ${MAX_ARGUMENT_STRING_CHARS}` : null;
+      return value.length > MAX_ARGUMENT_STRING_CHARS
+        ? `${path || '#'}: string of ${value.length} characters; at most ${MAX_ARGUMENT_STRING_CHARS}`
+        : null;
     }
     if (typeof value !== 'object' || value === null) return null;
     if (depth > MAX_ARGUMENT_DEPTH) return `${path || '#'}: nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
     const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
     for (const [key, child] of entries) {
-      if (key.length > MAX_ARGUMENT_STRING_CHARS) return `${path || '#'}: property name of ${key.length} characters; at most ${MAX_ARGUMENT_STRING_CHARS}`;
+      if (key.length > MAX_ARGUMENT_STRING_CHARS)
+        return `${path || '#'}: property name of ${key.length} characters; at most ${MAX_ARGUMENT_STRING_CHARS}`;
       const problem = walk(child, `${path}/${key.slice(0, 50)}`, depth + 1);
       if (problem) return problem;
     }

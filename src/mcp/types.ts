@@ -48,10 +48,7 @@ export class McpError extends Error {
   }
 }
 
-export type McpAuth =
-  | { type: 'none' }
-  | { type: 'bearer'; token: string }
-  | { type: 'header'; name: string; value: string };
+export type McpAuth = { type: 'none' } | { type: 'bearer'; token: string } | { type: 'header'; name: string; value: string };
 
 export interface McpClientOptions {
   url: string;

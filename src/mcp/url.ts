@@ -9,7 +9,15 @@
  *
  * Plain TypeScript over the WHATWG URL parser: runs in workerd and in Node.
  */
-import { checkOutboundHost, checkPort, isIpLiteral, isLoopbackHost, PRODUCTION_POLICY, type OutboundOptions, type OutboundProblem } from '../net/outbound-policy';
+import {
+  checkOutboundHost,
+  checkPort,
+  isIpLiteral,
+  isLoopbackHost,
+  PRODUCTION_POLICY,
+  type OutboundOptions,
+  type OutboundProblem,
+} from '../net/outbound-policy';
 
 export type UrlProblem =
   | 'empty'
@@ -23,18 +31,18 @@ export type UrlProblem =
   | 'fragment'
   | OutboundProblem;
 
-export type CanonicalUrlResult =
-  | { ok: true; url: string }
-  | { ok: false; reason: UrlProblem; message: string };
+export type CanonicalUrlResult = { ok: true; url: string } | { ok: false; reason: UrlProblem; message: string };
 
 export const MAX_TOOL_SERVER_URL_LENGTH = 2048;
 
 // C0 controls, DEL, C1 controls.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 // Every Unicode white space (space, tab, NBSP, the U+2000 block, line/paragraph separators, ...).
 const WHITESPACE = /[\s\u0085\u180e]/u;
 // Zero-width, soft hyphen, bidi controls and other invisible formatting characters.
 const INVISIBLE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: single code points (combining marks among them) on purpose
   /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]|\u{e0001}|[\u{e0020}-\u{e007f}]|[\u{e0100}-\u{e01ef}]/u;
 
 function fail(reason: UrlProblem, message: string): CanonicalUrlResult {

@@ -75,15 +75,30 @@ export function meterSchema(schema: unknown, args: unknown): void {
     const children = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>);
     if (!Array.isArray(node)) {
       const record = node as Record<string, unknown>;
-      if (!Object.prototype.hasOwnProperty.call(record, METER)) {
+      if (!Object.hasOwn(record, METER)) {
         Object.defineProperty(record, METER, { enumerable: false, configurable: true, get: () => void charge(STEP_UNITS) });
       }
       for (const keyword of LISTS) {
         const list = record[keyword];
-        if (Array.isArray(list)) Object.defineProperty(record, keyword, { enumerable: true, configurable: true, get: () => (charge(list.length), list) });
+        if (Array.isArray(list))
+          Object.defineProperty(record, keyword, {
+            enumerable: true,
+            configurable: true,
+            get: () => {
+              charge(list.length);
+              return list;
+            },
+          });
       }
       if (record.uniqueItems === true) {
-        Object.defineProperty(record, 'uniqueItems', { enumerable: true, configurable: true, get: () => (charge(pairs), true) });
+        Object.defineProperty(record, 'uniqueItems', {
+          enumerable: true,
+          configurable: true,
+          get: () => {
+            charge(pairs);
+            return true;
+          },
+        });
       }
     }
     for (const child of children) walk(child);

@@ -64,8 +64,8 @@ const LOOPBACK_DOMAINS = [
  * the Kubernetes API and kubelet, Consul, Vault, search and message brokers, other databases).
  */
 export const BLOCKED_SERVICE_PORTS: ReadonlySet<number> = new Set([
-  1080, 1433, 1521, 2049, 2181, 2375, 2376, 2379, 2380, 3306, 3389, 4369, 5672, 5900, 5984, 6379, 6443, 8200, 8500, 9042,
-  9092, 9200, 9300, 10250, 10255, 11211, 15672, 25565, 27017,
+  1080, 1433, 1521, 2049, 2181, 2375, 2376, 2379, 2380, 3306, 3389, 4369, 5672, 5900, 5984, 6379, 6443, 8200, 8500, 9042, 9092, 9200, 9300,
+  10250, 10255, 11211, 15672, 25565, 27017,
 ]);
 
 /** An all-numeric label (decimal, octal or hex): IPv4 parsers accept these in any spelling. */
@@ -117,11 +117,7 @@ export function checkOutboundHost(rawHost: string, options: OutboundOptions): Ho
   if (isIpLiteral(host)) return refuse('ip_literal', 'The host must be a name, not an IP address');
   if (host.endsWith('.')) return refuse('invalid_host', 'The host must not end with a dot');
   const labels = host.split('.');
-  if (
-    METADATA_NAMES.has(host) ||
-    LOCAL_SUFFIXES.some((suffix) => underDomain(host, suffix)) ||
-    underDomain(host, 'cluster.local')
-  ) {
+  if (METADATA_NAMES.has(host) || LOCAL_SUFFIXES.some((suffix) => underDomain(host, suffix)) || underDomain(host, 'cluster.local')) {
     return refuse('local_host', 'The host must be a public name, not a local or internal one');
   }
   if (labels.length < 2) return refuse('single_label_host', 'The host must be a fully qualified name');

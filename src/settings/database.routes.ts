@@ -26,7 +26,12 @@ const SetupSchema = z
 
 const FirstStepSchema = z
   .object({
-    host: z.string().min(1).max(253).regex(/^[A-Za-z0-9.:_\-[\]]+$/, 'host must be a host name or an IP address').openapi({ example: 'db.example.com' }),
+    host: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[A-Za-z0-9.:_\-[\]]+$/, 'host must be a host name or an IP address')
+      .openapi({ example: 'db.example.com' }),
     port: z.number().int().min(1).max(65_535).default(5432),
     database: z.string().min(1).max(63).openapi({ example: 'shop' }),
     user: z.string().min(1).max(63).openapi({ example: 'agent_reader' }),
@@ -34,7 +39,6 @@ const FirstStepSchema = z
     ssl: z.enum(['require', 'disable']).default('require').openapi({ description: 'TLS to the database (default require)' }),
   })
   .openapi('DatabaseFirstStep');
-
 
 export const firstStep = createRoute({
   method: 'post',
@@ -47,9 +51,16 @@ export const firstStep = createRoute({
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(FirstStepSchema) },
   responses: {
-    200: jsonResponse('The setup id and the readable tables', z.object({ setupId: z.string(), tables: z.array(z.string()).openapi({ example: ['public.orders'] }) }).openapi('DatabaseFirstStepResult')),
+    200: jsonResponse(
+      'The setup id and the readable tables',
+      z
+        .object({ setupId: z.string(), tables: z.array(z.string()).openapi({ example: ['public.orders'] }) })
+        .openapi('DatabaseFirstStepResult'),
+    ),
     ...agentRoute.errors,
-    400: errorResponse('`database_target_refused` (host or port refused by the outbound policy; `details.reason`), `database_not_found` (the server reports it after the login), `validation_failed`'),
+    400: errorResponse(
+      '`database_target_refused` (host or port refused by the outbound policy; `details.reason`), `database_not_found` (the server reports it after the login), `validation_failed`',
+    ),
     424: errorResponse('`database_unreachable`: the database could not be reached or refused the login, one answer whatever the cause'),
   },
 });
@@ -65,14 +76,18 @@ export const secondStep = createRoute({
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
-    body: jsonBody(z.object({ setupId: z.string().max(64), tables: z.array(z.string().max(300)).min(1).max(1_000) }).openapi('DatabaseSecondStep')),
+    body: jsonBody(
+      z.object({ setupId: z.string().max(64), tables: z.array(z.string().max(300)).min(1).max(1_000) }).openapi('DatabaseSecondStep'),
+    ),
   },
   responses: {
     200: jsonResponse('The active setup', SetupSchema),
     ...agentRoute.errors,
     400: errorResponse('`database_table_not_offered` (names the tables), `validation_failed`'),
     404: errorResponse('`database_setup_not_found`, or `agent_not_found`'),
-    409: errorResponse("`credential_reentry_required`: the setup's password was entered by an earlier owner of the agent: run the first step again"),
+    409: errorResponse(
+      "`credential_reentry_required`: the setup's password was entered by an earlier owner of the agent: run the first step again",
+    ),
   },
 });
 
@@ -82,11 +97,20 @@ export const getDatabaseSettings = createRoute({
   operationId: 'getDatabaseSettings',
   tags: ['Settings'],
   summary: "The agent's database setups",
-  description: "The active setup (if any) and pending ones. Passwords are never returned; `credential` says whether the agent's current owner entered each one.",
+  description:
+    "The active setup (if any) and pending ones. Passwords are never returned; `credential` says whether the agent's current owner entered each one.",
   security: agentRoute.security,
   request: { params: agentRoute.params },
   responses: {
-    200: jsonResponse('Setups', z.object({ active: z.union([SetupSchema, z.null()]).openapi({ description: 'The active setup, or null when none is active' }), pending: z.array(SetupSchema) }).openapi('DatabaseSettings')),
+    200: jsonResponse(
+      'Setups',
+      z
+        .object({
+          active: z.union([SetupSchema, z.null()]).openapi({ description: 'The active setup, or null when none is active' }),
+          pending: z.array(SetupSchema),
+        })
+        .openapi('DatabaseSettings'),
+    ),
     ...agentRoute.errors,
   },
 });

@@ -60,7 +60,11 @@ function view(row: Row, entryWallet: string | null, currentOwner: string): Setup
  * connection), connect, list the visible tables, keep the connection (password in the vault) as
  * pending.
  */
-export async function firstStep(deps: DatabaseDeps, agent: Agent, target: ExternalDatabase): Promise<{ setupId: string; tables: string[] }> {
+export async function firstStep(
+  deps: DatabaseDeps,
+  agent: Agent,
+  target: ExternalDatabase,
+): Promise<{ setupId: string; tables: string[] }> {
   const allowed = checkDatabaseTarget(target, deps.outbound);
   if (!allowed.ok) {
     throw new AppError('database_target_refused', `Database target refused: ${allowed.message}`, { details: { reason: allowed.reason } });
@@ -100,19 +104,33 @@ export async function secondStep(deps: DatabaseDeps, agent: Agent, input: { setu
   const ref = agentRef(agent);
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
-      const [setup] = await tx.select().from(databaseSetups).where(and(ofAgent(databaseSetups, ref), eq(databaseSetups.id, input.setupId))).for('update').limit(1);
+      const [setup] = await tx
+        .select()
+        .from(databaseSetups)
+        .where(and(ofAgent(databaseSetups, ref), eq(databaseSetups.id, input.setupId)))
+        .for('update')
+        .limit(1);
       if (!setup) throw new AppError('database_setup_not_found', 'Database setup not found: run the first step again');
       if (view(setup, await secretOwnerWallet(tx, setup.passwordEntry), agent.owner).credential !== 'set') {
-        throw new AppError('credential_reentry_required', "This setup's password was not entered by the agent's current owner: run the first step again", {
-          details: { setupId: setup.id },
-        });
+        throw new AppError(
+          'credential_reentry_required',
+          "This setup's password was not entered by the agent's current owner: run the first step again",
+          {
+            details: { setupId: setup.id },
+          },
+        );
       }
       const offered = new Set(setup.offeredTables as string[]);
       const notOffered = input.tables.filter((t) => !offered.has(t));
       if (notOffered.length > 0) {
-        throw new AppError('database_table_not_offered', `These tables were not offered by the first step: ${notOffered.join(', ')}`, { details: { tables: notOffered } });
+        throw new AppError('database_table_not_offered', `These tables were not offered by the first step: ${notOffered.join(', ')}`, {
+          details: { tables: notOffered },
+        });
       }
-      const replaced = await tx.delete(databaseSetups).where(and(ofAgent(databaseSetups, ref), eq(databaseSetups.status, 'active'), ne(databaseSetups.id, setup.id))).returning();
+      const replaced = await tx
+        .delete(databaseSetups)
+        .where(and(ofAgent(databaseSetups, ref), eq(databaseSetups.status, 'active'), ne(databaseSetups.id, setup.id)))
+        .returning();
       for (const old of replaced) if (old.passwordEntry) await deleteSecret(tx, old.passwordEntry);
       const [saved] = await tx
         .update(databaseSetups)

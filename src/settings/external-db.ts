@@ -34,7 +34,10 @@ function sqlState(err: unknown): string | undefined {
 }
 
 interface PgInternals {
-  connection?: { stream?: { on(event: 'data', listener: (chunk: { length: number }) => void): void; destroy?(): void }; on(event: string, listener: () => void): void };
+  connection?: {
+    stream?: { on(event: 'data', listener: (chunk: { length: number }) => void): void; destroy?(): void };
+    on(event: string, listener: () => void): void;
+  };
 }
 
 /** Counts the bytes the server sends and cuts the connection past `MAX_BYTES_READ`. */
@@ -92,7 +95,9 @@ export async function listVisibleTables(target: ExternalDatabase): Promise<strin
     );
     if (tooMuch()) throw new Error('reply too large');
     // The server may not be a well-behaved Postgres: check what came back, not what we asked for.
-    const names = rows.map((r) => r.name).filter((n): n is string => typeof n === 'string' && n.length > 0 && n.length <= MAX_TABLE_NAME_CHARS);
+    const names = rows
+      .map((r) => r.name)
+      .filter((n): n is string => typeof n === 'string' && n.length > 0 && n.length <= MAX_TABLE_NAME_CHARS);
     return [...new Set(names)].slice(0, MAX_TABLES);
   } catch (err) {
     if (sqlState(err) === '3D000') throw new AppError('database_not_found', 'The database does not exist on that server');

@@ -23,9 +23,7 @@ export async function getPromptTemplate(db: Database, agent: Agent, key: string)
     [row] = await db.orm
       .select()
       .from(promptTemplates)
-      .where(
-        and(ofAgent(promptTemplates, ref), eq(promptTemplates.key, key)),
-      )
+      .where(and(ofAgent(promptTemplates, ref), eq(promptTemplates.key, key)))
       .limit(1);
   } catch (err) {
     throw databaseError(err);

@@ -10,7 +10,9 @@ const LlmSettingsSchema = z
     model: z.string().openapi({ example: 'gpt-4.1-mini' }),
     temperature: z.number().openapi({ example: 0.3 }),
     maxTokens: z.number().int().openapi({ example: 4096 }),
-    apiKeySet: z.boolean().openapi({ description: "Whether an API key entered by the agent's current owner is stored (in the vault). The key is never returned." }),
+    apiKeySet: z.boolean().openapi({
+      description: "Whether an API key entered by the agent's current owner is stored (in the vault). The key is never returned.",
+    }),
     credential: z.enum(['set', 'reenter_required', 'none']).openapi({
       description:
         "`none`: no API key is stored; `set`: the current owner's key is stored; `reenter_required`: the stored key was entered by an earlier owner of the agent (or before owners were recorded) and is never used for you: POST the settings with your own `apiKey`.",
@@ -22,17 +24,22 @@ const LlmSettingsSchema = z
 
 const LlmSettingsInputSchema = z
   .object({
-    provider: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'provider must be a lower-case name such as openai or anthropic').openapi({ example: 'openai' }),
-    model: z.string().min(1).max(128).regex(/^[\x21-\x7E]+$/, 'model must be visible ASCII without spaces').openapi({ example: 'gpt-4.1-mini' }),
-    temperature: z.number().min(0).max(2).openapi({ example: 0.3 }),
-    maxTokens: z.number().int().min(1).openapi({ example: 4096, description: 'At most TOKEN__MAX_TOKENS_PER_REQUEST (default 100000)' }),
-    apiKey: z
+    provider: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'provider must be a lower-case name such as openai or anthropic')
+      .openapi({ example: 'openai' }),
+    model: z
       .string()
       .min(1)
-      .max(4_096)
-      .nullable()
-      .optional()
-      .openapi({ description: 'The provider API key, stored encrypted in the vault and never returned. Omit to keep the stored key; null removes it.', example: 'sk-...' }),
+      .max(128)
+      .regex(/^[\x21-\x7E]+$/, 'model must be visible ASCII without spaces')
+      .openapi({ example: 'gpt-4.1-mini' }),
+    temperature: z.number().min(0).max(2).openapi({ example: 0.3 }),
+    maxTokens: z.number().int().min(1).openapi({ example: 4096, description: 'At most TOKEN__MAX_TOKENS_PER_REQUEST (default 100000)' }),
+    apiKey: z.string().min(1).max(4_096).nullable().optional().openapi({
+      description: 'The provider API key, stored encrypted in the vault and never returned. Omit to keep the stored key; null removes it.',
+      example: 'sk-...',
+    }),
   })
   .openapi('LlmSettingsInput');
 
@@ -52,11 +59,15 @@ const PromptTemplateSchema = z
 
 const PromptTemplateInputSchema = z
   .object({
-    template: z.string().min(1).max(65_536).refine((t) => !t.includes('\u0000') && t.isWellFormed(), 'template must be well-formed text without NUL').openapi({ example: 'You are a helpful agent for {{customer}}.' }),
+    template: z
+      .string()
+      .min(1)
+      .max(65_536)
+      .refine((t) => !t.includes('\u0000') && t.isWellFormed(), 'template must be well-formed text without NUL')
+      .openapi({ example: 'You are a helpful agent for {{customer}}.' }),
     description: z.string().max(1_024).nullable().optional().openapi({ example: 'Default system prompt' }),
   })
   .openapi('PromptTemplateInput');
-
 
 export const getLlmSettings = createRoute({
   method: 'get',
@@ -64,10 +75,15 @@ export const getLlmSettings = createRoute({
   operationId: 'getLlmSettings',
   tags: ['Settings'],
   summary: "The agent's LLM settings",
-  description: "Provider, model, temperature, max tokens, and whether an API key is stored; never the key. After the agent changes hands, an earlier owner's key shows as `credential: reenter_required`.",
+  description:
+    "Provider, model, temperature, max tokens, and whether an API key is stored; never the key. After the agent changes hands, an earlier owner's key shows as `credential: reenter_required`.",
   security: agentRoute.security,
   request: { params: agentRoute.params },
-  responses: { 200: jsonResponse('The settings', LlmSettingsSchema), ...agentRoute.errors, 404: errorResponse('`llm_settings_not_found` (never set), or `agent_not_found`') },
+  responses: {
+    200: jsonResponse('The settings', LlmSettingsSchema),
+    ...agentRoute.errors,
+    404: errorResponse('`llm_settings_not_found` (never set), or `agent_not_found`'),
+  },
 });
 
 export const saveLlmSettings = createRoute({
@@ -94,7 +110,11 @@ export const getPromptTemplate = createRoute({
   description: 'The template stored under `key` for this agent; 404 `prompt_template_not_found` when there is none.',
   security: agentRoute.security,
   request: { params: TemplateParams },
-  responses: { 200: jsonResponse('The template', PromptTemplateSchema), ...agentRoute.errors, 404: errorResponse('`prompt_template_not_found`, or `agent_not_found`') },
+  responses: {
+    200: jsonResponse('The template', PromptTemplateSchema),
+    ...agentRoute.errors,
+    404: errorResponse('`prompt_template_not_found`, or `agent_not_found`'),
+  },
 });
 
 export const savePromptTemplate = createRoute({
@@ -103,7 +123,8 @@ export const savePromptTemplate = createRoute({
   operationId: 'savePromptTemplate',
   tags: ['Settings'],
   summary: 'Create or replace a prompt template',
-  description: 'Stores `template` (up to 64 KiB of text) and an optional `description` under `key` (1..128 characters of A-Z a-z 0-9 . _ - : @), replacing what was there.',
+  description:
+    'Stores `template` (up to 64 KiB of text) and an optional `description` under `key` (1..128 characters of A-Z a-z 0-9 . _ - : @), replacing what was there.',
   security: agentRoute.security,
   request: { params: TemplateParams, body: jsonBody(PromptTemplateInputSchema) },
   responses: { 200: jsonResponse('The saved template', PromptTemplateSchema), ...agentRoute.errors },

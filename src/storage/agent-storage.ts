@@ -3,7 +3,6 @@ import { databaseError } from './db';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION, type TemplateStep } from './agent-template';
 import type { SqlClient, SqlPool } from './sql-client';
 
-
 /** Where agent storage is reached: one-shot statements, and a pool for transactions. */
 export interface AgentStore {
   sql: SqlClient;
@@ -107,10 +106,10 @@ export async function provision(
         [schema.name, agent.chainId, agent.collection.toLowerCase(), agent.tokenId.toString(), target],
       );
     } else if (from < target) {
-      await client.query(
-        'update "gateway"."agent_storage" set template_version = $2, upgraded_at = now() where schema_name = $1',
-        [schema.name, target],
-      );
+      await client.query('update "gateway"."agent_storage" set template_version = $2, upgraded_at = now() where schema_name = $1', [
+        schema.name,
+        target,
+      ]);
     }
     await client.query('COMMIT');
     return from;

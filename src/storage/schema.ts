@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { check, customType, doublePrecision, index, integer, jsonb, pgSchema, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import {
+  check,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 /**
  * The shared schema `gateway`. Per-agent schemas (contexts, messages) are separate and derived

@@ -57,10 +57,17 @@ const known = new Map<number, ProcessRef>();
 let userDataDir = '';
 let context: BrowserContext | undefined;
 
-interface SpecOperation { label: string; summary: string; operationId: string | undefined; tag: string }
+interface SpecOperation {
+  label: string;
+  summary: string;
+  operationId: string | undefined;
+  tag: string;
+}
 
 /** Every operation of an OpenAPI document: `METHOD /path` as the page labels it, summary, operationId, tag. */
-function operationsOf(spec: { paths?: Record<string, Record<string, { summary?: string; operationId?: string; tags?: string[] }>> }): SpecOperation[] {
+function operationsOf(spec: {
+  paths?: Record<string, Record<string, { summary?: string; operationId?: string; tags?: string[] }>>;
+}): SpecOperation[] {
   const ops: SpecOperation[] = [];
   for (const [route, item] of Object.entries(spec.paths ?? {})) {
     for (const method of METHODS) {
@@ -74,12 +81,19 @@ function operationsOf(spec: { paths?: Record<string, Record<string, { summary?: 
 }
 
 /** A fresh wallet that owns a freshly minted agent of the deployment's demo collection, and its token. */
-async function ownerWithToken(deployment: StackFile['mainnet'], funded: Hex): Promise<{ address: Address; tokenId: string; token: string }> {
+async function ownerWithToken(
+  deployment: StackFile['mainnet'],
+  funded: Hex,
+): Promise<{ address: Address; tokenId: string; token: string }> {
   const account = privateKeyToAccount(generatePrivateKey());
   const tokenId = BigInt(Date.now()) * 1000n + BigInt(Math.floor(Math.random() * 1000));
   await mintAgent(deployment.rpcUrl, funded, deployment.collection as Address, account.address, tokenId);
   const post = async (route: string, body: unknown) => {
-    const res = await fetch(`${deployment.baseUrl}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${deployment.baseUrl}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (res.status !== 200) throw new Error(`${route}: ${res.status} ${await res.text()}`);
     return res.json() as Promise<Record<string, string>>;
   };
@@ -148,7 +162,9 @@ afterAll(async () => {
     collectStackPids(known, devDir);
     const left = stillRunning(known);
     if (left.length > 0) {
-      problems.push(`stack processes still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM: ${left.map((p) => `${p.pid} ${p.cmdline}`).join('; ')}`);
+      problems.push(
+        `stack processes still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM: ${left.map((p) => `${p.pid} ${p.cmdline}`).join('; ')}`,
+      );
       try {
         process.kill(-current.pid, 'SIGKILL');
       } catch {
@@ -166,108 +182,121 @@ afterAll(async () => {
 });
 
 describe('/docs in headless Chromium', () => {
-  it.each(['mainnet', 'testnet'] as const)('%s: every operation with its summary, search, samples, Try it with a real token', async (net) => {
-    const deployment = stack![net];
-    const specRes = await fetch(`${deployment.baseUrl}/openapi.json`);
-    expect(specRes.status).toBe(200);
-    const expected = operationsOf((await specRes.json()) as Parameters<typeof operationsOf>[0]);
-    expect(expected.length).toBeGreaterThan(10);
-    const labels = expected.map((o) => o.label);
-    expect(labels).toContain('GET /health');
-    const agentRoute = 'GET /agent/{agentCollectionAddress}/{agentTokenId}';
-    expect(labels).toContain(agentRoute);
-    const owner = await ownerWithToken(deployment, stack!.accounts[0]!.privateKey as Hex);
+  it.each(['mainnet', 'testnet'] as const)(
+    '%s: every operation with its summary, search, samples, Try it with a real token',
+    async (net) => {
+      const deployment = stack![net];
+      const specRes = await fetch(`${deployment.baseUrl}/openapi.json`);
+      expect(specRes.status).toBe(200);
+      const expected = operationsOf((await specRes.json()) as Parameters<typeof operationsOf>[0]);
+      expect(expected.length).toBeGreaterThan(10);
+      const labels = expected.map((o) => o.label);
+      expect(labels).toContain('GET /health');
+      const agentRoute = 'GET /agent/{agentCollectionAddress}/{agentTokenId}';
+      expect(labels).toContain(agentRoute);
+      const owner = await ownerWithToken(deployment, stack!.accounts[0]!.privateKey as Hex);
 
-    const page = await context!.newPage();
-    const consoleMessages: string[] = [];
-    const consoleErrors: string[] = [];
-    const pageErrors: string[] = [];
-    const failedRequests: string[] = [];
-    const authorizations: string[] = [];
-    page.on('console', (msg: ConsoleMessage) => {
-      consoleMessages.push(msg.text());
-      if (msg.type() === 'error') consoleErrors.push(`${msg.text()} (${msg.location().url}:${msg.location().lineNumber})`);
-    });
-    page.on('pageerror', (err: Error) => pageErrors.push(err.message));
-    page.on('requestfailed', (req: Request) => failedRequests.push(`${req.method()} ${req.url()}: ${req.failure()?.errorText ?? '?'}`));
-    page.on('request', (req: Request) => {
-      const auth = req.headers().authorization;
-      if (auth !== undefined) authorizations.push(`${req.method()} ${new URL(req.url()).pathname} ${auth}`);
-    });
-    try {
-      const res = await page.goto(`${deployment.baseUrl}/docs`, { waitUntil: 'load' });
-      expect(res?.status()).toBe(200);
-      expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'sha256-/);
-      await page.waitForSelector('body[data-state="ready"], body[data-state="error"]', { timeout: 30_000 });
-      expect(await page.getAttribute('body', 'data-state'), (await page.textContent('#status')) ?? '').toBe('ready');
+      const page = await context!.newPage();
+      const consoleMessages: string[] = [];
+      const consoleErrors: string[] = [];
+      const pageErrors: string[] = [];
+      const failedRequests: string[] = [];
+      const authorizations: string[] = [];
+      page.on('console', (msg: ConsoleMessage) => {
+        consoleMessages.push(msg.text());
+        if (msg.type() === 'error') consoleErrors.push(`${msg.text()} (${msg.location().url}:${msg.location().lineNumber})`);
+      });
+      page.on('pageerror', (err: Error) => pageErrors.push(err.message));
+      page.on('requestfailed', (req: Request) => failedRequests.push(`${req.method()} ${req.url()}: ${req.failure()?.errorText ?? '?'}`));
+      page.on('request', (req: Request) => {
+        const auth = req.headers().authorization;
+        if (auth !== undefined) authorizations.push(`${req.method()} ${new URL(req.url()).pathname} ${auth}`);
+      });
+      try {
+        const res = await page.goto(`${deployment.baseUrl}/docs`, { waitUntil: 'load' });
+        expect(res?.status()).toBe(200);
+        expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'sha256-/);
+        await page.waitForSelector('body[data-state="ready"], body[data-state="error"]', { timeout: 30_000 });
+        expect(await page.getAttribute('body', 'data-state'), (await page.textContent('#status')) ?? '').toBe('ready');
 
-      // Every operation, once, with its summary in the sidebar; and its samples and examples.
-      const shown = await page.$$eval('[data-operation]', (els) => els.map((el) => el.getAttribute('data-operation') ?? ''));
-      expect([...shown].sort()).toEqual([...labels].sort());
-      const nav = await page.$$eval('[data-nav]', (els) => els.map((el) => [el.getAttribute('data-nav') ?? '', el.textContent ?? '']));
-      expect(nav.map(([label]) => label).sort()).toEqual([...labels].sort());
-      for (const op of expected) expect(nav.find(([label]) => label === op.label)?.[1], op.label).toBe(op.label.split(' ')[0]! + op.summary);
-      expect(await page.locator('[data-sample="curl"]').count()).toBe(expected.length);
-      expect(await page.locator('[data-sample="client"]').count()).toBe(expected.length);
-      expect(await page.locator('[data-example]').count()).toBeGreaterThan(expected.length);
-      const withId = expected.find((o) => o.operationId !== undefined);
-      if (withId) {
-        const section = page.locator(`section[data-operation="${withId.label}"]`);
-        expect(await section.locator('[data-sample="client"] pre').textContent()).toContain(`.${withId.operationId}(`);
+        // Every operation, once, with its summary in the sidebar; and its samples and examples.
+        const shown = await page.$$eval('[data-operation]', (els) => els.map((el) => el.getAttribute('data-operation') ?? ''));
+        expect([...shown].sort()).toEqual([...labels].sort());
+        const nav = await page.$$eval('[data-nav]', (els) => els.map((el) => [el.getAttribute('data-nav') ?? '', el.textContent ?? '']));
+        expect(nav.map(([label]) => label).sort()).toEqual([...labels].sort());
+        for (const op of expected)
+          expect(nav.find(([label]) => label === op.label)?.[1], op.label).toBe(op.label.split(' ')[0]! + op.summary);
+        expect(await page.locator('[data-sample="curl"]').count()).toBe(expected.length);
+        expect(await page.locator('[data-sample="client"]').count()).toBe(expected.length);
+        expect(await page.locator('[data-example]').count()).toBeGreaterThan(expected.length);
+        const withId = expected.find((o) => o.operationId !== undefined);
+        if (withId) {
+          const section = page.locator(`section[data-operation="${withId.label}"]`);
+          expect(await section.locator('[data-sample="client"] pre').textContent()).toContain(`.${withId.operationId}(`);
+        }
+        await page.screenshot({ path: `/tmp/docs-${net}.png` });
+
+        // Search: "/" focuses it; it filters by summary, path, operationId and tag.
+        await page.keyboard.press('/');
+        expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('search');
+        await page.keyboard.type('health');
+        const matching = (q: string) =>
+          expected
+            .filter((o) => [o.summary, o.label, o.operationId ?? '', o.tag].join(' ').toLowerCase().includes(q))
+            .map((o) => o.label)
+            .sort();
+        const visible = async () =>
+          (
+            await page
+              .locator('section[data-operation]:visible')
+              .evaluateAll((els) => els.map((el) => el.getAttribute('data-operation') ?? ''))
+          ).sort();
+        expect(await visible()).toEqual(matching('health'));
+        expect(await page.locator('[data-nav]:visible').count()).toBe(matching('health').length);
+        await page.screenshot({ path: `/tmp/docs-${net}-search.png` });
+        await page.keyboard.press('Escape');
+        expect(await visible()).toEqual([...labels].sort());
+
+        // Try it on GET /health: no parameters, no token.
+        const health = page.locator('section[data-operation="GET /health"]');
+        await health.locator('details.try > summary').click();
+        await health.getByRole('button', { name: 'Send' }).click();
+        await health.locator('.result .status').waitFor({ timeout: 15_000 });
+        expect(await health.locator('.result .status').textContent()).toMatch(/^200\b/);
+        expect(await health.locator('.result pre').first().textContent()).toContain('{');
+
+        // Try it on the agent with a real token: pasted into the field, sent only in the header.
+        await page.locator('#token').fill(owner.token);
+        const agent = page.locator(`section[data-operation="${agentRoute}"]`);
+        await agent.locator('details.try > summary').click();
+        await agent.getByLabel('agentCollectionAddress (path, required)').fill(deployment.collection);
+        await agent.getByLabel('agentTokenId (path, required)').fill(owner.tokenId);
+        await agent.getByRole('button', { name: 'Send' }).click();
+        await agent.locator('.result .status').waitFor({ timeout: 15_000 });
+        expect(await agent.locator('.result .status').textContent()).toMatch(/^200\b/);
+        expect((await agent.locator('.result pre').first().textContent())?.toLowerCase()).toContain(owner.address.toLowerCase());
+        expect(authorizations).toEqual([`GET /agent/${deployment.collection}/${owner.tokenId} Bearer ${owner.token}`]);
+        // The code-sample tabs: click, then the arrow keys.
+        const clientTab = agent.getByRole('tab', { name: 'TypeScript client' });
+        await clientTab.click();
+        expect(await agent.locator('[data-sample="client"]').isVisible()).toBe(true);
+        expect(await agent.locator('[data-sample="curl"]').isVisible()).toBe(false);
+        await page.keyboard.press('ArrowLeft');
+        expect(await agent.locator('[data-sample="curl"]').isVisible()).toBe(true);
+        await page.keyboard.press('ArrowRight');
+        expect(await agent.getByRole('tab', { name: 'TypeScript client' }).getAttribute('aria-selected')).toBe('true');
+        await agent.locator('.result').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `/tmp/docs-${net}-try.png` });
+        await agent.screenshot({ path: `/tmp/docs-${net}-agent.png` });
+
+        expect(await page.content()).not.toContain(owner.token);
+        expect(consoleMessages.filter((m) => m.includes(owner.token))).toEqual([]);
+        expect(consoleErrors, 'console errors').toEqual([]);
+        expect(pageErrors, 'page errors').toEqual([]);
+        expect(failedRequests, 'failed requests').toEqual([]);
+      } finally {
+        await page.close();
       }
-      await page.screenshot({ path: `/tmp/docs-${net}.png` });
-
-      // Search: "/" focuses it; it filters by summary, path, operationId and tag.
-      await page.keyboard.press('/');
-      expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('search');
-      await page.keyboard.type('health');
-      const matching = (q: string) => expected.filter((o) => [o.summary, o.label, o.operationId ?? '', o.tag].join(' ').toLowerCase().includes(q)).map((o) => o.label).sort();
-      const visible = async () => (await page.locator('section[data-operation]:visible').evaluateAll((els) => els.map((el) => el.getAttribute('data-operation') ?? ''))).sort();
-      expect(await visible()).toEqual(matching('health'));
-      expect(await page.locator('[data-nav]:visible').count()).toBe(matching('health').length);
-      await page.screenshot({ path: `/tmp/docs-${net}-search.png` });
-      await page.keyboard.press('Escape');
-      expect(await visible()).toEqual([...labels].sort());
-
-      // Try it on GET /health: no parameters, no token.
-      const health = page.locator('section[data-operation="GET /health"]');
-      await health.locator('details.try > summary').click();
-      await health.getByRole('button', { name: 'Send' }).click();
-      await health.locator('.result .status').waitFor({ timeout: 15_000 });
-      expect(await health.locator('.result .status').textContent()).toMatch(/^200\b/);
-      expect(await health.locator('.result pre').first().textContent()).toContain('{');
-
-      // Try it on the agent with a real token: pasted into the field, sent only in the header.
-      await page.locator('#token').fill(owner.token);
-      const agent = page.locator(`section[data-operation="${agentRoute}"]`);
-      await agent.locator('details.try > summary').click();
-      await agent.getByLabel('agentCollectionAddress (path, required)').fill(deployment.collection);
-      await agent.getByLabel('agentTokenId (path, required)').fill(owner.tokenId);
-      await agent.getByRole('button', { name: 'Send' }).click();
-      await agent.locator('.result .status').waitFor({ timeout: 15_000 });
-      expect(await agent.locator('.result .status').textContent()).toMatch(/^200\b/);
-      expect((await agent.locator('.result pre').first().textContent())?.toLowerCase()).toContain(owner.address.toLowerCase());
-      expect(authorizations).toEqual([`GET /agent/${deployment.collection}/${owner.tokenId} Bearer ${owner.token}`]);
-      // The code-sample tabs: click, then the arrow keys.
-      const clientTab = agent.getByRole('tab', { name: 'TypeScript client' });
-      await clientTab.click();
-      expect(await agent.locator('[data-sample="client"]').isVisible()).toBe(true);
-      expect(await agent.locator('[data-sample="curl"]').isVisible()).toBe(false);
-      await page.keyboard.press('ArrowLeft');
-      expect(await agent.locator('[data-sample="curl"]').isVisible()).toBe(true);
-      await page.keyboard.press('ArrowRight');
-      expect(await agent.getByRole('tab', { name: 'TypeScript client' }).getAttribute('aria-selected')).toBe('true');
-      await agent.locator('.result').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `/tmp/docs-${net}-try.png` });
-      await agent.screenshot({ path: `/tmp/docs-${net}-agent.png` });
-
-      expect(await page.content()).not.toContain(owner.token);
-      expect(consoleMessages.filter((m) => m.includes(owner.token))).toEqual([]);
-      expect(consoleErrors, 'console errors').toEqual([]);
-      expect(pageErrors, 'page errors').toEqual([]);
-      expect(failedRequests, 'failed requests').toEqual([]);
-    } finally {
-      await page.close();
-    }
-  });
+    },
+  );
 });

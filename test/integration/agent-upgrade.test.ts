@@ -39,7 +39,9 @@ afterAll(async () => {
 });
 
 async function versions(): Promise<number[]> {
-  const { rows } = await pool.query<{ template_version: number }>('select template_version from gateway.agent_storage order by schema_name');
+  const { rows } = await pool.query<{ template_version: number }>(
+    'select template_version from gateway.agent_storage order by schema_name',
+  );
   return rows.map((r) => r.template_version);
 }
 

@@ -28,7 +28,12 @@ let deadFirst: Worker;
 let allDead: Worker;
 
 async function worker(overrides: Record<string, string>, omit: string[] = []): Promise<Worker> {
-  const started = await startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', omit, bindings: { ...workerBindingsFor(stack), ...overrides } });
+  const started = await startMiniflare({
+    scriptPath: stack.scriptPath,
+    deployment: 'testnet',
+    omit,
+    bindings: { ...workerBindingsFor(stack), ...overrides },
+  });
   workers.push(started);
   return started;
 }

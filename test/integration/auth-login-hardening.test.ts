@@ -31,7 +31,11 @@ describe('login and pairing messages never cross', () => {
     const { message } = await initLogin(testnet, wallet.address);
     expect(message.split('\n')[3]).toBe(STATEMENTS.login);
     const signature = await wallet.signMessage({ message });
-    expectError(await verifyWallet(testnet.baseUrl, { walletAddress: wallet.address, chainId, message, signature }), 401, 'message_purpose_mismatch');
+    expectError(
+      await verifyWallet(testnet.baseUrl, { walletAddress: wallet.address, chainId, message, signature }),
+      401,
+      'message_purpose_mismatch',
+    );
     const login = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature });
     expect(login.status, login.text).toBe(200);
   });
@@ -42,7 +46,12 @@ describe('login and pairing messages never cross', () => {
     const message = pairing.replace(`${STATEMENTS.pairing}\n\n`, '');
     expect(message).not.toContain(STATEMENTS.pairing);
     expectError(
-      await verifyWallet(testnet.baseUrl, { walletAddress: wallet.address, chainId, message, signature: await wallet.signMessage({ message }) }),
+      await verifyWallet(testnet.baseUrl, {
+        walletAddress: wallet.address,
+        chainId,
+        message,
+        signature: await wallet.signMessage({ message }),
+      }),
       401,
       'message_purpose_mismatch',
     );
@@ -53,7 +62,11 @@ describe('login and pairing messages never cross', () => {
     const login = await initLogin(testnet, wallet.address);
     const pairing = await initLogin(testnet, wallet.address, testnet.baseUrl, 'pairing');
     const pairingSignature = await wallet.signMessage({ message: pairing.message });
-    expectError(await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature: pairingSignature }), 401, 'signature_invalid');
+    expectError(
+      await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature: pairingSignature }),
+      401,
+      'signature_invalid',
+    );
     // naming the pairing nonce does not help: only login messages are pending logins
     expectError(
       await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature: pairingSignature, nonce: pairing.nonce }),
@@ -63,7 +76,11 @@ describe('login and pairing messages never cross', () => {
     // both messages are still good for their own purpose
     const pairingBody = { walletAddress: wallet.address, chainId, message: pairing.message, signature: pairingSignature };
     expect((await verifyWallet(testnet.baseUrl, pairingBody)).status).toBe(200);
-    const ok = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature: await wallet.signMessage({ message: login.message }) });
+    const ok = await finish(testnet.baseUrl, {
+      walletAddress: wallet.address,
+      chainId,
+      signature: await wallet.signMessage({ message: login.message }),
+    });
     expect(ok.status, ok.text).toBe(200);
   });
 
@@ -82,19 +99,36 @@ describe('login and pairing messages never cross', () => {
       version: '1',
       issuedAt: new Date(),
     });
-    const paired = await verifyWallet(testnet.baseUrl, { walletAddress: wallet.address, chainId, message: pairing, signature: await wallet.signMessage({ message: pairing }) });
+    const paired = await verifyWallet(testnet.baseUrl, {
+      walletAddress: wallet.address,
+      chainId,
+      message: pairing,
+      signature: await wallet.signMessage({ message: pairing }),
+    });
     expect(paired.status, paired.text).toBe(200);
-    expectError(await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature: await wallet.signMessage({ message: login.message }) }), 401, 'nonce_used');
+    expectError(
+      await finish(testnet.baseUrl, {
+        walletAddress: wallet.address,
+        chainId,
+        signature: await wallet.signMessage({ message: login.message }),
+      }),
+      401,
+      'nonce_used',
+    );
   });
 });
 
-describe('nobody can jam a wallet\'s login', () => {
+describe("nobody can jam a wallet's login", () => {
   it('5 inits by someone else after mine: my finish still logs in (200), with or without the nonce', async () => {
     const wallet = newWallet();
     const mine = await initLogin(testnet, wallet.address);
     const second = await initLogin(testnet, wallet.address);
     for (let i = 0; i < 5; i += 1) await initLogin(testnet, wallet.address);
-    const res = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature: await wallet.signMessage({ message: mine.message }) });
+    const res = await finish(testnet.baseUrl, {
+      walletAddress: wallet.address,
+      chainId,
+      signature: await wallet.signMessage({ message: mine.message }),
+    });
     expect(res.status, res.text).toBe(200);
     const direct = await finish(testnet.baseUrl, {
       walletAddress: wallet.address,
@@ -134,7 +168,9 @@ describe('nobody can jam a wallet\'s login', () => {
     const { message } = await initLogin(testnet, wallet.address);
     for (let i = 0; i < 3; i += 1) await initLogin(testnet, wallet.address);
     const signature = await wallet.signMessage({ message });
-    const results = await Promise.all(Array.from({ length: 20 }, () => finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 200)) expectError(r, 401, 'nonce_used');
   });
@@ -144,7 +180,15 @@ describe('nobody can jam a wallet\'s login', () => {
     const { message } = await initLogin(testnet, wallet.address);
     const signature = await wallet.signMessage({ message });
     const other = await initLogin(testnet, newWallet().address);
-    expectError(await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature, nonce: other.nonce }), 401, 'login_not_started');
-    expectError(await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature, nonce: 'not-a-nonce!' }), 400, 'validation_failed');
+    expectError(
+      await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature, nonce: other.nonce }),
+      401,
+      'login_not_started',
+    );
+    expectError(
+      await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId, signature, nonce: 'not-a-nonce!' }),
+      400,
+      'validation_failed',
+    );
   });
 });

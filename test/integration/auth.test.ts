@@ -34,7 +34,7 @@ describe('POST /auth/jwt/init', () => {
 
   it.each([
     ['a bad checksum', flipCaseOfFirstLetter],
-    ['not hex', (a: string) => `0x${'g'.repeat(40)}`],
+    ['not hex', (_a: string) => `0x${'g'.repeat(40)}`],
     ['a wrong length', (a: string) => a.slice(0, 40)],
     ['no 0x prefix', (a: string) => a.slice(2)],
   ])('rejects a wallet address with %s (400)', async (_, mangle) => {
@@ -116,9 +116,17 @@ describe('POST /auth/jwt/finish', () => {
   it('consumes nothing on a wrong signer: the right signature afterwards logs in', async () => {
     const wallet = newWallet();
     const { message } = await initLogin(testnet, wallet.address);
-    const wrong = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature: await newWallet().signMessage({ message }) });
+    const wrong = await finish(testnet.baseUrl, {
+      walletAddress: wallet.address,
+      chainId: 80002,
+      signature: await newWallet().signMessage({ message }),
+    });
     expectError(wrong, 401, 'signature_invalid');
-    const right = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature: await wallet.signMessage({ message }) });
+    const right = await finish(testnet.baseUrl, {
+      walletAddress: wallet.address,
+      chainId: 80002,
+      signature: await wallet.signMessage({ message }),
+    });
     expect(right.status, right.text).toBe(200);
   });
 
@@ -142,7 +150,11 @@ describe('POST /auth/jwt/finish', () => {
   it('refuses the chain id of another deployment (400)', async () => {
     const wallet = newWallet();
     const { message } = await initLogin(testnet, wallet.address);
-    const res = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 137, signature: await wallet.signMessage({ message }) });
+    const res = await finish(testnet.baseUrl, {
+      walletAddress: wallet.address,
+      chainId: 137,
+      signature: await wallet.signMessage({ message }),
+    });
     expect(res.status).toBe(400);
     expect(errorCode(res)).toBe('validation_failed');
   });

@@ -23,7 +23,9 @@ async function idempotencyKeys(schema: string): Promise<string[]> {
 }
 
 async function nonceKeys(keys: string[]): Promise<string[]> {
-  const rows = await sql<{ key: string }>(stack.databaseUrl, 'select key from gateway.consumed_nonces where key = any($1) order by key', [keys]);
+  const rows = await sql<{ key: string }>(stack.databaseUrl, 'select key from gateway.consumed_nonces where key = any($1) order by key', [
+    keys,
+  ]);
   return rows.map((r) => r.key);
 }
 
@@ -41,7 +43,10 @@ describe('the scheduled clean-up', () => {
     expect(append.status).toBe(200);
     const schema = await agentSchema(stack.databaseUrl, agent);
     // Older records, as if written earlier.
-    for (const [key, hours] of [['old-key', 49], ['aging-key', 47]] as const) {
+    for (const [key, hours] of [
+      ['old-key', 49],
+      ['aging-key', 47],
+    ] as const) {
       await sql(
         stack.databaseUrl,
         `insert into ${quoted(schema)}.idempotency (key, request_hash, response, created_at)
@@ -52,7 +57,11 @@ describe('the scheduled clean-up', () => {
     const tag = randomUUID();
     const oldNonce = `login:80002:old-${tag}`;
     const freshNonce = `verify:80002:fresh-${tag}`;
-    await sql(stack.databaseUrl, `insert into gateway.consumed_nonces (key, consumed_at) values ($1, now() - interval '3 hours'), ($2, now() - interval '90 minutes')`, [oldNonce, freshNonce]);
+    await sql(
+      stack.databaseUrl,
+      `insert into gateway.consumed_nonces (key, consumed_at) values ($1, now() - interval '3 hours'), ($2, now() - interval '90 minutes')`,
+      [oldNonce, freshNonce],
+    );
     expect(await idempotencyKeys(schema)).toEqual(['aging-key', 'fresh-key', 'old-key']);
 
     const worker = await startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', bindings: workerBindingsFor(stack) });
@@ -86,7 +95,12 @@ describe('the scheduled clean-up', () => {
   });
 
   it('fails the invocation on a deployment whose configuration is invalid', async () => {
-    const worker = await startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', bindings: workerBindingsFor(stack), omit: ['DATABASE_URL'] });
+    const worker = await startMiniflare({
+      scriptPath: stack.scriptPath,
+      deployment: 'testnet',
+      bindings: workerBindingsFor(stack),
+      omit: ['DATABASE_URL'],
+    });
     try {
       const handler = await worker.miniflare.getWorker();
       const result = await handler.scheduled({ cron, scheduledTime: new Date() });

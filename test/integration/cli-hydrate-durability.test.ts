@@ -92,7 +92,13 @@ beforeAll(async () => {
   worker = await startMiniflare({
     scriptPath: stack.scriptPath,
     deployment: 'testnet',
-    bindings: { ...workerBindingsFor(stack), DATABASE_URL: databaseUrl, DB_WS_PROXY: bridge.proxy, SIWE_DOMAIN: new URL(origin).host, SIWE_URI: origin },
+    bindings: {
+      ...workerBindingsFor(stack),
+      DATABASE_URL: databaseUrl,
+      DB_WS_PROXY: bridge.proxy,
+      SIWE_DOMAIN: new URL(origin).host,
+      SIWE_URI: origin,
+    },
   });
 }, 120_000);
 
@@ -119,7 +125,19 @@ describe('hydrate when Postgres is killed half-way and restarted', () => {
     const lines = Array.from({ length: LINES }, (_, i) => ({ key: KEYS[i % KEYS.length]!, role: 'user', message: `line ${i + 1}` }));
     const file = path.join(stateDir, 'memory.jsonl');
     await writeFile(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
-    const args = ['hydrate', '--file', file, '--create-missing', '--parallel', '2', '--json', '--collection', testnet.collection, '--token-id', tokenId.toString()];
+    const args = [
+      'hydrate',
+      '--file',
+      file,
+      '--create-missing',
+      '--parallel',
+      '2',
+      '--json',
+      '--collection',
+      testnet.collection,
+      '--token-id',
+      tokenId.toString(),
+    ];
 
     const first = await runCli(args, env, 150_000);
     expect(killedAt, `Postgres was never killed:\n${first.output}`).toBeGreaterThan(0);
@@ -133,7 +151,8 @@ describe('hydrate when Postgres is killed half-way and restarted', () => {
     expect(again.code, again.output).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ valid: LINES, sent: 0, replayed: LINES, failed: 0 });
 
-    const token = (JSON.parse(await readFile(tokenFile, 'utf8')) as { logins: Record<string, { token: string }> }).logins[proxy!.url]!.token;
+    const token = (JSON.parse(await readFile(tokenFile, 'utf8')) as { logins: Record<string, { token: string }> }).logins[proxy!.url]!
+      .token;
     const agent = createGatewayClient({ baseUrl: worker!.url, token }).agent(testnet.collection, tokenId);
     for (const key of KEYS) {
       const stored: string[] = [];

@@ -42,7 +42,9 @@ function env(vars: Record<string, string | undefined> = {}) {
 
 /** The login saved in `file` for the testnet worker (the file holds one entry per gateway URL). */
 async function savedToken(file: string): Promise<{ token: string; chainId: number; wallet: string; baseUrl: string; expiresAt: string }> {
-  const saved = JSON.parse(await readFile(file, 'utf8')) as { logins: Record<string, { token: string; chainId: number; wallet: string; baseUrl: string; expiresAt: string }> };
+  const saved = JSON.parse(await readFile(file, 'utf8')) as {
+    logins: Record<string, { token: string; chainId: number; wallet: string; baseUrl: string; expiresAt: string }>;
+  };
   const entry = saved.logins[testnet.baseUrl];
   if (!entry) throw new Error(`no login for ${testnet.baseUrl} in ${file}: ${Object.keys(saved.logins).join(', ')}`);
   return entry;
@@ -59,16 +61,28 @@ function makeKeystore(privateKey: Hex, address: string, password: string, kdf: '
   const salt = randomBytes(32);
   const iv = randomBytes(16);
   const derived =
-    kdf === 'scrypt' ? scryptSync(Buffer.from(password, 'utf8'), salt, 32, { N: 4096, r: 8, p: 1 }) : pbkdf2Sync(Buffer.from(password, 'utf8'), salt, 4096, 32, 'sha256');
+    kdf === 'scrypt'
+      ? scryptSync(Buffer.from(password, 'utf8'), salt, 32, { N: 4096, r: 8, p: 1 })
+      : pbkdf2Sync(Buffer.from(password, 'utf8'), salt, 4096, 32, 'sha256');
   const cipher = createCipheriv('aes-128-ctr', derived.subarray(0, 16), iv);
   const ciphertext = Buffer.concat([cipher.update(Buffer.from(privateKey.slice(2), 'hex')), cipher.final()]);
   const mac = keccak256(Buffer.concat([derived.subarray(16, 32), ciphertext])).slice(2);
-  const kdfparams = kdf === 'scrypt' ? { dklen: 32, n: 4096, r: 8, p: 1, salt: salt.toString('hex') } : { c: 4096, dklen: 32, prf: 'hmac-sha256', salt: salt.toString('hex') };
+  const kdfparams =
+    kdf === 'scrypt'
+      ? { dklen: 32, n: 4096, r: 8, p: 1, salt: salt.toString('hex') }
+      : { c: 4096, dklen: 32, prf: 'hmac-sha256', salt: salt.toString('hex') };
   return {
     version: 3,
     id: randomUUID(),
     address: address.slice(2).toLowerCase(),
-    crypto: { cipher: 'aes-128-ctr', cipherparams: { iv: iv.toString('hex') }, ciphertext: ciphertext.toString('hex'), kdf, kdfparams, mac },
+    crypto: {
+      cipher: 'aes-128-ctr',
+      cipherparams: { iv: iv.toString('hex') },
+      ciphertext: ciphertext.toString('hex'),
+      kdf,
+      kdfparams,
+      mac,
+    },
   };
 }
 
@@ -96,7 +110,10 @@ describe('login with AGENT_GATEWAY_PRIVATE_KEY', () => {
       await expectAgentAccess(saved.token, owner, tokenId);
 
       // The other commands use the saved token.
-      const list = await runCli(['contexts', 'list', '--json', '--collection', testnet.collection, '--token-id', tokenId.toString()], env());
+      const list = await runCli(
+        ['contexts', 'list', '--json', '--collection', testnet.collection, '--token-id', tokenId.toString()],
+        env(),
+      );
       expect(list.code, list.output).toBe(0);
       expect(JSON.parse(list.stdout)).toEqual([]);
       expectNoSecrets(list, [saved.token]);
@@ -134,7 +151,10 @@ describe('login with AGENT_GATEWAY_PRIVATE_KEY', () => {
       expect(none.code).toBe(2);
       expect(none.stderr).toContain('set AGENT_GATEWAY_PRIVATE_KEY or pass --keystore FILE');
 
-      const notLoggedIn = await runCli(['contexts', 'list', '--collection', testnet.collection, '--token-id', '1', '--token-file', path.join(home, 'nope.json')], env());
+      const notLoggedIn = await runCli(
+        ['contexts', 'list', '--collection', testnet.collection, '--token-id', '1', '--token-file', path.join(home, 'nope.json')],
+        env(),
+      );
       expect(notLoggedIn.code).toBe(1);
       expect(notLoggedIn.stderr).toContain('not logged in');
     },
@@ -149,9 +169,21 @@ describe('a saved token that no longer works', () => {
       const owner = newWallet();
       const tokenId = await mintFreshAgent(testnet, owner.address);
       const file = path.join(home, `stale-${randomUUID()}.json`);
-      const agentArgs = ['contexts', 'list', '--json', '--token-file', file, '--collection', testnet.collection, '--token-id', tokenId.toString()];
+      const agentArgs = [
+        'contexts',
+        'list',
+        '--json',
+        '--token-file',
+        file,
+        '--collection',
+        testnet.collection,
+        '--token-id',
+        tokenId.toString(),
+      ];
       const stale = (token: string, expiresAt: string) =>
-        writeFile(file, JSON.stringify({ token, chainId: 80002, wallet: owner.address, baseUrl: testnet.baseUrl, expiresAt }), { mode: 0o600 });
+        writeFile(file, JSON.stringify({ token, chainId: 80002, wallet: owner.address, baseUrl: testnet.baseUrl, expiresAt }), {
+          mode: 0o600,
+        });
 
       await stale('eyJhbGciOiJIUzI1NiJ9.eyJleHAiOjF9.c2lnbmF0dXJl', '2020-01-01T00:00:00.000Z');
       const refused = await runCli(agentArgs, env());
@@ -200,7 +232,10 @@ describe('login with a V3 keystore', () => {
         expectNoSecrets(failed, [wrong, password, owner.privateKey]);
         await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
 
-        const ok = await runCli(['login', '--keystore', keystore, '--token-file', file], env({ AGENT_GATEWAY_KEYSTORE_PASSWORD: password }));
+        const ok = await runCli(
+          ['login', '--keystore', keystore, '--token-file', file],
+          env({ AGENT_GATEWAY_KEYSTORE_PASSWORD: password }),
+        );
         expect(ok.code, ok.output).toBe(0);
         expect(ok.stdout).toContain(`logged in as ${owner.address} on chain 80002`);
         const saved = await savedToken(file);
@@ -240,7 +275,10 @@ describe('login with a V3 keystore', () => {
     expect(decryptKeystore(vector, 'testpassword').privateKey).toBe('0x7a28b5ba57c53603b0b07b56bba752f7784bf506fa95edc395f5cf6c7514fe9d');
     expect(() => decryptKeystore(vector, 'testpassworD')).toThrow(/wrong password/);
     // The spec's scrypt vector uses n = 2^18 with r = 1, beyond RFC 7914's n < 2^(16·r): refused clearly.
-    const scryptR1 = { ...vector, crypto: { ...vector.crypto, kdf: 'scrypt', kdfparams: { dklen: 32, n: 262144, p: 8, r: 1, salt: vector.crypto.kdfparams.salt } } };
+    const scryptR1 = {
+      ...vector,
+      crypto: { ...vector.crypto, kdf: 'scrypt', kdfparams: { dklen: 32, n: 262144, p: 8, r: 1, salt: vector.crypto.kdfparams.salt } },
+    };
     expect(() => decryptKeystore(scryptR1, 'testpassword')).toThrow(KeystoreError);
     expect(() => decryptKeystore({ ...vector, version: 1 }, 'testpassword')).toThrow(/version/);
     expect(() => decryptKeystore({ ...vector, crypto: { ...vector.crypto, cipher: 'aes-128-cbc' } }, 'testpassword')).toThrow(/cipher/);

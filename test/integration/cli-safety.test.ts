@@ -47,17 +47,41 @@ describe('a stack file that points elsewhere', () => {
       const tokenFile = path.join(home, 'stack-elsewhere.json');
       const [tokenId, logged] = await Promise.all([
         mintFreshAgent(testnet, owner.address),
-        runCli(['login', '--token-file', tokenFile], cliEnv({ HOME: home, AGENT_GATEWAY_URL: testnet.baseUrl, AGENT_GATEWAY_PRIVATE_KEY: owner.privateKey })),
+        runCli(
+          ['login', '--token-file', tokenFile],
+          cliEnv({ HOME: home, AGENT_GATEWAY_URL: testnet.baseUrl, AGENT_GATEWAY_PRIVATE_KEY: owner.privateKey }),
+        ),
       ]);
       expect(logged.code, logged.output).toBe(0);
-      const token = (JSON.parse(await readFile(tokenFile, 'utf8')) as { logins: Record<string, { token: string }> }).logins[testnet.baseUrl]!.token;
+      const token = (JSON.parse(await readFile(tokenFile, 'utf8')) as { logins: Record<string, { token: string }> }).logins[
+        testnet.baseUrl
+      ]!.token;
 
       // Whatever arrives here is recorded; it answers like a gateway of the same chain.
-      const elsewhere = await track(listen((req, res) => (req.path === '/health' ? json(res, 200, HEALTH) : json(res, 200, { contextKeys: [], page: 1, elementsPerPage: 100, totalElements: 0 }))));
+      const elsewhere = await track(
+        listen((req, res) =>
+          req.path === '/health'
+            ? json(res, 200, HEALTH)
+            : json(res, 200, { contextKeys: [], page: 1, elementsPerPage: 100, totalElements: 0 }),
+        ),
+      );
       const repo = path.join(home, 'cloned-repo');
       await mkdir(path.join(repo, '.dev'), { recursive: true });
-      await writeFile(path.join(repo, '.dev', 'stack.json'), JSON.stringify({ testnet: { chainId: 80002, baseUrl: elsewhere.url, collection: testnet.collection } }));
-      const args = ['contexts', 'list', '--json', '--token-file', tokenFile, '--collection', testnet.collection, '--token-id', tokenId.toString()];
+      await writeFile(
+        path.join(repo, '.dev', 'stack.json'),
+        JSON.stringify({ testnet: { chainId: 80002, baseUrl: elsewhere.url, collection: testnet.collection } }),
+      );
+      const args = [
+        'contexts',
+        'list',
+        '--json',
+        '--token-file',
+        tokenFile,
+        '--collection',
+        testnet.collection,
+        '--token-id',
+        tokenId.toString(),
+      ];
 
       // In that directory, without a URL: the stack file there is not used at all. (Were a
       // `npm run dev` running in this checkout, its stack would be used instead: not elsewhere.)
@@ -98,7 +122,8 @@ describe('the sign-in message is read before signing', () => {
       listen((req, res) => {
         if (req.path === '/health') return json(res, 200, HEALTH);
         if (req.path === '/auth/jwt/init') return json(res, 200, { nonce: 'abcdef0123456789abcdef01', message: message(url) });
-        if (req.path === '/auth/jwt/finish') return json(res, 200, { token: 'eyJhbGciOiJIUzI1NiJ9.eyJleHAiOjQxMDI0NDQ4MDB9.ZmFrZS1zaWduYXR1cmUtZm9yLXRlc3Q' });
+        if (req.path === '/auth/jwt/finish')
+          return json(res, 200, { token: 'eyJhbGciOiJIUzI1NiJ9.eyJleHAiOjQxMDI0NDQ4MDB9.ZmFrZS1zaWduYXR1cmUtZm9yLXRlc3Q' });
         return json(res, 404, { error: { code: 'not_found', message: 'Not Found' }, requestId: 'x' });
       }),
     );
@@ -119,21 +144,45 @@ describe('the sign-in message is read before signing', () => {
   });
 
   it.each([
-    ['another domain', (url: string) => createSiweMessage({ ...base(url), domain: 'agent-gateway-testnet.example.workers.dev' }), 'another domain'],
-    ['another URI', (url: string) => createSiweMessage({ ...base(url), uri: 'https://agent-gateway-testnet.example.workers.dev' }), 'another URI'],
+    [
+      'another domain',
+      (url: string) => createSiweMessage({ ...base(url), domain: 'agent-gateway-testnet.example.workers.dev' }),
+      'another domain',
+    ],
+    [
+      'another URI',
+      (url: string) => createSiweMessage({ ...base(url), uri: 'https://agent-gateway-testnet.example.workers.dev' }),
+      'another URI',
+    ],
     ['another chain', (url: string) => createSiweMessage({ ...base(url), chainId: 137 }), 'another chain'],
     ['another wallet', (url: string) => createSiweMessage({ ...base(url), address: newWallet().address }), 'another wallet'],
-    ['an expired message', (url: string) => createSiweMessage({ ...base(url), issuedAt: new Date(Date.now() - 3_600_000), expirationTime: new Date(Date.now() - 3_000_000) }), 'expired'],
-    ['a message issued long ago', (url: string) => createSiweMessage({ ...base(url), issuedAt: new Date(Date.now() - 3_600_000) }), 'expired'],
+    [
+      'an expired message',
+      (url: string) =>
+        createSiweMessage({ ...base(url), issuedAt: new Date(Date.now() - 3_600_000), expirationTime: new Date(Date.now() - 3_000_000) }),
+      'expired',
+    ],
+    [
+      'a message issued long ago',
+      (url: string) => createSiweMessage({ ...base(url), issuedAt: new Date(Date.now() - 3_600_000) }),
+      'expired',
+    ],
     ['a pairing message', (url: string) => createSiweMessage({ ...base(url), statement: STATEMENTS.pairing }), 'not a login message'],
-    ['a message from the future', (url: string) => createSiweMessage({ ...base(url), issuedAt: new Date(Date.now() + 3_600_000) }), 'not valid yet'],
+    [
+      'a message from the future',
+      (url: string) => createSiweMessage({ ...base(url), issuedAt: new Date(Date.now() + 3_600_000) }),
+      'not valid yet',
+    ],
     ['not a sign-in message', () => 'Transfer all your tokens to 0x0000000000000000000000000000000000000001', 'not an EIP-4361'],
   ])(
     'refuses %s with exit 3 and never calls finish',
     async (_, message, reason) => {
       const server = await signInServer(message);
       const file = path.join(home, `refused-${server.url.split(':').pop()}.json`);
-      const result = await runCli(['login', '--token-file', file], cliEnv({ HOME: home, AGENT_GATEWAY_URL: server.url, AGENT_GATEWAY_PRIVATE_KEY: wallet.privateKey }));
+      const result = await runCli(
+        ['login', '--token-file', file],
+        cliEnv({ HOME: home, AGENT_GATEWAY_URL: server.url, AGENT_GATEWAY_PRIVATE_KEY: wallet.privateKey }),
+      );
       expect(result.code, result.output).toBe(3);
       expect(result.stderr).toContain('refusing to sign the sign-in message');
       expect(result.stderr).toContain(reason);
@@ -149,10 +198,17 @@ describe('the sign-in message is read before signing', () => {
     async () => {
       const server = await signInServer((url) => createSiweMessage(base(url)));
       const file = path.join(home, 'accepted.json');
-      const result = await runCli(['login', '--token-file', file], cliEnv({ HOME: home, AGENT_GATEWAY_URL: `${server.url}/`, AGENT_GATEWAY_PRIVATE_KEY: wallet.privateKey }));
+      const result = await runCli(
+        ['login', '--token-file', file],
+        cliEnv({ HOME: home, AGENT_GATEWAY_URL: `${server.url}/`, AGENT_GATEWAY_PRIVATE_KEY: wallet.privateKey }),
+      );
       expect(result.code, result.output).toBe(0);
       const finish = server.requests.find((r) => r.path === '/auth/jwt/finish');
-      expect(JSON.parse(finish!.body)).toMatchObject({ walletAddress: wallet.address, chainId: 80002, signature: expect.stringMatching(/^0x[0-9a-f]{130}$/) });
+      expect(JSON.parse(finish!.body)).toMatchObject({
+        walletAddress: wallet.address,
+        chainId: 80002,
+        signature: expect.stringMatching(/^0x[0-9a-f]{130}$/),
+      });
       const saved = JSON.parse(await readFile(file, 'utf8')) as { logins: Record<string, unknown> };
       expect(Object.keys(saved.logins)).toEqual([server.url]);
     },
@@ -168,7 +224,11 @@ describe('plain http', () => {
     const target = 'http://198.51.100.7:8788';
     const extra = via === '--base-url' ? ['--base-url', target] : [];
     const vars = via === 'AGENT_GATEWAY_URL' ? { AGENT_GATEWAY_URL: target } : {};
-    const result = await runCli([...args, ...extra], cliEnv({ HOME: home, AGENT_GATEWAY_PRIVATE_KEY: newWallet().privateKey, ...vars }), 20_000);
+    const result = await runCli(
+      [...args, ...extra],
+      cliEnv({ HOME: home, AGENT_GATEWAY_PRIVATE_KEY: newWallet().privateKey, ...vars }),
+      20_000,
+    );
     expect(result.code, result.output).toBe(2);
     expect(result.stderr).toContain('refusing plain http to 198.51.100.7:8788');
   });
@@ -187,20 +247,42 @@ describe('hydrate: a 503 from the agent pre-check', () => {
         listen(async (req, res, raw) => {
           if (req.method === 'GET' && req.path === summaryPath && refused < 2) {
             refused++;
-            return json(res, 503, { error: { code: 'dependency_unavailable', message: 'The chain did not answer' }, requestId: `r${refused}` }, { 'retry-after': '1' });
+            return json(
+              res,
+              503,
+              { error: { code: 'dependency_unavailable', message: 'The chain did not answer' }, requestId: `r${refused}` },
+              { 'retry-after': '1' },
+            );
           }
           answerForwarded(res, await forward(testnet.baseUrl, req, raw));
         }),
       );
       const tokenFile = path.join(home, 'proxy-token.json');
-      await writeFile(tokenFile, JSON.stringify({ logins: { [proxy.url]: { token, chainId: 80002, wallet: owner.address, baseUrl: proxy.url, expiresAt: null } } }), { mode: 0o600 });
+      await writeFile(
+        tokenFile,
+        JSON.stringify({ logins: { [proxy.url]: { token, chainId: 80002, wallet: owner.address, baseUrl: proxy.url, expiresAt: null } } }),
+        { mode: 0o600 },
+      );
       const file = path.join(home, 'precheck.jsonl');
-      const lines = ['precheck:a', 'precheck:b'].flatMap((key) => [1, 2, 3].map((n) => ({ key, role: 'user', message: `${key} message ${n}` })));
+      const lines = ['precheck:a', 'precheck:b'].flatMap((key) =>
+        [1, 2, 3].map((n) => ({ key, role: 'user', message: `${key} message ${n}` })),
+      );
       await writeFile(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
 
       const started = Date.now();
       const result = await runCli(
-        ['hydrate', '--file', file, '--create-missing', '--token-file', tokenFile, '--collection', testnet.collection, '--token-id', tokenId.toString()],
+        [
+          'hydrate',
+          '--file',
+          file,
+          '--create-missing',
+          '--token-file',
+          tokenFile,
+          '--collection',
+          testnet.collection,
+          '--token-id',
+          tokenId.toString(),
+        ],
         cliEnv({ HOME: home, AGENT_GATEWAY_URL: proxy.url }),
         90_000,
       );

@@ -24,13 +24,17 @@ interface BatchResult {
 const list = (agent: TestAgent, params: Record<string, string | number> = {}): Promise<JsonResponse<KeyPage>> =>
   agent.call(`/contexts/keys?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`);
 const create = (agent: TestAgent, key: string) => agent.call('/context', { method: 'POST', json: { key } });
-const createMany = (agent: TestAgent, keys: string[]): Promise<JsonResponse<BatchResult>> => agent.call('/contexts', { method: 'POST', json: { keys } });
+const createMany = (agent: TestAgent, keys: string[]): Promise<JsonResponse<BatchResult>> =>
+  agent.call('/contexts', { method: 'POST', json: { keys } });
 
 async function createAll(agent: TestAgent, keys: string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += 100) {
     const res = await createMany(agent, keys.slice(i, i + 100));
     expect(res.status, res.text).toBe(200);
-    expect(res.body.results.every((r) => r.status === 'created'), res.text).toBe(true);
+    expect(
+      res.body.results.every((r) => r.status === 'created'),
+      res.text,
+    ).toBe(true);
   }
 }
 
@@ -65,7 +69,11 @@ describe('GET /agent/{c}/{t}/contexts/keys', () => {
       contextKeys: [],
     });
     expectError(await agent.call(`/context/${seg('some-key')}/messages`), 404, 'context_not_found');
-    expectError(await agent.call(`/context/${seg('some-key')}/message`, { method: 'POST', json: { message: 'hi', role: 'user' } }), 404, 'context_not_found');
+    expectError(
+      await agent.call(`/context/${seg('some-key')}/message`, { method: 'POST', json: { message: 'hi', role: 'user' } }),
+      404,
+      'context_not_found',
+    );
     expect(await storageRows(stack.databaseUrl, agent)).toEqual([]);
     expect(await schemaCount(stack.databaseUrl, expectedSchemaName(agent))).toBe(0);
   });
@@ -139,7 +147,30 @@ describe('GET /agent/{c}/{t}/contexts/keys', () => {
 
   it('sorts in byte order (UTF-16 code units for ASCII), not by a locale', async () => {
     const agent = await freshAgent(testnet);
-    const keys = ['aa', 'Ba', 'ba', '_a', 'Za', 'zz', '0a', '9z', '@a', '.a', '-a', ':a', '/a', 'AA', 'a_', 'a.', 'a-', 'a:', 'a/', 'a@', 'aZ', 'a0'];
+    const keys = [
+      'aa',
+      'Ba',
+      'ba',
+      '_a',
+      'Za',
+      'zz',
+      '0a',
+      '9z',
+      '@a',
+      '.a',
+      '-a',
+      ':a',
+      '/a',
+      'AA',
+      'a_',
+      'a.',
+      'a-',
+      'a:',
+      'a/',
+      'a@',
+      'aZ',
+      'a0',
+    ];
     await createAll(agent, keys);
     const asc = [...keys].sort();
     expect(asc.indexOf('Ba')).toBeLessThan(asc.indexOf('aa')); // upper case first: 'B' (0x42) < 'a' (0x61)
@@ -149,7 +180,18 @@ describe('GET /agent/{c}/{t}/contexts/keys', () => {
 
   describe('search', () => {
     let agent: TestAgent;
-    const keys = ['Notes_one', 'notes-two', 'NOTESx', 'other', 'a_b', 'ab', 'a.b', 'axb', 'conversation-context-discovery0', 'conversation-context-discovery.x'];
+    const keys = [
+      'Notes_one',
+      'notes-two',
+      'NOTESx',
+      'other',
+      'a_b',
+      'ab',
+      'a.b',
+      'axb',
+      'conversation-context-discovery0',
+      'conversation-context-discovery.x',
+    ];
     const hidden = [`${RESERVED}secret`, `${RESERVED}notes`, `${RESERVED}a_b`];
 
     beforeAll(async () => {
@@ -185,7 +227,10 @@ describe('GET /agent/{c}/{t}/contexts/keys', () => {
       expect(res.body.totalElements).toBe(keys.length);
       const desc = await list(agent, { elementsPerPage: 100, sortDirection: 'desc' });
       expect(desc.body.contextKeys).toEqual([...keys].sort().reverse());
-      const rows = await sql(stack.databaseUrl, `select count(*)::int as n from ${quoted(await agentSchema(stack.databaseUrl, agent))}.contexts`);
+      const rows = await sql(
+        stack.databaseUrl,
+        `select count(*)::int as n from ${quoted(await agentSchema(stack.databaseUrl, agent))}.contexts`,
+      );
       expect(rows[0]!.n).toBe(keys.length + hidden.length); // they are there, just not shown
     });
 

@@ -27,10 +27,17 @@ interface Issues {
 const create = (agent: TestAgent, key: string) => agent.call('/context', { method: 'POST', json: { key } });
 const append = (agent: TestAgent, key: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonResponse<Stored>> =>
   agent.call(`/context/${seg(key)}/message`, { method: 'POST', json: body, headers });
-const appendMany = (agent: TestAgent, key: string, messages: unknown[], headers: Record<string, string> = {}): Promise<JsonResponse<{ messages: Stored[] }>> =>
+const appendMany = (
+  agent: TestAgent,
+  key: string,
+  messages: unknown[],
+  headers: Record<string, string> = {},
+): Promise<JsonResponse<{ messages: Stored[] }>> =>
   agent.call(`/context/${seg(key)}/messages`, { method: 'POST', json: { messages }, headers });
 const read = (agent: TestAgent, key: string, params: Record<string, string | number> = {}): Promise<JsonResponse<Page>> =>
-  agent.call(`/context/${seg(key)}/messages?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`);
+  agent.call(
+    `/context/${seg(key)}/messages?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`,
+  );
 const listKeys = (agent: TestAgent) => agent.call<{ contextKeys: string[]; totalElements: number }>('/contexts/keys?elementsPerPage=100');
 
 async function createKeys(agent: TestAgent, ...keys: string[]) {
@@ -95,7 +102,11 @@ describe('isolation between agents', () => {
   it('serves the same storage when the collection address is spelled in lower case', async () => {
     const a = await freshAgent(testnet);
     await createKeys(a, 'spelled');
-    const lower = { ...a, call: (rest: string, init = {}) => call(testnet.baseUrl, agentPath(a.collection.toLowerCase(), a.tokenId, rest), { token: a.token, ...init }) } as TestAgent;
+    const lower = {
+      ...a,
+      call: (rest: string, init = {}) =>
+        call(testnet.baseUrl, agentPath(a.collection.toLowerCase(), a.tokenId, rest), { token: a.token, ...init }),
+    } as TestAgent;
     expect((await append(lower, 'spelled', msg(1))).status).toBe(200);
     expect((await listKeys(lower)).body.contextKeys).toEqual(['spelled']);
     expect((await readAll(a, 'spelled')).map((m) => m.message)).toEqual([msg(1).message]);
@@ -142,7 +153,13 @@ describe('POST /agent/{c}/{t}/context/{contextKey}/message', () => {
   it("bumps the context's updated_at", async () => {
     const schema = quoted(await agentSchema(stack.databaseUrl, agent));
     const stamp = async () =>
-      (await sql<{ created_at: Date; updated_at: Date }>(stack.databaseUrl, `select created_at, updated_at from ${schema}.contexts where key = $1`, ['bump']))[0]!;
+      (
+        await sql<{ created_at: Date; updated_at: Date }>(
+          stack.databaseUrl,
+          `select created_at, updated_at from ${schema}.contexts where key = $1`,
+          ['bump'],
+        )
+      )[0]!;
     const before = await stamp();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await append(agent, 'bump', msg(1))).status).toBe(200);
@@ -241,7 +258,11 @@ describe('content round-trip', () => {
       expect(res.body.message).toBe(message);
       single.push(res.body);
     }
-    const batch = await appendMany(agent, key, texts.map((message) => ({ role: 'system', message })));
+    const batch = await appendMany(
+      agent,
+      key,
+      texts.map((message) => ({ role: 'system', message })),
+    );
     expect(batch.status, batch.text).toBe(200);
     expect(batch.body.messages.map((m) => m.message)).toEqual(texts);
     const back = await readAll(agent, key, 7);
@@ -263,9 +284,12 @@ describe('content round-trip', () => {
     expectError(res, 400, 'invalid_encoding');
   });
 
-  it.each([`it's`, `say"hi"`, `x'); DROP TABLE contexts; --`, `a;b`, `a\\b`, `a%b`])('refuses the key %j (400 validation_failed)', async (bad) => {
-    expectError(await create(agent, bad), 400, 'validation_failed');
-  });
+  it.each([`it's`, `say"hi"`, `x'); DROP TABLE contexts; --`, `a;b`, `a\\b`, `a%b`])(
+    'refuses the key %j (400 validation_failed)',
+    async (bad) => {
+      expectError(await create(agent, bad), 400, 'validation_failed');
+    },
+  );
 
   it('treats SQL in a path key as a plain missing key (404)', async () => {
     expectError(await append(agent, `x'); DROP TABLE contexts; --`, msg(0)), 404, 'context_not_found');
@@ -283,7 +307,9 @@ describe('concurrent appends', () => {
   it('stores all of 100 concurrent appends to one context, each id once, in increasing order', async () => {
     const agent = await freshAgent(testnet);
     await createKeys(agent, 'busy');
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => append(agent, 'busy', { role: 'user', message: `concurrent ${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => append(agent, 'busy', { role: 'user', message: `concurrent ${i}` })),
+    );
     expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
     const back = await readAll(agent, 'busy', 100);
     expect(back).toHaveLength(100);
@@ -462,7 +488,11 @@ describe('GET /agent/{c}/{t}/context/{contextKey}/messages', () => {
   beforeAll(async () => {
     agent = await freshAgent(testnet);
     await createKeys(agent, 'paged', 'empty');
-    const res = await appendMany(agent, 'paged', Array.from({ length: 25 }, (_, i) => msg(i)));
+    const res = await appendMany(
+      agent,
+      'paged',
+      Array.from({ length: 25 }, (_, i) => msg(i)),
+    );
     expect(res.status).toBe(200);
     stored = res.body.messages;
   });

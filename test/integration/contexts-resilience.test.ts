@@ -40,7 +40,9 @@ describe('a storage failure inside a write', () => {
 
     const batch = await agent.call('/contexts', { method: 'POST', json: { keys: ['batch-a', 'batch-b'] } });
     expectError(batch, 500, 'internal_error');
-    expect((await sql<{ key: string }>(stack.databaseUrl, `select key from ${schema}.contexts order by key`)).map((r) => r.key)).toEqual(['existing']);
+    expect((await sql<{ key: string }>(stack.databaseUrl, `select key from ${schema}.contexts order by key`)).map((r) => r.key)).toEqual([
+      'existing',
+    ]);
   });
 });
 
@@ -55,7 +57,8 @@ describe('when Postgres stops and comes back', () => {
   let tokenId: bigint;
   const wallet = newWallet();
 
-  const at = (rest: string, init: Parameters<typeof call>[2] = {}) => call(worker!.url, agentPath(testnet.collection, tokenId, rest), { token, ...init });
+  const at = (rest: string, init: Parameters<typeof call>[2] = {}) =>
+    call(worker!.url, agentPath(testnet.collection, tokenId, rest), { token, ...init });
 
   beforeAll(async () => {
     stateDir = await mkdtemp(path.join(tmpdir(), 'contexts-resilience-'));
@@ -75,7 +78,11 @@ describe('when Postgres stops and comes back', () => {
     });
     tokenId = await mintFreshAgent(testnet, wallet.address);
     const { message } = await initLogin(testnet, wallet.address, worker.url);
-    const login = await finish(worker.url, { walletAddress: wallet.address, chainId: 80002, signature: await wallet.signMessage({ message }) });
+    const login = await finish(worker.url, {
+      walletAddress: wallet.address,
+      chainId: 80002,
+      signature: await wallet.signMessage({ message }),
+    });
     expect(login.status, login.text).toBe(200);
     token = login.body.token;
   });
@@ -89,7 +96,9 @@ describe('when Postgres stops and comes back', () => {
 
   it('answers 503 dependency_unavailable with Retry-After, then serves again without a worker restart', async () => {
     expect((await at('/context', { method: 'POST', json: { key: 'before-outage' } })).status).toBe(200);
-    expect((await at(`/context/${seg('before-outage')}/message`, { method: 'POST', json: { role: 'user', message: 'kept' } })).status).toBe(200);
+    expect((await at(`/context/${seg('before-outage')}/message`, { method: 'POST', json: { role: 'user', message: 'kept' } })).status).toBe(
+      200,
+    );
 
     await postgres!.stop();
     const down = [

@@ -82,8 +82,7 @@ describe('dev contracts on anvil', () => {
   });
 
   it('exposes ERC-721 metadata and interfaces', async () => {
-    const read = (functionName: 'name' | 'symbol') =>
-      publicClient.readContract({ address: collection, abi: demoAgentsAbi, functionName });
+    const read = (functionName: 'name' | 'symbol') => publicClient.readContract({ address: collection, abi: demoAgentsAbi, functionName });
     expect(await read('name')).toBe('Demo Agents');
     expect(await read('symbol')).toBe('AGENT');
     for (const id of ['0x01ffc9a7', '0x80ac58cd', '0x5b5e139f'] as const) {
@@ -127,9 +126,7 @@ describe('dev contracts on anvil', () => {
     expect((reverted as ContractFunctionRevertedError).data?.args).toEqual([2n]);
 
     // minting an existing token fails
-    await expect(mintAgent(rpcUrl, ANVIL_ACCOUNTS[0].privateKey, collection, holder.address, 1n)).rejects.toThrow(
-      /ERC721InvalidSender/,
-    );
+    await expect(mintAgent(rpcUrl, ANVIL_ACCOUNTS[0].privateKey, collection, holder.address, 1n)).rejects.toThrow(/ERC721InvalidSender/);
     // a non-owner cannot transfer
     await expect(
       transferAgent(rpcUrl, ANVIL_ACCOUNTS[2].privateKey, collection, holder.address, ANVIL_ACCOUNTS[2].address, 1n),
@@ -146,9 +143,7 @@ describe('dev contracts on anvil', () => {
     const stranger = privateKeyToAccount(generatePrivateKey());
     const wallet = await deployTestWallet(rpcUrl, ANVIL_ACCOUNTS[0].privateKey, owner.address);
 
-    expect(
-      await publicClient.readContract({ address: wallet, abi: testWalletAbi, functionName: 'owner' }),
-    ).toBe(owner.address);
+    expect(await publicClient.readContract({ address: wallet, abi: testWalletAbi, functionName: 'owner' })).toBe(owner.address);
 
     const message = `Sign in to agent-gateway\nnonce: ${Date.now()}`;
     const signature = await owner.signMessage({ message });
@@ -175,9 +170,7 @@ describe('dev contracts on anvil', () => {
     });
     const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     expect(receipt.status).toBe('success');
-    expect(
-      await publicClient.readContract({ address: collection, abi: demoAgentsAbi, functionName: 'ownerOf', args: [42n] }),
-    ).toBe(wallet);
+    expect(await publicClient.readContract({ address: collection, abi: demoAgentsAbi, functionName: 'ownerOf', args: [42n] })).toBe(wallet);
 
     // a contract without onERC721Received is rejected by safeTransferFrom (DemoAgents itself)
     await mintAgent(rpcUrl, sender.privateKey, collection, sender.address, 43n);

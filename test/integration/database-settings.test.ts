@@ -62,7 +62,10 @@ describe('database settings, two steps', () => {
     expect(first.status, first.text).toBe(200);
     expect(first.body.tables).toEqual(['public.customers', 'public.orders']);
     expect(first.text).not.toContain(password);
-    const second = await agent.call('/database/settings/second-step', { method: 'POST', json: { setupId: first.body.setupId, tables: ['public.orders'] } });
+    const second = await agent.call('/database/settings/second-step', {
+      method: 'POST',
+      json: { setupId: first.body.setupId, tables: ['public.orders'] },
+    });
     expect(second.status, second.text).toBe(200);
     expect(second.body).toMatchObject({ status: 'active', activeTables: ['public.orders'], database, user });
     const read = await agent.call('/database/settings');
@@ -97,7 +100,11 @@ describe('database settings, two steps', () => {
         return { what, res, ms: Date.now() - t0 };
       }),
     );
-    const shape = (res: JsonResponse) => ({ status: res.status, code: errorCode(res), body: { ...(res.body as { error: unknown }).error as object } });
+    const shape = (res: JsonResponse) => ({
+      status: res.status,
+      code: errorCode(res),
+      body: { ...((res.body as { error: unknown }).error as object) },
+    });
     for (const { what, res, ms } of results) {
       expectError(res, 424, 'database_unreachable');
       expect(shape(res), what).toEqual(shape(results[0]!.res));
@@ -109,12 +116,21 @@ describe('database settings, two steps', () => {
 
   it('answers 404 for an unknown setup id and 400 for a table step 1 did not offer', async () => {
     const agent = await freshAgent(testnet);
-    const unknown = await agent.call('/database/settings/second-step', { method: 'POST', json: { setupId: crypto.randomUUID(), tables: ['public.orders'] } });
+    const unknown = await agent.call('/database/settings/second-step', {
+      method: 'POST',
+      json: { setupId: crypto.randomUUID(), tables: ['public.orders'] },
+    });
     expectError(unknown, 404, 'database_setup_not_found');
-    const malformed = await agent.call('/database/settings/second-step', { method: 'POST', json: { setupId: 'not-a-uuid', tables: ['public.orders'] } });
+    const malformed = await agent.call('/database/settings/second-step', {
+      method: 'POST',
+      json: { setupId: 'not-a-uuid', tables: ['public.orders'] },
+    });
     expect(malformed.status).toBe(404);
     const first = await agent.call('/database/settings/first-step', { method: 'POST', json: target });
-    const bad = await agent.call('/database/settings/second-step', { method: 'POST', json: { setupId: first.body.setupId, tables: ['hidden.salaries'] } });
+    const bad = await agent.call('/database/settings/second-step', {
+      method: 'POST',
+      json: { setupId: first.body.setupId, tables: ['hidden.salaries'] },
+    });
     expect(bad.status).toBe(400);
     expect(errorCode(bad)).toBe('database_table_not_offered');
   });
@@ -123,7 +139,10 @@ describe('database settings, two steps', () => {
     const a = await freshAgent(testnet);
     const b = await freshAgent(testnet, { owner: a.owner, token: a.token });
     const first = await a.call('/database/settings/first-step', { method: 'POST', json: target });
-    const res = await b.call('/database/settings/second-step', { method: 'POST', json: { setupId: first.body.setupId, tables: ['public.orders'] } });
+    const res = await b.call('/database/settings/second-step', {
+      method: 'POST',
+      json: { setupId: first.body.setupId, tables: ['public.orders'] },
+    });
     expect(res.status).toBe(404);
   });
 });

@@ -54,7 +54,8 @@ afterAll(async () => {
   }
 });
 
-const register = (url: string, value = API_KEY) => who.call('/mcp/connection', { method: 'POST', json: { url, auth: { type: 'header', headerName: 'x-api-key', value } } });
+const register = (url: string, value = API_KEY) =>
+  who.call('/mcp/connection', { method: 'POST', json: { url, auth: { type: 'header', headerName: 'x-api-key', value } } });
 
 describe('DEV_LOOPBACK_TARGETS=1: the example tool server through the gateway', () => {
   it('registers http://127.0.0.1:PORT/mcp, lists its tools live and calls them', async () => {
@@ -68,51 +69,82 @@ describe('DEV_LOOPBACK_TARGETS=1: the example tool server through the gateway', 
     expect(live.status, live.text).toBe(200);
     expect(live.body.tools).toHaveLength(2);
 
-    const echo = await who.call(`/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'echo', arguments: { text: 'hi there' } } });
+    const echo = await who.call(`/mcp/connection/${id}/tools/call`, {
+      method: 'POST',
+      json: { name: 'echo', arguments: { text: 'hi there' } },
+    });
     expect(echo.status, echo.text).toBe(200);
     expect(JSON.stringify(echo.body.content)).toContain('hi there');
-    const count = await who.call(`/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'word_count', arguments: { text: 'one two  three' } } });
+    const count = await who.call(`/mcp/connection/${id}/tools/call`, {
+      method: 'POST',
+      json: { name: 'word_count', arguments: { text: 'one two  three' } },
+    });
     expect(count.status, count.text).toBe(200);
     expect(JSON.stringify(count.body.content)).toContain('3');
-    expectError(await who.call(`/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'echo', arguments: { text: 5 } } }), 400, 'invalid_tool_arguments');
+    expectError(
+      await who.call(`/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'echo', arguments: { text: 5 } } }),
+      400,
+      'invalid_tool_arguments',
+    );
   });
 
   it('localhost works too; a wrong key is still 400 tool_server_credential_rejected', async () => {
     const other = await freshAgent(worker.deployment);
     const url = exampleUrl.replace('127.0.0.1', 'localhost');
-    const wrong = await other.call('/mcp/connection', { method: 'POST', json: { url, auth: { type: 'header', headerName: 'x-api-key', value: 'wrong-key' } } });
+    const wrong = await other.call('/mcp/connection', {
+      method: 'POST',
+      json: { url, auth: { type: 'header', headerName: 'x-api-key', value: 'wrong-key' } },
+    });
     expectError(wrong, 400, 'tool_server_credential_rejected');
-    const res = await other.call('/mcp/connection', { method: 'POST', json: { url, auth: { type: 'header', headerName: 'x-api-key', value: API_KEY } } });
+    const res = await other.call('/mcp/connection', {
+      method: 'POST',
+      json: { url, auth: { type: 'header', headerName: 'x-api-key', value: API_KEY } },
+    });
     expect(res.status, res.text).toBe(200);
   });
 
-  it.each(['http://0.0.0.0:8790/mcp', 'http://10.0.0.1:8790/mcp', 'http://tools.example.com/mcp', 'https://127.0.0.1.nip.io/mcp', 'https://x.internal/mcp'])(
-    'still refuses %s with 400 invalid_tool_server_url',
-    async (url) => expectError(await register(url), 400, 'invalid_tool_server_url'),
-  );
+  it.each([
+    'http://0.0.0.0:8790/mcp',
+    'http://10.0.0.1:8790/mcp',
+    'http://tools.example.com/mcp',
+    'https://127.0.0.1.nip.io/mcp',
+    'https://x.internal/mcp',
+  ])('still refuses %s with 400 invalid_tool_server_url', async (url) => expectError(await register(url), 400, 'invalid_tool_server_url'));
 
   it('still refuses non-loopback addresses for the database step', async () => {
     for (const host of ['0.0.0.0', '10.0.0.5', '169.254.169.254', 'kubernetes.default.svc']) {
-      const res = await who.call('/database/settings/first-step', { method: 'POST', json: { host, port: 5432, database: 'x', user: 'x', password: 'x', ssl: 'disable' } });
+      const res = await who.call('/database/settings/first-step', {
+        method: 'POST',
+        json: { host, port: 5432, database: 'x', user: 'x', password: 'x', ssl: 'disable' },
+      });
       expectError(res, 400, 'database_target_refused');
     }
   });
 
   it('a tool server stored on the local stack is refused by a worker with production policy', async () => {
     const mine = await freshAgent(worker.deployment);
-    const reg = await mine.call('/mcp/connection', { method: 'POST', json: { url: exampleUrl, auth: { type: 'header', headerName: 'x-api-key', value: API_KEY } } });
+    const reg = await mine.call('/mcp/connection', {
+      method: 'POST',
+      json: { url: exampleUrl, auth: { type: 'header', headerName: 'x-api-key', value: API_KEY } },
+    });
     expect(reg.status, reg.text).toBe(200);
-    const res = await call(stack.testnet.baseUrl, `/agent/${mine.collection}/${mine.tokenId}/mcp/connection/${reg.body.id}/tools`, { token: mine.token });
+    const res = await call(stack.testnet.baseUrl, `/agent/${mine.collection}/${mine.tokenId}/mcp/connection/${reg.body.id}/tools`, {
+      token: mine.token,
+    });
     expectError(res, 400, 'invalid_tool_server_url');
   });
 });
 
 describe('the switch cannot be set on a deployment', () => {
-  it('DEV_LOOPBACK_TARGETS with a database that is not the local stack\'s: 500 misconfigured', async () => {
+  it("DEV_LOOPBACK_TARGETS with a database that is not the local stack's: 500 misconfigured", async () => {
     const deployed = await startMiniflare({
       scriptPath: stack.scriptPath,
       deployment: 'testnet',
-      bindings: { ...workerBindingsFor(stack), DATABASE_URL: 'postgresql://app:secret@ep-example-123.eu-central-1.aws.neon.tech/gateway', DEV_LOOPBACK_TARGETS: '1' },
+      bindings: {
+        ...workerBindingsFor(stack),
+        DATABASE_URL: 'postgresql://app:secret@ep-example-123.eu-central-1.aws.neon.tech/gateway',
+        DEV_LOOPBACK_TARGETS: '1',
+      },
       omit: ['DB_WS_PROXY'],
     });
     try {

@@ -14,7 +14,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startPostgres } from '../../scripts/lib/postgres';
 import { packagedBinaries, userCan } from '../../scripts/lib/postgres-placement';
 import { freePort } from '../../scripts/lib/processes';
-import { collectStackPids, freeDevPorts, killAll, spawnDev, stillRunning, waitForStackFile, waitUntil, type ProcessRef } from '../../scripts/lib/stack-processes';
+import {
+  collectStackPids,
+  freeDevPorts,
+  killAll,
+  spawnDev,
+  stillRunning,
+  waitForStackFile,
+  waitUntil,
+  type ProcessRef,
+} from '../../scripts/lib/stack-processes';
 
 const isRoot = process.getuid?.() === 0;
 const cleanups: (() => Promise<void>)[] = [];
@@ -41,7 +50,10 @@ describe.runIf(isRoot)('Postgres as root under a 0700 directory', () => {
     await cp(path.dirname(binDir), path.join(priv, 'native'), { recursive: true, verbatimSymlinks: true });
     const privateBin = path.join(priv, 'native', 'bin');
     const dataDir = path.join(priv, 'state', 'postgres');
-    const postgresUser = { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) };
+    const postgresUser = {
+      uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })),
+      gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })),
+    };
     expect(userCan(postgresUser, '-x', path.join(privateBin, 'initdb')), 'the setup hides the binaries from postgres').toBe(false);
 
     const notes: string[] = [];

@@ -139,7 +139,10 @@ describe('npm run dev', () => {
       const stack = await ready(run);
 
       const address = expect.stringMatching(/^0x[0-9a-fA-F]{40}$/);
-      for (const [name, chainId] of [['mainnet', 137], ['testnet', 80002]] as const) {
+      for (const [name, chainId] of [
+        ['mainnet', 137],
+        ['testnet', 80002],
+      ] as const) {
         expect(stack[name]).toEqual({
           chainId,
           baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
@@ -172,9 +175,11 @@ describe('npm run dev', () => {
       expect(output).toContain(stack.testnet.baseUrl);
       expect(output).toContain('ready in');
 
-      expect(readPidFile(devDir).map((e) => e.kind).sort()).toEqual(
-        ['anvil-mainnet', 'anvil-testnet', 'postgres', 'wrangler-mainnet', 'wrangler-testnet'],
-      );
+      expect(
+        readPidFile(devDir)
+          .map((e) => e.kind)
+          .sort(),
+      ).toEqual(['anvil-mainnet', 'anvil-testnet', 'postgres', 'wrangler-mainnet', 'wrangler-testnet']);
       expect(postmasterPid(devDir)).toBeDefined();
 
       // wrangler dev runs the rate-limit bindings of the wrangler file.

@@ -68,7 +68,10 @@ describe('examples/tool-server', () => {
       log: (line) => lines.push(line),
     });
     const output = lines.join('\n');
-    expect(result.checks.map((c) => c.name), output).toEqual(['tools/list', 'JSON-RPC reply', 'tool definitions', 'tools/call word_count', 'wrong credential']);
+    expect(
+      result.checks.map((c) => c.name),
+      output,
+    ).toEqual(['tools/list', 'JSON-RPC reply', 'tool definitions', 'tools/call word_count', 'wrong credential']);
     for (const check of result.checks) expect(check.ok, `${check.name}: ${check.detail}`).toBe(true);
     expect(result.ok).toBe(true);
     expect(result.checks[0]!.detail).toMatch(/^2 tools/);
@@ -77,14 +80,26 @@ describe('examples/tool-server', () => {
   });
 
   it('echo works too', async () => {
-    const result = await runMcpCheck({ url, headers: { 'x-api-key': API_KEY }, call: { name: 'echo', arguments: { text: 'hi there' } }, log: () => {} });
+    const result = await runMcpCheck({
+      url,
+      headers: { 'x-api-key': API_KEY },
+      call: { name: 'echo', arguments: { text: 'hi there' } },
+      log: () => {},
+    });
     expect(result.ok).toBe(true);
     expect(result.checks.find((c) => c.name === 'tools/call echo')?.detail).toContain('"hi there"');
   });
 
   async function rpc(body: unknown, headers: Record<string, string> = { 'x-api-key': API_KEY }) {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as { id?: unknown; error?: { code: number; message: string }; result?: unknown } };
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return {
+      status: res.status,
+      body: (await res.json()) as { id?: unknown; error?: { code: number; message: string }; result?: unknown },
+    };
   }
 
   it('JSON-RPC errors: -32601 unknown method, -32602 unknown tool and bad arguments, -32700 parse error', async () => {
@@ -103,7 +118,12 @@ describe('examples/tool-server', () => {
     expect((await rpc({ jsonrpc: '2.0', method: 'tools/list', params: {}, id: 1 }, {})).status).toBe(401);
     expect((await rpc({ jsonrpc: '2.0', method: 'tools/list', params: {}, id: 1 }, { 'x-api-key': `${API_KEY}x` })).status).toBe(401);
     expect((await fetch(url.replace(/\/mcp$/, '/other'), { method: 'POST' })).status).toBe(404);
-    const big = await rpc({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(100_000) } }, id: 2 });
+    const big = await rpc({
+      jsonrpc: '2.0',
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'x'.repeat(100_000) } },
+      id: 2,
+    });
     expect(big.status).toBe(413);
   });
 

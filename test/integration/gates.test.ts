@@ -57,19 +57,82 @@ describe('gate 1: bearer token', () => {
   const now = () => Math.floor(Date.now() / 1000);
   const claims = () => ({ sub: owner.address, cId: 80002 });
   const forged: [string, () => Promise<string>, string][] = [
-    ['alg none', async () => `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${base64url.encode(JSON.stringify({ ...claims(), iat: now(), nbf: now(), exp: now() + 600 }))}.`, 'unauthorized'],
-    ['HS384', () => new SignJWT(claims()).setProtectedHeader({ alg: 'HS384' }).setIssuedAt().setNotBefore(now()).setExpirationTime(now() + 600).sign(secret), 'unauthorized'],
-    ['no exp', () => new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setNotBefore(now()).sign(secret), 'unauthorized'],
-    ['no cId', () => new SignJWT({ sub: owner.address }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setNotBefore(now()).setExpirationTime(now() + 600).sign(secret), 'unauthorized'],
-    ['a flipped bit', async () => {
-      const [h, p, s] = token.split('.') as [string, string, string];
-      const sig = base64url.decode(s);
-      sig[0] = sig[0]! ^ 1;
-      return `${h}.${p}.${base64url.encode(sig)}`;
-    }, 'unauthorized'],
-    ['expired', () => new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now() - 7200).setNotBefore(now() - 7200).setExpirationTime(now() - 3600).sign(secret), 'token_expired'],
-    ['nbf in the future', () => new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setNotBefore(now() + 3600).setExpirationTime(now() + 7200).sign(secret), 'unauthorized'],
-    ['another secret', () => new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setNotBefore(now()).setExpirationTime(now() + 600).sign(new TextEncoder().encode('x'.repeat(40))), 'unauthorized'],
+    [
+      'alg none',
+      async () =>
+        `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${base64url.encode(JSON.stringify({ ...claims(), iat: now(), nbf: now(), exp: now() + 600 }))}.`,
+      'unauthorized',
+    ],
+    [
+      'HS384',
+      () =>
+        new SignJWT(claims())
+          .setProtectedHeader({ alg: 'HS384' })
+          .setIssuedAt()
+          .setNotBefore(now())
+          .setExpirationTime(now() + 600)
+          .sign(secret),
+      'unauthorized',
+    ],
+    [
+      'no exp',
+      () => new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setNotBefore(now()).sign(secret),
+      'unauthorized',
+    ],
+    [
+      'no cId',
+      () =>
+        new SignJWT({ sub: owner.address })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuedAt()
+          .setNotBefore(now())
+          .setExpirationTime(now() + 600)
+          .sign(secret),
+      'unauthorized',
+    ],
+    [
+      'a flipped bit',
+      async () => {
+        const [h, p, s] = token.split('.') as [string, string, string];
+        const sig = base64url.decode(s);
+        sig[0] = sig[0]! ^ 1;
+        return `${h}.${p}.${base64url.encode(sig)}`;
+      },
+      'unauthorized',
+    ],
+    [
+      'expired',
+      () =>
+        new SignJWT(claims())
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuedAt(now() - 7200)
+          .setNotBefore(now() - 7200)
+          .setExpirationTime(now() - 3600)
+          .sign(secret),
+      'token_expired',
+    ],
+    [
+      'nbf in the future',
+      () =>
+        new SignJWT(claims())
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuedAt()
+          .setNotBefore(now() + 3600)
+          .setExpirationTime(now() + 7200)
+          .sign(secret),
+      'unauthorized',
+    ],
+    [
+      'another secret',
+      () =>
+        new SignJWT(claims())
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuedAt()
+          .setNotBefore(now())
+          .setExpirationTime(now() + 600)
+          .sign(new TextEncoder().encode('x'.repeat(40))),
+      'unauthorized',
+    ],
   ];
   it.each(forged)('answers 401 for a token with %s', async (_, make, code) => {
     const res = await getAgent(agentPath(testnet.collection, tokenId), `Bearer ${await make()}`);
@@ -78,7 +141,12 @@ describe('gate 1: bearer token', () => {
   });
 
   it('accepts a token signed the same way (the forgeries above fail for their defect alone)', async () => {
-    const good = await new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setNotBefore(now()).setExpirationTime(now() + 600).sign(secret);
+    const good = await new SignJWT(claims())
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setNotBefore(now())
+      .setExpirationTime(now() + 600)
+      .sign(secret);
     expect((await getAgent(agentPath(testnet.collection, tokenId), `Bearer ${good}`)).status).toBe(200);
   });
 

@@ -8,7 +8,12 @@ const stack = inject('stack');
 
 /** Runs one more worker against the same backends with some bindings replaced. */
 async function workerWith(overrides: Record<string, string>, omit: string[] = []) {
-  return startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', omit, bindings: { ...workerBindingsFor(stack), ...overrides } });
+  return startMiniflare({
+    scriptPath: stack.scriptPath,
+    deployment: 'testnet',
+    omit,
+    bindings: { ...workerBindingsFor(stack), ...overrides },
+  });
 }
 
 describe('GET /health', () => {

@@ -42,7 +42,11 @@ describe('bad input at the edge', () => {
   });
 
   it('accepts application/json with a charset', async () => {
-    const res = await call(baseUrl, init, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body: validBody() });
+    const res = await call(baseUrl, init, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: validBody(),
+    });
     expect(res.status).toBe(200);
   });
 
@@ -70,7 +74,11 @@ describe('bad input at the edge', () => {
 
   it('answers 404 JSON for an unknown route, whatever the method', async () => {
     for (const method of ['GET', 'POST', 'DELETE']) {
-      const res = await call(baseUrl, '/no/such/route', { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      const res = await call(baseUrl, '/no/such/route', {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'GET' ? undefined : '{}',
+      });
       expect(res.status).toBe(404);
       expect(errorCode(res)).toBe('not_found');
     }
@@ -116,7 +124,11 @@ describe('every response', () => {
   it('answers CORS preflights so a browser dashboard can call the API', async () => {
     const res = await fetch(baseUrl + init, {
       method: 'OPTIONS',
-      headers: { origin: 'https://dashboard.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' },
+      headers: {
+        origin: 'https://dashboard.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,authorization',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
@@ -126,11 +138,20 @@ describe('every response', () => {
 
 describe('documentation', () => {
   it('serves an OpenAPI 3.1 document listing every route, each agent route with its gate errors', async () => {
-    const res = await call<{ openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>> }>(baseUrl, '/openapi.json');
+    const res = await call<{
+      openapi: string;
+      paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>>;
+    }>(baseUrl, '/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toMatch(/^3\.1/);
     expect(Object.keys(res.body.paths)).toEqual(
-      expect.arrayContaining(['/agent/{agentCollectionAddress}/{agentTokenId}', '/auth/jwt/finish', '/auth/jwt/init', '/health', '/wallet/verify']),
+      expect.arrayContaining([
+        '/agent/{agentCollectionAddress}/{agentTokenId}',
+        '/auth/jwt/finish',
+        '/auth/jwt/init',
+        '/health',
+        '/wallet/verify',
+      ]),
     );
     for (const [path, operations] of Object.entries(res.body.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -147,7 +168,9 @@ describe('documentation', () => {
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toContain('text/html');
     expect(docs.text).toContain('data-spec-url="/openapi.json"');
-    expect(docs.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; style-src 'sha256-/);
+    expect(docs.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; style-src 'sha256-/,
+    );
     const root = await call(baseUrl, '/');
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/docs');

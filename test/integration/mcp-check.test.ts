@@ -49,7 +49,10 @@ function named(result: McpCheckResult, name: string) {
 }
 
 function expectAllPass(result: McpCheckResult & { output: string }, names: string[]): void {
-  expect(result.checks.map((c) => c.name), result.output).toEqual(names);
+  expect(
+    result.checks.map((c) => c.name),
+    result.output,
+  ).toEqual(names);
   for (const c of result.checks) expect(c.ok, `${c.name}: ${c.detail}\n${result.output}`).toBe(true);
   expect(result.ok).toBe(true);
   expect(result.output).toMatch(/PASS: all \d+ checks passed/);
@@ -140,7 +143,11 @@ describe('other failures', () => {
 
   it('the right server with a wrong key fails tools/list with 401, and skips the rest', async () => {
     const server = await track(startPlainServer({ apiKey: API_KEY }));
-    const result = await check({ url: server.url, headers: { 'x-api-key': 'not-the-key-123' }, call: { name: 'echo', arguments: { text: 'x' } } });
+    const result = await check({
+      url: server.url,
+      headers: { 'x-api-key': 'not-the-key-123' },
+      call: { name: 'echo', arguments: { text: 'x' } },
+    });
     expect(result.checks.map((c) => c.name)).toEqual(['tools/list']);
     expect(named(result, 'tools/list').detail).toMatch(/^401 with the given credential/);
     expect(result.output).toContain('not checked after that failure: JSON-RPC reply, tool definitions, tools/call, wrong credential');
@@ -150,9 +157,15 @@ describe('other failures', () => {
   it('tools/call: an unknown tool and arguments that miss the schema fail before calling', async () => {
     const server = await track(startPlainServer({ apiKey: API_KEY }));
     const unknown = await check({ url: server.url, headers: { 'x-api-key': API_KEY }, call: { name: 'nope', arguments: {} } });
-    expect(named(unknown, 'tools/call nope')).toMatchObject({ ok: false, detail: expect.stringContaining('tools/list has no tool "nope"') });
+    expect(named(unknown, 'tools/call nope')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('tools/list has no tool "nope"'),
+    });
     const bad = await check({ url: server.url, headers: { 'x-api-key': API_KEY }, call: { name: 'add', arguments: { a: 'one' } } });
-    expect(named(bad, 'tools/call add')).toMatchObject({ ok: false, detail: expect.stringContaining("do not match the tool's input schema") });
+    expect(named(bad, 'tools/call add')).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining("do not match the tool's input schema"),
+    });
     expect(server.requests.some((r) => (r.body as { method?: string })?.method === 'tools/call')).toBe(false);
   });
 
@@ -246,13 +259,21 @@ describe('CLI: agent-gateway mcp check', () => {
 describe('CLI: mcp check takes credential headers off the command line', () => {
   it.skipIf(!CLI_READY)('--header-env NAME=VAR sends the value of VAR; a wrong one fails; neither is printed', async () => {
     const server = await track(startPlainServer({ apiKey: API_KEY }));
-    const ok = await runCliAs(['mcp', 'check', server.url, '--header-env', 'x-api-key=MCP_TEST_KEY'], cliEnv({ MCP_TEST_KEY: API_KEY }), 25_000);
+    const ok = await runCliAs(
+      ['mcp', 'check', server.url, '--header-env', 'x-api-key=MCP_TEST_KEY'],
+      cliEnv({ MCP_TEST_KEY: API_KEY }),
+      25_000,
+    );
     expect(ok.code, ok.output).toBe(0);
     expect(ok.output).toContain('header x-api-key (value hidden)');
     expect(ok.output).not.toContain(API_KEY);
     expect(server.requests.some((r) => r.headers['x-api-key'] === API_KEY)).toBe(true);
 
-    const wrong = await runCliAs(['mcp', 'check', server.url, '--header-env', 'x-api-key=MCP_TEST_KEY'], cliEnv({ MCP_TEST_KEY: 'wrong-key-0123456789' }), 25_000);
+    const wrong = await runCliAs(
+      ['mcp', 'check', server.url, '--header-env', 'x-api-key=MCP_TEST_KEY'],
+      cliEnv({ MCP_TEST_KEY: 'wrong-key-0123456789' }),
+      25_000,
+    );
     expect(wrong.code, wrong.output).toBe(1);
     expect(wrong.output).not.toContain('wrong-key-0123456789');
 
@@ -265,7 +286,9 @@ describe('CLI: mcp check takes credential headers off the command line', () => {
 
   it.skipIf(!CLI_READY)('--header-stdin NAME reads the value from stdin (Bearer tokens too), never printing it', async () => {
     const server = await track(startSdkServer({ stateful: false, bearer: BEARER }));
-    const ok = await runCliAs(['mcp', 'check', server.url, '--header-stdin', 'Authorization'], cliEnv({}), 25_000, { input: `Bearer ${BEARER}\n` });
+    const ok = await runCliAs(['mcp', 'check', server.url, '--header-stdin', 'Authorization'], cliEnv({}), 25_000, {
+      input: `Bearer ${BEARER}\n`,
+    });
     expect(ok.code, ok.output).toBe(0);
     expect(ok.output).not.toContain(BEARER);
     expect(server.requests.some((r) => r.headers.authorization === `Bearer ${BEARER}`)).toBe(true);

@@ -36,7 +36,11 @@ async function startSwitchServer(): Promise<SwitchServer> {
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const tools = [
-    { name: 'echo', description: 'Echoes the text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+    {
+      name: 'echo',
+      description: 'Echoes the text back',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
     { name: 'flaky', description: 'Always reports a tool error', inputSchema: { type: 'object', properties: {} } },
   ];
   const answer = (body: { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: { text?: unknown } } }) => {
@@ -68,7 +72,11 @@ async function startSwitchServer(): Promise<SwitchServer> {
       if (state.mode === '500') return send(500, { error: 'Internal Server Error' });
       if (req.headers.authorization !== `Bearer ${SWITCH_BEARER}`) return send(401, { error: 'Unauthorized' });
       if (state.mode === 'leak') {
-        return send(200, { jsonrpc: '2.0', id: body.id ?? null, error: { code: -32000, message: `bad token: ${req.headers.authorization}` } });
+        return send(200, {
+          jsonrpc: '2.0',
+          id: body.id ?? null,
+          error: { code: -32000, message: `bad token: ${req.headers.authorization}` },
+        });
       }
       if (state.mode === 'slow') {
         const timer = setTimeout(() => {
@@ -115,7 +123,11 @@ let log: ConsoleCapture;
 
 beforeAll(async () => {
   log = captureConsole();
-  [plain, doomed, switchable] = await Promise.all([startPlainServer({ apiKey: API_KEY }), startSdkServer({ stateful: true, bearer: SDK_BEARER }), startSwitchServer()]);
+  [plain, doomed, switchable] = await Promise.all([
+    startPlainServer({ apiKey: API_KEY }),
+    startSdkServer({ stateful: true, bearer: SDK_BEARER }),
+    startSwitchServer(),
+  ]);
   worker = await workerWithToolServers(stack, { plain: plain.url, doomed: doomed.url, switch: switchable.url });
 });
 
@@ -144,7 +156,8 @@ async function connect(who: TestAgent, host: string, server: TestServer, auth: R
 const callTool = (who: TestAgent, id: string, name: string, args: unknown) =>
   mcp(who, `/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name, arguments: args } });
 
-const toolCalls = (server: TestServer) => server.requests.filter((r) => (r.body as { method?: unknown } | undefined)?.method === 'tools/call').length;
+const toolCalls = (server: TestServer) =>
+  server.requests.filter((r) => (r.body as { method?: unknown } | undefined)?.method === 'tools/call').length;
 
 describe('checking arguments before the call', () => {
   it.each([
@@ -241,7 +254,10 @@ describe('tool-server failures after registration', () => {
       }
       // and at registration
       const other = await agent();
-      const res = await mcp(other, '/mcp/connection', { method: 'POST', json: { url: toolServerUrl('switch', switchable.url), auth: { type: 'bearer', value: SWITCH_BEARER } } });
+      const res = await mcp(other, '/mcp/connection', {
+        method: 'POST',
+        json: { url: toolServerUrl('switch', switchable.url), auth: { type: 'bearer', value: SWITCH_BEARER } },
+      });
       expectError(res, 400, 'tool_server_invalid');
       expect(res.text).not.toContain(SWITCH_BEARER);
     } finally {
@@ -272,8 +288,12 @@ describe('credentials sent to tool servers', () => {
     });
     expect(problems).toEqual([]);
     expect(plain.requests.every((r) => r.headers.authorization === undefined && r.headers['x-api-key'] === API_KEY)).toBe(true);
-    expect(doomed.requests.every((r) => r.headers['x-api-key'] === undefined && r.headers.authorization === `Bearer ${SDK_BEARER}`)).toBe(true);
-    expect(switchable.requests.every((r) => r.headers['x-api-key'] === undefined && r.headers.authorization === `Bearer ${SWITCH_BEARER}`)).toBe(true);
+    expect(doomed.requests.every((r) => r.headers['x-api-key'] === undefined && r.headers.authorization === `Bearer ${SDK_BEARER}`)).toBe(
+      true,
+    );
+    expect(
+      switchable.requests.every((r) => r.headers['x-api-key'] === undefined && r.headers.authorization === `Bearer ${SWITCH_BEARER}`),
+    ).toBe(true);
   });
 
   it("keeps credentials and our JWTs out of the gateway's log", () => {

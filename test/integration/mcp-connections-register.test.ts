@@ -11,7 +11,14 @@ import { freePort } from '../../scripts/lib/processes';
 import { freshAgent, type TestAgent } from '../support/agent';
 import { call, deployment, type JsonResponse, expectError } from '../support/http';
 import { agentPath } from '../support/login';
-import { startBadServer, startPlainServer, startSdkServer, type BadServer, type BadServerKind, type TestServer } from '../support/mcp-servers';
+import {
+  startBadServer,
+  startPlainServer,
+  startSdkServer,
+  type BadServer,
+  type BadServerKind,
+  type TestServer,
+} from '../support/mcp-servers';
 import { closePg, vaultEntryCount } from '../support/pg';
 import { credentialProblems } from '../support/secrets';
 import { toolServerUrl, workerWithToolServers } from '../support/tool-routing';
@@ -25,7 +32,18 @@ const BEARER = `sdk-bearer-${crypto.randomUUID()}`;
 const BAD_SERVER_BEARER = `bad-server-bearer-${crypto.randomUUID()}`;
 const WRONG_KEY = `wrong-key-${crypto.randomUUID()}`;
 
-const BAD_KINDS: BadServerKind[] = ['invalid_schema', 'wrong_id', 'html', 'redirect', 'slow', 'huge', 'huge_sse', 'status_401', 'status_424', 'status_500'];
+const BAD_KINDS: BadServerKind[] = [
+  'invalid_schema',
+  'wrong_id',
+  'html',
+  'redirect',
+  'slow',
+  'huge',
+  'huge_sse',
+  'status_401',
+  'status_424',
+  'status_500',
+];
 const hostOf = (kind: BadServerKind) => `bad-${kind.replace(/_/g, '-')}`;
 
 let worker: Awaited<ReturnType<typeof workerWithToolServers>>;
@@ -77,7 +95,14 @@ const register = (who: TestAgent, body: unknown) => mcp(who, '/mcp/connection', 
 
 const vaultRows = (who: TestAgent) => vaultEntryCount(stack.databaseUrl, who, testnet.chainId);
 
-type GoodCase = { label: string; host: string; server: () => TestServer; auth: Record<string, string>; secret?: string; view: Record<string, unknown> };
+type GoodCase = {
+  label: string;
+  host: string;
+  server: () => TestServer;
+  auth: Record<string, string>;
+  secret?: string;
+  view: Record<string, unknown>;
+};
 const GOOD: GoodCase[] = [
   {
     label: 'the plain contract server with x-api-key',
@@ -95,7 +120,13 @@ const GOOD: GoodCase[] = [
     secret: BEARER,
     view: { type: 'bearer', valueSet: true },
   },
-  { label: 'a stateless SDK server without a credential', host: 'stateless', server: () => stateless, auth: { type: 'none' }, view: { type: 'none', valueSet: false } },
+  {
+    label: 'a stateless SDK server without a credential',
+    host: 'stateless',
+    server: () => stateless,
+    auth: { type: 'none' },
+    view: { type: 'none', valueSet: false },
+  },
 ];
 
 describe('registering good tool servers', () => {
@@ -124,7 +155,10 @@ describe('registering good tool servers', () => {
     expect(Number.isInteger(live.body.health.latencyMs)).toBe(true);
     expect(live.body.health.latencyMs).toBeGreaterThanOrEqual(0);
 
-    const echo = await mcp(who, `/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'echo', arguments: { text: 'héllo ✓' } } });
+    const echo = await mcp(who, `/mcp/connection/${id}/tools/call`, {
+      method: 'POST',
+      json: { name: 'echo', arguments: { text: 'héllo ✓' } },
+    });
     expect(echo.status, echo.text).toBe(200);
     expect(echo.body.content).toEqual([{ type: 'text', text: 'héllo ✓' }]);
     const sum = await mcp(who, `/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'add', arguments: { a: 2, b: 40 } } });
@@ -214,7 +248,10 @@ describe('refusing misbehaving tool servers at registration', () => {
 
   it('invalid_schema: 400 invalid_tool_schema naming the tool, and nothing is stored', async () => {
     const who = await agent();
-    const res = await register(who, { url: toolServerUrl(hostOf('invalid_schema'), bad.get('invalid_schema')!.url), auth: { type: 'bearer', value: BAD_SERVER_BEARER } });
+    const res = await register(who, {
+      url: toolServerUrl(hostOf('invalid_schema'), bad.get('invalid_schema')!.url),
+      auth: { type: 'bearer', value: BAD_SERVER_BEARER },
+    });
     expectError(res, 400, 'invalid_tool_schema');
     expect(res.body.error.message).toMatch(/^Invalid tool schema/);
     expect(res.body.error.message).toContain('broken');
@@ -225,7 +262,10 @@ describe('refusing misbehaving tool servers at registration', () => {
   it('slow (3 s): 424 tool_server_unreachable within MCP_TIMEOUT_MS, well under 3 s', async () => {
     const who = await agent();
     const started = Date.now();
-    const res = await register(who, { url: toolServerUrl(hostOf('slow'), bad.get('slow')!.url), auth: { type: 'bearer', value: BAD_SERVER_BEARER } });
+    const res = await register(who, {
+      url: toolServerUrl(hostOf('slow'), bad.get('slow')!.url),
+      auth: { type: 'bearer', value: BAD_SERVER_BEARER },
+    });
     const elapsed = Date.now() - started;
     expectError(res, 424, 'tool_server_unreachable');
     expect(elapsed).toBeLessThan(2_500);
@@ -235,7 +275,10 @@ describe('refusing misbehaving tool servers at registration', () => {
 
   it('the plain server with a wrong api key: 400 tool_server_credential_rejected, and nothing is stored', async () => {
     const who = await agent();
-    const res = await register(who, { url: toolServerUrl('plain', plain.url), auth: { type: 'header', headerName: 'x-api-key', value: WRONG_KEY } });
+    const res = await register(who, {
+      url: toolServerUrl('plain', plain.url),
+      auth: { type: 'header', headerName: 'x-api-key', value: WRONG_KEY },
+    });
     expectError(res, 400, 'tool_server_credential_rejected');
     expect(res.text).not.toContain(WRONG_KEY);
     expect((await mcp(who, '/mcp/connections')).body).toEqual({ connections: [] });
@@ -264,7 +307,9 @@ describe('credentials sent to tool servers', () => {
     expect(problems).toEqual([]);
     // and each server saw only its own credential
     expect(plain.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
-    expect(stateful.requests.every((r) => r.headers['x-api-key'] === undefined && r.headers.authorization === `Bearer ${BEARER}`)).toBe(true);
+    expect(stateful.requests.every((r) => r.headers['x-api-key'] === undefined && r.headers.authorization === `Bearer ${BEARER}`)).toBe(
+      true,
+    );
     expect(stateless.requests.every((r) => r.headers['x-api-key'] === undefined && r.headers.authorization === undefined)).toBe(true);
   });
 });

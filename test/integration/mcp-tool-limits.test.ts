@@ -27,7 +27,9 @@ const PATTERN = '(a|b|c|d|e|f|g|h)+z?$';
 const refs = (n: number) => Array.from({ length: n }, () => ({ $ref: '#/$defs/p' }));
 /** `d0` refers twice to `d1`, which refers twice to `d2`...: 2^n applications of the last link per value. */
 const fanout = (n: number) => ({
-  ...Object.fromEntries(Array.from({ length: n }, (_, i) => [`d${i}`, { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }])),
+  ...Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [`d${i}`, { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }]),
+  ),
   [`d${n}`]: { type: 'array', items: { type: 'number' } },
 });
 
@@ -36,7 +38,12 @@ const VARIANTS: Record<string, SchemaTool[]> = {
   evil: [
     tool('pattern', { s: { type: 'string', pattern: '^(a+)+$' } }, { required: ['s'] }),
     tool('keys', {}, { patternProperties: { '^(a|a)*$': { type: 'number' } }, propertyNames: { pattern: '^(a+)+$' } }),
-    tool('formats', { uri: { type: 'string', format: 'uri' }, url: { type: 'string', format: 'url' }, email: { type: 'string', format: 'email' }, host: { type: 'string', format: 'hostname' } }),
+    tool('formats', {
+      uri: { type: 'string', format: 'uri' },
+      url: { type: 'string', format: 'url' },
+      email: { type: 'string', format: 'email' },
+      host: { type: 'string', format: 'hostname' },
+    }),
   ],
   lookahead: [tool('look', { s: { type: 'string', pattern: '^(?=a)(a+)+$' } })],
   many: Array.from({ length: MAX_SNAPSHOT_TOOLS + 1 }, (_, i) => tool(`t${i}`, {})),
@@ -45,7 +52,9 @@ const VARIANTS: Record<string, SchemaTool[]> = {
   // Under the caps as written and expanded, but costly to run against long or many arguments.
   costly: [
     tool('refs', { a: { type: 'array', items: { allOf: refs(150) } } }, { $defs: { p: { pattern: PATTERN } } }),
-    tool('patterns', { s: { type: 'array', items: { anyOf: Array.from({ length: 100 }, (_, i) => ({ pattern: `(a|b|c|d|e|f|g|h)+z?${i}$` })) } } }),
+    tool('patterns', {
+      s: { type: 'array', items: { anyOf: Array.from({ length: 100 }, (_, i) => ({ pattern: `(a|b|c|d|e|f|g|h)+z?${i}$` })) } },
+    }),
     tool('fanout', { x: { $ref: '#/$defs/d0' } }, { $defs: fanout(8) }),
     tool('unique', { x: { type: 'array', uniqueItems: true } }),
     tool('echo', { text: { type: 'string', pattern: '^[a-z]+$' } }),
@@ -70,7 +79,10 @@ afterAll(async () => {
 const urlOf = (variant: string) => `https://schemas.tools.example/${variant}`;
 
 function api(who: TestAgent, rest: string, json?: unknown): Promise<JsonResponse<any>> {
-  return call(worker.url, agentPath(who.collection, who.tokenId, rest), { token: who.token, ...(json === undefined ? {} : { method: 'POST', json }) });
+  return call(worker.url, agentPath(who.collection, who.tokenId, rest), {
+    token: who.token,
+    ...(json === undefined ? {} : { method: 'POST', json }),
+  });
 }
 
 const register = (who: TestAgent, url: string) => api(who, '/mcp/connection', { url, auth: { type: 'none' } });
@@ -155,7 +167,11 @@ describe('schemas that multiply work cannot pin the gateway', () => {
 
     it.each([
       ['refs', '150 $ref uses of a pattern against 30000 items', { a: Array.from({ length: 30_000 }, () => 'a') }],
-      ['patterns', '100 patterns in anyOf against 8 strings of 32000 characters', { s: Array.from({ length: 8 }, () => 'a'.repeat(32_000)) }],
+      [
+        'patterns',
+        '100 patterns in anyOf against 8 strings of 32000 characters',
+        { s: Array.from({ length: 8 }, () => 'a'.repeat(32_000)) },
+      ],
       ['fanout', 'a $ref chain doubling 8 times against 20000 numbers', { x: Array.from({ length: 20_000 }, () => 1) }],
       ['unique', 'uniqueItems against 40000 numbers', { x: Array.from({ length: 40_000 }, (_, i) => i) }],
     ])('%s (%s): 400 invalid_tool_arguments within 5 s, nothing sent upstream', async (name, _, args) => {
@@ -199,7 +215,12 @@ describe('argument caps', () => {
     expect(reg.status, reg.text).toBe(200);
     const long = await timedCall(who, reg.body.id, 'echo', { text: 'x'.repeat(MAX_ARGUMENT_STRING_CHARS + 1) });
     expectError(long.res, 400, 'tool_arguments_too_large');
-    const wide = await timedCall(who, reg.body.id, 'echo', Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, 'y'.repeat(30_000)])));
+    const wide = await timedCall(
+      who,
+      reg.body.id,
+      'echo',
+      Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, 'y'.repeat(30_000)])),
+    );
     expectError(wide.res, 400, 'tool_arguments_too_large');
     const fine = await timedCall(who, reg.body.id, 'echo', { text: 'x'.repeat(MAX_ARGUMENT_STRING_CHARS) });
     expect(fine.res.status, fine.res.text).toBe(200);
@@ -215,7 +236,9 @@ describe('limits on connections and snapshots', () => {
 
   it(`lets an agent hold ${MAX_CONNECTIONS_PER_AGENT} connections, also under concurrent registrations`, async () => {
     const who = await freshAgent(testnet);
-    const results = await Promise.all(Array.from({ length: MAX_CONNECTIONS_PER_AGENT + 5 }, (_, i) => register(who, `${urlOf('ok')}?n=${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: MAX_CONNECTIONS_PER_AGENT + 5 }, (_, i) => register(who, `${urlOf('ok')}?n=${i}`)),
+    );
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status !== 200);
     expect(ok).toHaveLength(MAX_CONNECTIONS_PER_AGENT);
@@ -223,7 +246,10 @@ describe('limits on connections and snapshots', () => {
     expect((await api(who, '/mcp/connections')).body.connections).toHaveLength(MAX_CONNECTIONS_PER_AGENT);
     expectError(await register(who, `${urlOf('ok')}?n=late`), 400, 'mcp_connection_limit');
     // Removing one makes room again.
-    const removed = await call(worker.url, agentPath(who.collection, who.tokenId, `/mcp/connection/${ok[0]!.body.id}`), { token: who.token, method: 'DELETE' });
+    const removed = await call(worker.url, agentPath(who.collection, who.tokenId, `/mcp/connection/${ok[0]!.body.id}`), {
+      token: who.token,
+      method: 'DELETE',
+    });
     expect(removed.status).toBe(200);
     expect((await register(who, `${urlOf('ok')}?n=again`)).status).toBe(200);
   });

@@ -114,11 +114,16 @@ describe('npm run mint', () => {
     try {
       const missing = await mint(['--to', newWallet().address], empty);
       expect(missing.code).toBe(1);
-      expect(missing.stderr).toContain(`the local stack is not running (${path.join(empty, 'stack.json')} not found): start it with npm run dev`);
+      expect(missing.stderr).toContain(
+        `the local stack is not running (${path.join(empty, 'stack.json')} not found): start it with npm run dev`,
+      );
 
       const deadPort = await freePort();
       const dead = { ...stack.testnet, rpcUrl: `http://127.0.0.1:${deadPort}`, collection };
-      await writeFile(path.join(empty, 'stack.json'), JSON.stringify({ mainnet: stack.mainnet, testnet: dead, accounts: [{ address: '0x0', privateKey: '0x0' }] }));
+      await writeFile(
+        path.join(empty, 'stack.json'),
+        JSON.stringify({ mainnet: stack.mainnet, testnet: dead, accounts: [{ address: '0x0', privateKey: '0x0' }] }),
+      );
       const stale = await mint(['--to', newWallet().address], empty);
       expect(stale.code).toBe(1);
       expect(stale.stderr).toContain('is not answering');

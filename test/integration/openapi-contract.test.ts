@@ -74,16 +74,30 @@ describe('the gateway answers as its OpenAPI document says', () => {
     const wallet = newWallet();
     expect((await send('POST', '/auth/jwt/init', { json: { walletAddress: wallet.address, chainId } })).status).toBe(200);
     expect((await send('POST', '/auth/jwt/init', { json: { walletAddress: '0x123', chainId } })).status).toBe(400);
-    expect((await send('POST', '/auth/jwt/init', { body: '{"walletAddress":', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect(
+      (await send('POST', '/auth/jwt/init', { body: '{"walletAddress":', headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(400);
     expect((await send('POST', '/auth/jwt/init', { body: 'hello', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
-    expect((await send('POST', '/auth/jwt/init', { json: { walletAddress: wallet.address, chainId, pad: 'x'.repeat(1_100_000) } })).status).toBe(413);
+    expect(
+      (await send('POST', '/auth/jwt/init', { json: { walletAddress: wallet.address, chainId, pad: 'x'.repeat(1_100_000) } })).status,
+    ).toBe(413);
     expect((await send('GET', '/auth/jwt/init')).status).toBe(405);
     const { message, nonce } = await initLogin(deployment, wallet.address);
     const signature = await wallet.signMessage({ message });
-    expect((await send('POST', '/auth/jwt/finish', { json: { walletAddress: wallet.address, chainId, signature: `0x${'ab'.repeat(65)}` } })).status).toBe(401);
-    expect((await send('POST', '/auth/jwt/finish', { json: { walletAddress: wallet.address, chainId, signature, nonce } })).status).toBe(200);
+    expect(
+      (await send('POST', '/auth/jwt/finish', { json: { walletAddress: wallet.address, chainId, signature: `0x${'ab'.repeat(65)}` } }))
+        .status,
+    ).toBe(401);
+    expect((await send('POST', '/auth/jwt/finish', { json: { walletAddress: wallet.address, chainId, signature, nonce } })).status).toBe(
+      200,
+    );
     const pairing = await initLogin(deployment, wallet.address, deployment.baseUrl, 'pairing');
-    const verify = { walletAddress: wallet.address, chainId, message: pairing.message, signature: await wallet.signMessage({ message: pairing.message }) };
+    const verify = {
+      walletAddress: wallet.address,
+      chainId,
+      message: pairing.message,
+      signature: await wallet.signMessage({ message: pairing.message }),
+    };
     expect((await send('POST', '/wallet/verify', { json: verify })).status).toBe(200);
     expect((await send('POST', '/wallet/verify', { json: verify })).status).toBe(401);
 
@@ -101,17 +115,36 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(agent, 'GET', '/contexts/keys')).status).toBe(200);
     expect((await onAgent(agent, 'POST', '/context', { json: { key: 'notes' } })).status).toBe(200);
     expect((await onAgent(agent, 'POST', '/context', { json: { key: 'notes' } })).status).toBe(400);
-    expect((await onAgent(agent, 'POST', '/contexts', { json: { keys: ['notes', 'people/ann', 'x', 'conversation-context-discovery/a'] } })).status).toBe(200);
+    expect(
+      (await onAgent(agent, 'POST', '/contexts', { json: { keys: ['notes', 'people/ann', 'x', 'conversation-context-discovery/a'] } }))
+        .status,
+    ).toBe(200);
     expect((await onAgent(agent, 'GET', '/contexts/keys?page=1&elementsPerPage=500&sortDirection=desc')).status).toBe(200);
     expect((await onAgent(agent, 'GET', '/contexts/keys?page=0')).status).toBe(400);
     expect((await onAgent(agent, 'PUT', '/contexts/keys')).status).toBe(405);
     const once = { 'idempotency-key': `contract-${randomBytes(4).toString('hex')}` };
-    expect((await onAgent(agent, 'POST', `/context/${seg('notes')}/message`, { json: { role: 'user', message: 'hello' }, headers: once })).status).toBe(200);
-    const replay = await onAgent(agent, 'POST', `/context/${seg('notes')}/message`, { json: { role: 'user', message: 'hello' }, headers: once });
+    expect(
+      (await onAgent(agent, 'POST', `/context/${seg('notes')}/message`, { json: { role: 'user', message: 'hello' }, headers: once }))
+        .status,
+    ).toBe(200);
+    const replay = await onAgent(agent, 'POST', `/context/${seg('notes')}/message`, {
+      json: { role: 'user', message: 'hello' },
+      headers: once,
+    });
     expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
-    expect((await onAgent(agent, 'POST', `/context/${seg('notes')}/message`, { json: { role: 'user', message: 'other' }, headers: once })).status).toBe(400);
-    expect((await onAgent(agent, 'POST', `/context/${seg('missing')}/message`, { json: { role: 'user', message: 'hello' } })).status).toBe(404);
-    const batch = { messages: [{ role: 'user', message: 'one' }, { role: 'assistant', message: 'two' }] };
+    expect(
+      (await onAgent(agent, 'POST', `/context/${seg('notes')}/message`, { json: { role: 'user', message: 'other' }, headers: once }))
+        .status,
+    ).toBe(400);
+    expect((await onAgent(agent, 'POST', `/context/${seg('missing')}/message`, { json: { role: 'user', message: 'hello' } })).status).toBe(
+      404,
+    );
+    const batch = {
+      messages: [
+        { role: 'user', message: 'one' },
+        { role: 'assistant', message: 'two' },
+      ],
+    };
     expect((await onAgent(agent, 'POST', `/context/${seg('notes')}/messages`, { json: batch })).status).toBe(200);
     expect((await onAgent(agent, 'POST', `/context/${seg('notes')}/messages`, { json: { messages: [] } })).status).toBe(400);
     expect((await onAgent(agent, 'GET', `/context/${seg('notes')}/messages?limit=2`)).status).toBe(200);
@@ -132,8 +165,13 @@ describe('the gateway answers as its OpenAPI document says', () => {
     const first = await onAgent(agent, 'POST', '/database/settings/first-step', { json: target });
     expect(first.status, first.text).toBe(200);
     const setupId = (first.body as { setupId: string }).setupId;
-    expect((await onAgent(agent, 'POST', '/database/settings/second-step', { json: { setupId, tables: ['public.orders'] } })).status).toBe(200);
-    expect((await onAgent(agent, 'POST', '/database/settings/second-step', { json: { setupId: randomUUID(), tables: ['public.orders'] } })).status).toBe(404);
+    expect((await onAgent(agent, 'POST', '/database/settings/second-step', { json: { setupId, tables: ['public.orders'] } })).status).toBe(
+      200,
+    );
+    expect(
+      (await onAgent(agent, 'POST', '/database/settings/second-step', { json: { setupId: randomUUID(), tables: ['public.orders'] } }))
+        .status,
+    ).toBe(404);
     expect((await onAgent(agent, 'GET', '/database/settings')).status).toBe(200);
 
     // Tool servers.
@@ -144,8 +182,12 @@ describe('the gateway answers as its OpenAPI document says', () => {
     const id = (added.body as { id: string }).id;
     expect((await onAgent(agent, 'GET', '/mcp/connections')).status).toBe(200);
     expect((await onAgent(agent, 'GET', `/mcp/connection/${id}/tools`)).status).toBe(200);
-    expect((await onAgent(agent, 'POST', `/mcp/connection/${id}/tools/call`, { json: { name: 'echo', arguments: { text: 'hi' } } })).status).toBe(200);
-    expect((await onAgent(agent, 'POST', `/mcp/connection/${id}/tools/call`, { json: { name: 'echo', arguments: { text: 5 } } })).status).toBe(400);
+    expect(
+      (await onAgent(agent, 'POST', `/mcp/connection/${id}/tools/call`, { json: { name: 'echo', arguments: { text: 'hi' } } })).status,
+    ).toBe(200);
+    expect(
+      (await onAgent(agent, 'POST', `/mcp/connection/${id}/tools/call`, { json: { name: 'echo', arguments: { text: 5 } } })).status,
+    ).toBe(400);
     expect((await onAgent(agent, 'POST', `/mcp/connection/${id}/tools/call`, { json: { name: 'nope', arguments: {} } })).status).toBe(404);
     expect((await onAgent(agent, 'PUT', `/mcp/connection/${id}/auth`, { json: { auth } })).status).toBe(200);
     expect((await onAgent(agent, 'PUT', `/mcp/connection/${id}/auth`, { json: { auth: { ...auth, value: 'wrong' } } })).status).toBe(400);
@@ -164,7 +206,9 @@ describe('the gateway answers as its OpenAPI document says', () => {
     const buyer = newWallet();
     await transferFreshAgent(deployment, sold.owner, buyer.address, sold.tokenId);
     const bought = { ...sold, owner: buyer, token: await login(deployment, buyer) };
-    const reentry = await onAgent(bought, 'POST', '/database/settings/second-step', { json: { setupId: (pending.body as { setupId: string }).setupId, tables: ['public.orders'] } });
+    const reentry = await onAgent(bought, 'POST', '/database/settings/second-step', {
+      json: { setupId: (pending.body as { setupId: string }).setupId, tables: ['public.orders'] },
+    });
     expect(reentry.status, reentry.text).toBe(409);
     expect((await onAgent(bought, 'GET', '/database/settings')).status).toBe(200); // a pending setup to re-enter
     expect((await onAgent(sold, 'GET', '')).status).toBe(403);
@@ -172,7 +216,9 @@ describe('the gateway answers as its OpenAPI document says', () => {
     // Rate limits: a burst of inits for one wallet (the login limit is 30 a minute).
     await earlyInWindow(5_000);
     const flooded = newWallet().address;
-    const burst = await Promise.all(Array.from({ length: 40 }, () => send('POST', '/auth/jwt/init', { json: { walletAddress: flooded, chainId } })));
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, () => send('POST', '/auth/jwt/init', { json: { walletAddress: flooded, chainId } })),
+    );
     expect(burst.some((r) => r.status === 429)).toBe(true);
 
     const doc = (await call(worker.url, '/openapi.json')).body as OpenApiDocument;
@@ -181,9 +227,10 @@ describe('the gateway answers as its OpenAPI document says', () => {
 
     const statuses = new Set(exchanges.map((e) => e.res.status));
     for (const status of [200, 400, 401, 403, 404, 405, 409, 413, 415, 424, 429]) expect(statuses, String(status)).toContain(status);
-    const succeeded = new Set(exchanges.filter((e) => e.res.status === 200).map((e) => checker.operationFor(e.method, e.path)?.operation?.operationId));
+    const succeeded = new Set(
+      exchanges.filter((e) => e.res.status === 200).map((e) => checker.operationFor(e.method, e.path)?.operation?.operationId),
+    );
     const every = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect([...every].filter((operationId) => !succeeded.has(operationId))).toEqual([]);
   });
 });
-

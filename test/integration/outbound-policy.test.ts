@@ -19,7 +19,15 @@ const testnet = deployment('testnet');
 const API_KEY = `policy-key-${crypto.randomUUID()}`;
 
 /** Hosts a tool-server URL may name that must never be reached (with their port, as routed). */
-const REFUSED_TOOL_HOSTS = ['127.0.0.1.nip.io', 'localtest.me', 'kubernetes.default.svc', 'x.internal', 'tools.example.com:6379', 'app-10-0-0-1.example.com', 'metadata.google.internal'];
+const REFUSED_TOOL_HOSTS = [
+  '127.0.0.1.nip.io',
+  'localtest.me',
+  'kubernetes.default.svc',
+  'x.internal',
+  'tools.example.com:6379',
+  'app-10-0-0-1.example.com',
+  'metadata.google.internal',
+];
 
 let plain: TestServer;
 let worker: Awaited<ReturnType<typeof startMiniflare>>;
@@ -71,10 +79,17 @@ describe('tool-server URLs under production policy', () => {
 
 describe('the database step under production policy', () => {
   const own = new URL(stack.databaseUrl);
-  const ownTarget = { host: own.hostname, port: Number(own.port), database: own.pathname.slice(1), user: decodeURIComponent(own.username), password: decodeURIComponent(own.password), ssl: 'disable' };
+  const ownTarget = {
+    host: own.hostname,
+    port: Number(own.port),
+    database: own.pathname.slice(1),
+    user: decodeURIComponent(own.username),
+    password: decodeURIComponent(own.password),
+    ssl: 'disable',
+  };
 
   it.each([
-    ['127.0.0.1 with the stack\'s own credentials', {}],
+    ["127.0.0.1 with the stack's own credentials", {}],
     ['localhost', { host: 'localhost' }],
     ['[::1]', { host: '[::1]' }],
     ['::1', { host: '::1' }],

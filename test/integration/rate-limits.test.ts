@@ -42,7 +42,11 @@ describe('per wallet on the login routes', () => {
     // One init budget per wallet, however the address is spelled.
     expectRateLimited(await init(testnet.baseUrl, wallet.address.toLowerCase()));
     // Finish and verify count apart: a flood of inits never blocks the finish of a message handed out.
-    expectError(await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature: `0x${'ab'.repeat(65)}` }), 401, 'signature_invalid');
+    expectError(
+      await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature: `0x${'ab'.repeat(65)}` }),
+      401,
+      'signature_invalid',
+    );
     // The owner's message is still found among the pending ones, without its nonce (the spec's body).
     const signature = await wallet.signMessage({ message: mine.message });
     expect((await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature })).status).toBe(200);
@@ -69,7 +73,12 @@ describe('per wallet on costly signature checks (finish without its nonce, chain
     expectRateLimited(
       await call(testnet.baseUrl, '/wallet/verify', {
         method: 'POST',
-        json: { walletAddress: wallet.address, chainId: 80002, message: pairing.message, signature: await stranger.signMessage({ message: pairing.message }) },
+        json: {
+          walletAddress: wallet.address,
+          chainId: 80002,
+          message: pairing.message,
+          signature: await stranger.signMessage({ message: pairing.message }),
+        },
       }),
     );
     // The owner, finishing with the nonce and a signature that recovers locally, spends nothing.
@@ -108,7 +117,10 @@ describe('on a deployment with low limits (agent routes 5, client address 5 a mi
     const [agent, other] = await Promise.all([freshAgent(testnet), freshAgent(testnet)]);
     const path = agentPath(agent.collection, agent.tokenId);
     await earlyInWindow();
-    for (let i = 0; i < 5; i++) { const r = await call(worker.url, path, { token: agent.token }); expect(r.status, `${i} ${r.text}`).toBe(200); }
+    for (let i = 0; i < 5; i++) {
+      const r = await call(worker.url, path, { token: agent.token });
+      expect(r.status, `${i} ${r.text}`).toBe(200);
+    }
     expectRateLimited(await call(worker.url, path, { token: agent.token }));
     expectRateLimited(await call(worker.url, agentPath(agent.collection, agent.tokenId, '/contexts/keys'), { token: agent.token }));
     // The bearer gate answers first: no token, no count.

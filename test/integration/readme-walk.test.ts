@@ -14,7 +14,17 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../scripts/lib/migrate';
 import { freePort } from '../../scripts/lib/processes';
-import { collectStackPids, freeDevPorts, killAll, spawnDev, stillRunning, waitForStackFile, waitUntil, type DevRun, type ProcessRef } from '../../scripts/lib/stack-processes';
+import {
+  collectStackPids,
+  freeDevPorts,
+  killAll,
+  spawnDev,
+  stillRunning,
+  waitForStackFile,
+  waitUntil,
+  type DevRun,
+  type ProcessRef,
+} from '../../scripts/lib/stack-processes';
 import { call } from '../support/http';
 import { login } from '../support/login';
 
@@ -28,7 +38,11 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
-function runBash(script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runBash(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     // Its own process group, so a background tool server left by a failed walk is stopped too.
     const child = spawn('bash', ['-c', script], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -63,7 +77,10 @@ describe("README's five-minute walk", () => {
     const devDir = await mkdtemp(path.join(tmpdir(), 'agent-gateway-walk-'));
     await chmod(devDir, 0o755); // Postgres runs as its own user when we are root
     const home = await mkdtemp(path.join(tmpdir(), 'agent-gateway-walk-home-'));
-    cleanups.push(() => rm(devDir, { recursive: true, force: true }), () => rm(home, { recursive: true, force: true }));
+    cleanups.push(
+      () => rm(devDir, { recursive: true, force: true }),
+      () => rm(home, { recursive: true, force: true }),
+    );
     const run: DevRun = spawnDev(devDir, await freeDevPorts());
     const known = new Map<number, ProcessRef>();
     cleanups.push(async () => {
@@ -94,8 +111,14 @@ describe("README's five-minute walk", () => {
     expect(walk.code, output).toBe(0);
 
     // The walk's own output: the export of the hydrated context and the tool's result.
-    const exported = walk.stdout.split('\n').filter((line) => line.startsWith('{"key"')).map((line) => JSON.parse(line) as { role: string; message: string });
-    expect(exported.map((m) => [m.role, m.message]), output).toEqual([
+    const exported = walk.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{"key"'))
+      .map((line) => JSON.parse(line) as { role: string; message: string });
+    expect(
+      exported.map((m) => [m.role, m.message]),
+      output,
+    ).toEqual([
       ['user', 'I prefer email over phone.'],
       ['assistant', 'Noted: email only.'],
     ]);
@@ -105,11 +128,18 @@ describe("README's five-minute walk", () => {
     // And the gateway, asked directly, agrees: the minted agent has the messages and the tool server.
     const mintedTo = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
     const testnet = stack.testnet;
-    const token = await login(testnet, Object.assign(mintedTo, { privateKey: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const }));
+    const token = await login(
+      testnet,
+      Object.assign(mintedTo, { privateKey: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const }),
+    );
     const tokenId = /^agent (\d+) of (0x[0-9a-fA-F]{40}) at /m.exec(walk.stdout);
     expect(tokenId?.[2], output).toBe(testnet.collection);
     const agent = `/agent/${testnet.collection}/${tokenId![1]}`;
-    const messages = await call<{ messages: { role: string; message: string }[] }>(testnet.baseUrl, `${agent}/context/${encodeURIComponent('customer:42/notes')}/messages`, { token });
+    const messages = await call<{ messages: { role: string; message: string }[] }>(
+      testnet.baseUrl,
+      `${agent}/context/${encodeURIComponent('customer:42/notes')}/messages`,
+      { token },
+    );
     expect(messages.status, messages.text).toBe(200);
     expect(messages.body.messages.map((m) => m.message)).toEqual(['I prefer email over phone.', 'Noted: email only.']);
     const connections = await call<{ connections: { url: string }[] }>(testnet.baseUrl, `${agent}/mcp/connections`, { token });

@@ -32,8 +32,23 @@ describe('a NUL is refused with 400 nul_character', () => {
     ['in a path key (append)', () => agent.call('/context/ab%00cd/message', { method: 'POST', json: { role: 'user', message: 'hello' } })],
     ['in search', () => agent.call('/contexts/keys?search=a%00b')],
     ['in a query value the route does not read', () => agent.call('/contexts/keys?x=%00')],
-    ['in a message', () => agent.call(`/context/${seg(key)}/message`, { method: 'POST', json: { role: 'user', message: 'before\u0000after' } })],
-    ['in a batch message', () => agent.call(`/context/${seg(key)}/messages`, { method: 'POST', json: { messages: [{ role: 'user', message: 'ok ok' }, { role: 'user', message: 'nul\u0000' }] } })],
+    [
+      'in a message',
+      () => agent.call(`/context/${seg(key)}/message`, { method: 'POST', json: { role: 'user', message: 'before\u0000after' } }),
+    ],
+    [
+      'in a batch message',
+      () =>
+        agent.call(`/context/${seg(key)}/messages`, {
+          method: 'POST',
+          json: {
+            messages: [
+              { role: 'user', message: 'ok ok' },
+              { role: 'user', message: 'nul\u0000' },
+            ],
+          },
+        }),
+    ],
     ['in a JSON property name', () => agent.call('/context', { method: 'POST', json: { key: 'bytes:other', 'x\u0000': 1 } })],
   ])('%s', async (_, send) => {
     const res = await send();
@@ -44,9 +59,18 @@ describe('a NUL is refused with 400 nul_character', () => {
 describe('bytes that do not decode are refused with 400 invalid_encoding', () => {
   it('invalid UTF-8 in a JSON body (raw \\xff\\xfe) is not stored as U+FFFD', async () => {
     const before = await storedTexts();
-    const body = new Uint8Array([...new TextEncoder().encode('{"role":"user","message":"ab'), 0xff, 0xfe, ...new TextEncoder().encode('cd"}')]);
+    const body = new Uint8Array([
+      ...new TextEncoder().encode('{"role":"user","message":"ab'),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode('cd"}'),
+    ]);
     expectError(await agent.call(`/context/${seg(key)}/message`, rawJson(body)), 400, 'invalid_encoding');
-    const batch = new Uint8Array([...new TextEncoder().encode('{"messages":[{"role":"user","message":"x'), 0xc3, ...new TextEncoder().encode('y"}]}')]);
+    const batch = new Uint8Array([
+      ...new TextEncoder().encode('{"messages":[{"role":"user","message":"x'),
+      0xc3,
+      ...new TextEncoder().encode('y"}]}'),
+    ]);
     expectError(await agent.call(`/context/${seg(key)}/messages`, rawJson(batch)), 400, 'invalid_encoding');
     expect(await storedTexts()).toEqual(before);
     expect(before.join('')).not.toContain('\ufffd');
@@ -63,7 +87,11 @@ describe('bytes that do not decode are refused with 400 invalid_encoding', () =>
 
   it('broken percent-encoding in the key of an append stores nothing', async () => {
     const before = await storedTexts();
-    expectError(await agent.call('/context/ab%zzcd/message', { method: 'POST', json: { role: 'user', message: 'hello' } }), 400, 'invalid_encoding');
+    expectError(
+      await agent.call('/context/ab%zzcd/message', { method: 'POST', json: { role: 'user', message: 'hello' } }),
+      400,
+      'invalid_encoding',
+    );
     expect(await storedTexts()).toEqual(before);
   });
 
@@ -80,7 +108,10 @@ describe('bytes that do not decode are refused with 400 invalid_encoding', () =>
   });
 
   it('a well-formed surrogate pair (\\ud83d\\ude00) in a JSON body still passes the byte checks', async () => {
-    const res = await agent.call(`/context/${seg(key)}/message`, rawJson(new TextEncoder().encode('{"role":"user","message":"smile \\ud83d\\ude00"}')));
+    const res = await agent.call(
+      `/context/${seg(key)}/message`,
+      rawJson(new TextEncoder().encode('{"role":"user","message":"smile \\ud83d\\ude00"}')),
+    );
     expect(res.status, res.text).toBe(200);
     expect(await storedTexts()).toContain('smile \u{1F600}');
   });

@@ -72,7 +72,11 @@ async function startTattler(): Promise<{ server: Server; url: string }> {
       const reply =
         body.method === 'tools/list'
           ? { jsonrpc: '2.0', id: body.id, result: { tools: [{ name: 'echo', description: 'echo', inputSchema: { type: 'object' } }] } }
-          : { jsonrpc: '2.0', id: body.id ?? null, error: { code: -32000, message: `refused x-tattle=${String(req.headers['x-tattle'])}` } };
+          : {
+              jsonrpc: '2.0',
+              id: body.id ?? null,
+              error: { code: -32000, message: `refused x-tattle=${String(req.headers['x-tattle'])}` },
+            };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(reply));
     });
@@ -87,11 +91,17 @@ const admin = (database: string, statements: string[]) => adminStatements(stack.
 
 beforeAll(async () => {
   log = captureConsole();
-  [plain, sdk] = await Promise.all([startPlainServer({ apiKey: SECRETS.mcpHeader }), startSdkServer({ stateful: true, bearer: SECRETS.mcpBearer })]);
+  [plain, sdk] = await Promise.all([
+    startPlainServer({ apiKey: SECRETS.mcpHeader }),
+    startSdkServer({ stateful: true, bearer: SECRETS.mcpBearer }),
+  ]);
   const tattle = await startTattler();
   tattler = tattle.server;
   tattlerUrl = tattle.url;
-  [worker, dbWorker] = await Promise.all([workerWithToolServers(stack, { plain: plain.url, sdk: sdk.url, tattler: tattlerUrl }), loopbackWorker(stack)]);
+  [worker, dbWorker] = await Promise.all([
+    workerWithToolServers(stack, { plain: plain.url, sdk: sdk.url, tattler: tattlerUrl }),
+    loopbackWorker(stack),
+  ]);
   await admin('postgres', [`create role "${externalUser}" login password '${SECRETS.dbPassword}'`, `create database "${externalDb}"`]);
   await admin(externalDb, ['create table public.orders (id int primary key)', `grant select on public.orders to "${externalUser}"`]);
   [owner, stranger] = await Promise.all([freshAgent(testnet), freshAgent(testnet)]);
@@ -140,16 +150,28 @@ describe('secrets never come back', () => {
     expect(saved.status, saved.text).toBe(200);
     expect(saved.body.apiKeySet).toBe(true);
 
-    const header = await post(owner, '/mcp/connection', { url: toolServerUrl('plain', plain.url), auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.mcpHeader } });
+    const header = await post(owner, '/mcp/connection', {
+      url: toolServerUrl('plain', plain.url),
+      auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.mcpHeader },
+    });
     expect(header.status, header.text).toBe(200);
     headerId = header.body.id;
     // entering a connection's credential again (the path a new owner takes after a transfer) stores it too
-    const reentered = await api(owner, `/mcp/connection/${headerId}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.mcpHeader } } });
+    const reentered = await api(owner, `/mcp/connection/${headerId}/auth`, {
+      method: 'PUT',
+      json: { auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.mcpHeader } },
+    });
     expect(reentered.status, reentered.text).toBe(200);
-    const bearer = await post(owner, '/mcp/connection', { url: toolServerUrl('sdk', sdk.url), auth: { type: 'bearer', value: SECRETS.mcpBearer } });
+    const bearer = await post(owner, '/mcp/connection', {
+      url: toolServerUrl('sdk', sdk.url),
+      auth: { type: 'bearer', value: SECRETS.mcpBearer },
+    });
     expect(bearer.status, bearer.text).toBe(200);
     bearerId = bearer.body.id;
-    const tattled = await post(owner, '/mcp/connection', { url: toolServerUrl('tattler', tattlerUrl), auth: { type: 'header', headerName: 'x-tattle', value: SECRETS.tattledHeader } });
+    const tattled = await post(owner, '/mcp/connection', {
+      url: toolServerUrl('tattler', tattlerUrl),
+      auth: { type: 'header', headerName: 'x-tattle', value: SECRETS.tattledHeader },
+    });
     expect(tattled.status, tattled.text).toBe(200);
     tattlerId = tattled.body.id;
 
@@ -158,18 +180,31 @@ describe('secrets never come back', () => {
     const second = await dbPost(owner, '/database/settings/second-step', { setupId: first.body.setupId, tables: ['public.orders'] });
     expect(second.status, second.text).toBe(200);
 
-    const stored = await sql<{ owner: string }>(stack.databaseUrl, 'select owner from gateway.vault_entries where chain_id = $1 and collection = $2 and token_id = $3', [
-      testnet.chainId,
-      owner.collection.toLowerCase(),
-      owner.tokenId.toString(),
-    ]);
+    const stored = await sql<{ owner: string }>(
+      stack.databaseUrl,
+      'select owner from gateway.vault_entries where chain_id = $1 and collection = $2 and token_id = $3',
+      [testnet.chainId, owner.collection.toLowerCase(), owner.tokenId.toString()],
+    );
     expect(stored.map((r) => r.owner).sort()).toEqual(
-      ['llm_settings', `mcp_connection:${headerId}`, `mcp_connection:${bearerId}`, `mcp_connection:${tattlerId}`, `database_setup:${first.body.setupId}`].sort(),
+      [
+        'llm_settings',
+        `mcp_connection:${headerId}`,
+        `mcp_connection:${bearerId}`,
+        `mcp_connection:${tattlerId}`,
+        `database_setup:${first.body.setupId}`,
+      ].sort(),
     );
   });
 
   it('reads every endpoint that shows what was stored', async () => {
-    for (const rest of ['', '/llm/settings', '/mcp/connections', `/mcp/connection/${headerId}/tools`, `/mcp/connection/${bearerId}/tools`, `/mcp/connection/${tattlerId}/tools`]) {
+    for (const rest of [
+      '',
+      '/llm/settings',
+      '/mcp/connections',
+      `/mcp/connection/${headerId}/tools`,
+      `/mcp/connection/${bearerId}/tools`,
+      `/mcp/connection/${tattlerId}/tools`,
+    ]) {
       const res = await api(owner, rest);
       expect(res.status, `${rest}: ${res.text}`).toBe(200);
     }
@@ -189,25 +224,108 @@ describe('secrets never come back', () => {
   it('walks the error paths', async () => {
     const plainUrl = toolServerUrl('plain', plain.url);
     const sdkUrl = toolServerUrl('sdk', sdk.url);
-    expectError(await post(owner, '/mcp/connection', { url: plainUrl, auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.mcpHeader } }), 400, 'mcp_connection_exists');
-    expectError(await post(owner, '/mcp/connection', { url: `${plainUrl}/`, auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.wrongHeader } }), 400, 'tool_server_invalid');
-    expectError(await post(stranger, '/mcp/connection', { url: plainUrl, auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.wrongHeader } }), 400, 'tool_server_credential_rejected');
-    expectError(await post(stranger, '/mcp/connection', { url: sdkUrl, auth: { type: 'bearer', value: SECRETS.wrongBearer } }), 400, 'tool_server_credential_rejected');
-    expectError(await api(owner, `/mcp/connection/${headerId}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.wrongHeader } } }), 400, 'tool_server_credential_rejected');
-    expectError(await api(owner, `/mcp/connection/${headerId}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'cookie', value: SECRETS.invalidHeader } } }), 400, 'validation_failed');
-    expectError(await post(stranger, '/mcp/connection', { url: plainUrl, auth: { type: 'header', headerName: 'x-api-key', value: ` ${SECRETS.invalidHeader}` } }), 400, 'validation_failed');
-    expectError(await post(stranger, '/mcp/connection', { url: plainUrl, auth: { type: 'header', headerName: 'cookie', value: SECRETS.invalidHeader } }), 400, 'validation_failed');
-    expectError(await post(stranger, '/mcp/connection', { url: plainUrl, auth: { type: 'bearer', value: `${SECRETS.invalidHeader}${'x'.repeat(8_200)}` } }), 400, 'validation_failed');
-    expectError(await post(stranger, '/mcp/connection', { url: plainUrl, auth: { type: 'basic', value: SECRETS.invalidHeader } }), 400, 'validation_failed');
-    expectError(await post(stranger, '/mcp/connection', { url: `http://${SECRETS.invalidHeader}.example/mcp`, auth: { type: 'bearer', value: SECRETS.invalidHeader } }), 400, 'invalid_tool_server_url');
-    expectError(await post(stranger, '/mcp/connection', { url: `https://u:${SECRETS.invalidHeader}@plain.tools.example/mcp`, auth: { type: 'none' } }), 400, 'invalid_tool_server_url');
+    expectError(
+      await post(owner, '/mcp/connection', { url: plainUrl, auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.mcpHeader } }),
+      400,
+      'mcp_connection_exists',
+    );
+    expectError(
+      await post(owner, '/mcp/connection', {
+        url: `${plainUrl}/`,
+        auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.wrongHeader },
+      }),
+      400,
+      'tool_server_invalid',
+    );
+    expectError(
+      await post(stranger, '/mcp/connection', {
+        url: plainUrl,
+        auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.wrongHeader },
+      }),
+      400,
+      'tool_server_credential_rejected',
+    );
+    expectError(
+      await post(stranger, '/mcp/connection', { url: sdkUrl, auth: { type: 'bearer', value: SECRETS.wrongBearer } }),
+      400,
+      'tool_server_credential_rejected',
+    );
+    expectError(
+      await api(owner, `/mcp/connection/${headerId}/auth`, {
+        method: 'PUT',
+        json: { auth: { type: 'header', headerName: 'x-api-key', value: SECRETS.wrongHeader } },
+      }),
+      400,
+      'tool_server_credential_rejected',
+    );
+    expectError(
+      await api(owner, `/mcp/connection/${headerId}/auth`, {
+        method: 'PUT',
+        json: { auth: { type: 'header', headerName: 'cookie', value: SECRETS.invalidHeader } },
+      }),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await post(stranger, '/mcp/connection', {
+        url: plainUrl,
+        auth: { type: 'header', headerName: 'x-api-key', value: ` ${SECRETS.invalidHeader}` },
+      }),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await post(stranger, '/mcp/connection', {
+        url: plainUrl,
+        auth: { type: 'header', headerName: 'cookie', value: SECRETS.invalidHeader },
+      }),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await post(stranger, '/mcp/connection', {
+        url: plainUrl,
+        auth: { type: 'bearer', value: `${SECRETS.invalidHeader}${'x'.repeat(8_200)}` },
+      }),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await post(stranger, '/mcp/connection', { url: plainUrl, auth: { type: 'basic', value: SECRETS.invalidHeader } }),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await post(stranger, '/mcp/connection', {
+        url: `http://${SECRETS.invalidHeader}.example/mcp`,
+        auth: { type: 'bearer', value: SECRETS.invalidHeader },
+      }),
+      400,
+      'invalid_tool_server_url',
+    );
+    expectError(
+      await post(stranger, '/mcp/connection', {
+        url: `https://u:${SECRETS.invalidHeader}@plain.tools.example/mcp`,
+        auth: { type: 'none' },
+      }),
+      400,
+      'invalid_tool_server_url',
+    );
     expectError(await post(stranger, '/llm/settings', { ...llm, maxTokens: 0, apiKey: SECRETS.invalidHeader }), 400, 'validation_failed');
     expectError(await post(stranger, '/llm/settings', { ...llm, apiKey: 42 }), 400, 'validation_failed');
-    expectError(await dbPost(stranger, '/database/settings/first-step', { ...dbTarget, password: SECRETS.wrongDbPassword }), 424, 'database_unreachable');
+    expectError(
+      await dbPost(stranger, '/database/settings/first-step', { ...dbTarget, password: SECRETS.wrongDbPassword }),
+      424,
+      'database_unreachable',
+    );
     expectError(await dbPost(stranger, '/database/settings/first-step', { ...dbTarget, password: '' }), 400, 'validation_failed');
 
     expectError(await post(owner, `/mcp/connection/${tattlerId}/tools/call`, { name: 'echo', arguments: {} }), 502, 'tool_server_error');
-    expectError(await post(owner, `/mcp/connection/${headerId}/tools/call`, { name: 'echo', arguments: { text: 5 } }), 400, 'invalid_tool_arguments');
+    expectError(
+      await post(owner, `/mcp/connection/${headerId}/tools/call`, { name: 'echo', arguments: { text: 5 } }),
+      400,
+      'invalid_tool_arguments',
+    );
     expectError(await post(owner, `/mcp/connection/${headerId}/tools/call`, { name: 'nope', arguments: {} }), 404, 'tool_not_found');
     expectError(await api(owner, `/mcp/connection/${crypto.randomUUID()}/tools`), 404, 'mcp_connection_not_found');
     expectError(await api(stranger, '/llm/settings'), 404, 'llm_settings_not_found');
@@ -251,15 +369,20 @@ describe('secrets never come back', () => {
       );
       expect(vault!.n, secret).toBe(0);
       for (const table of ['mcp_connections', 'llm_settings', 'database_setups']) {
-        const [row] = await sql<{ n: number }>(stack.databaseUrl, `select count(*)::int as n from gateway.${table} t where strpos(t::text, $1) > 0`, [secret]);
+        const [row] = await sql<{ n: number }>(
+          stack.databaseUrl,
+          `select count(*)::int as n from gateway.${table} t where strpos(t::text, $1) > 0`,
+          [secret],
+        );
         expect(row!.n, `${table}: ${secret}`).toBe(0);
       }
     }
     // and the stored ones are there, sealed
-    const [entries] = await sql<{ n: number }>(stack.databaseUrl, 'select count(*)::int as n from gateway.vault_entries where collection = $1 and token_id = $2', [
-      owner.collection.toLowerCase(),
-      owner.tokenId.toString(),
-    ]);
+    const [entries] = await sql<{ n: number }>(
+      stack.databaseUrl,
+      'select count(*)::int as n from gateway.vault_entries where collection = $1 and token_id = $2',
+      [owner.collection.toLowerCase(), owner.tokenId.toString()],
+    );
     expect(entries!.n).toBe(STORED.length);
   });
 });

@@ -40,7 +40,11 @@ interface RecordingServer {
 async function startRecordingServer(): Promise<RecordingServer> {
   const accepted = new Set<string>();
   const received: IncomingMessage['headers'][] = [];
-  const echoTool = { name: 'echo', description: 'Echoes the text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } };
+  const echoTool = {
+    name: 'echo',
+    description: 'Echoes the text back',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  };
   const many = Array.from({ length: 201 }, (_, i) => ({ ...echoTool, name: i === 0 ? 'echo' : `echo_${i}` }));
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -55,9 +59,19 @@ async function startRecordingServer(): Promise<RecordingServer> {
       const credential = req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer /, '');
       if (path === '/keyed' && (typeof credential !== 'string' || !accepted.has(credential))) return send(401, { error: 'Unauthorized' });
       if (path !== '/keyed' && path !== '/open' && !path.startsWith('/open/')) return send(404, { error: 'not found' });
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { id?: unknown; method?: unknown; params?: { arguments?: { text?: unknown } } };
-      if (body.method === 'tools/list') return send(200, { jsonrpc: '2.0', id: body.id, result: { tools: recording.oversize ? many : [echoTool] } });
-      if (body.method === 'tools/call') return send(200, { jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: String(body.params?.arguments?.text) }] } });
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+        id?: unknown;
+        method?: unknown;
+        params?: { arguments?: { text?: unknown } };
+      };
+      if (body.method === 'tools/list')
+        return send(200, { jsonrpc: '2.0', id: body.id, result: { tools: recording.oversize ? many : [echoTool] } });
+      if (body.method === 'tools/call')
+        return send(200, {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: { content: [{ type: 'text', text: String(body.params?.arguments?.text) }] },
+        });
       send(200, { jsonrpc: '2.0', id: body.id ?? null, error: { code: -32601, message: 'Method not found' } });
     });
   });
@@ -104,10 +118,12 @@ async function register(agent: TestAgent, url: string, auth: Record<string, stri
   return res.body.id as string;
 }
 
-const echo = (agent: TestAgent, token: string, id: string) => as(agent, token, `/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'echo', arguments: { text: 'hi' } } });
+const echo = (agent: TestAgent, token: string, id: string) =>
+  as(agent, token, `/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'echo', arguments: { text: 'hi' } } });
 
 /** Every header value the tool server received from request `from` on. */
-const headerValuesSince = (from: number) => server.received.slice(from).flatMap((h) => Object.values(h).flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])));
+const headerValuesSince = (from: number) =>
+  server.received.slice(from).flatMap((h) => Object.values(h).flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])));
 
 /** Sells the agent: transfers the NFT from its owner to a fresh buyer, who logs in. */
 async function sell(agent: TestAgent): Promise<{ buyer: TestAccount; buyerToken: string }> {
@@ -137,7 +153,10 @@ describe('tool-server credentials after the agent is sold', () => {
     const listed = await as(agent, buyerToken, '/mcp/connections');
     expect(listed.status, listed.text).toBe(200);
     const byId = new Map(listed.body.connections.map((c: { id: string }) => [c.id, c]));
-    expect(byId.get(keyed)).toMatchObject({ credential: 'reenter_required', auth: { type: 'header', headerName: 'x-api-key', valueSet: false } });
+    expect(byId.get(keyed)).toMatchObject({
+      credential: 'reenter_required',
+      auth: { type: 'header', headerName: 'x-api-key', valueSet: false },
+    });
     expect(byId.get(bearer)).toMatchObject({ credential: 'reenter_required', auth: { type: 'bearer', valueSet: false } });
 
     // calls that need a credential answer 409 and reach nothing
@@ -148,13 +167,28 @@ describe('tool-server credentials after the agent is sold', () => {
     expect(server.received.length).toBe(sold);
 
     // a credential the server rejects changes nothing
-    expectError(await as(agent, buyerToken, `/mcp/connection/${keyed}/auth`, { method: 'PUT', json: { url: KEYED_URL(), auth: { type: 'header', headerName: 'x-api-key', value: 'not-accepted' } } }), 400, 'tool_server_credential_rejected');
+    expectError(
+      await as(agent, buyerToken, `/mcp/connection/${keyed}/auth`, {
+        method: 'PUT',
+        json: { url: KEYED_URL(), auth: { type: 'header', headerName: 'x-api-key', value: 'not-accepted' } },
+      }),
+      400,
+      'tool_server_credential_rejected',
+    );
     expectError(await echo(agent, buyerToken, keyed), 409, 'credential_reentry_required');
 
     // the buyer enters their own: it is used from now on
-    const replaced = await as(agent, buyerToken, `/mcp/connection/${keyed}/auth`, { method: 'PUT', json: { url: KEYED_URL(), auth: { type: 'header', headerName: 'x-api-key', value: buyerKey } } });
+    const replaced = await as(agent, buyerToken, `/mcp/connection/${keyed}/auth`, {
+      method: 'PUT',
+      json: { url: KEYED_URL(), auth: { type: 'header', headerName: 'x-api-key', value: buyerKey } },
+    });
     expect(replaced.status, replaced.text).toBe(200);
-    expect(replaced.body).toMatchObject({ id: keyed, credential: 'set', auth: { type: 'header', headerName: 'x-api-key', valueSet: true }, tools: [{ name: 'echo' }] });
+    expect(replaced.body).toMatchObject({
+      id: keyed,
+      credential: 'set',
+      auth: { type: 'header', headerName: 'x-api-key', valueSet: true },
+      tools: [{ name: 'echo' }],
+    });
     expect(replaced.text).not.toContain(buyerKey);
     const afterReentry = await echo(agent, buyerToken, keyed);
     expect(afterReentry.status, afterReentry.text).toBe(200);
@@ -165,7 +199,11 @@ describe('tool-server credentials after the agent is sold', () => {
     expect(sent.filter((v) => v.includes(sellerKey) || v.includes(sellerBearer))).toEqual([]);
 
     // the seller's replaced credential is destroyed; the new one is the buyer's
-    const entries = await sql<{ owner_wallet: string }>(stack.databaseUrl, 'select owner_wallet from gateway.vault_entries where owner = $1', [`mcp_connection:${keyed}`]);
+    const entries = await sql<{ owner_wallet: string }>(
+      stack.databaseUrl,
+      'select owner_wallet from gateway.vault_entries where owner = $1',
+      [`mcp_connection:${keyed}`],
+    );
     expect(entries).toEqual([{ owner_wallet: buyer.address.toLowerCase() }]);
   });
 
@@ -176,14 +214,23 @@ describe('tool-server credentials after the agent is sold', () => {
     const secretUrl = `${OPEN_URL()}/${pathKey}/sse?api_key=${queryKey}`;
     const open = await register(agent, secretUrl, { type: 'none' });
     const before = await as(agent, agent.token, '/mcp/connections');
-    expect(before.body.connections).toMatchObject([{ id: open, url: secretUrl, credential: 'none', auth: { type: 'none', valueSet: false } }]);
+    expect(before.body.connections).toMatchObject([
+      { id: open, url: secretUrl, credential: 'none', auth: { type: 'none', valueSet: false } },
+    ]);
     expect((await echo(agent, agent.token, open)).status).toBe(200);
 
     const { buyer, buyerToken } = await sell(agent);
     const sold = server.received.length;
     const listed = await as(agent, buyerToken, '/mcp/connections');
     expect(listed.status, listed.text).toBe(200);
-    expect(listed.body.connections).toEqual([expect.objectContaining({ id: open, url: 'https://open.tools.example', credential: 'reenter_required', auth: { type: 'none', valueSet: false } })]);
+    expect(listed.body.connections).toEqual([
+      expect.objectContaining({
+        id: open,
+        url: 'https://open.tools.example',
+        credential: 'reenter_required',
+        auth: { type: 'none', valueSet: false },
+      }),
+    ]);
     expect(listed.text).not.toContain(pathKey);
     expect(listed.text).not.toContain(queryKey);
 
@@ -196,18 +243,29 @@ describe('tool-server credentials after the agent is sold', () => {
 
     // taking it over needs its full URL: the origin the buyer sees, or a guess, is not enough
     for (const url of [undefined, 'https://open.tools.example', `${OPEN_URL()}/wrong/sse?api_key=${queryKey}`]) {
-      expectError(await as(agent, buyerToken, `/mcp/connection/${open}/auth`, { method: 'PUT', json: { url, auth: { type: 'none' } } }), 409, 'credential_reentry_required');
+      expectError(
+        await as(agent, buyerToken, `/mcp/connection/${open}/auth`, { method: 'PUT', json: { url, auth: { type: 'none' } } }),
+        409,
+        'credential_reentry_required',
+      );
     }
     expect(server.received.length).toBe(sold);
 
     // the buyer who knows the URL confirms it with PUT …/auth: it is theirs from now on
-    const confirmed = await as(agent, buyerToken, `/mcp/connection/${open}/auth`, { method: 'PUT', json: { url: secretUrl, auth: { type: 'none' } } });
+    const confirmed = await as(agent, buyerToken, `/mcp/connection/${open}/auth`, {
+      method: 'PUT',
+      json: { url: secretUrl, auth: { type: 'none' } },
+    });
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body).toMatchObject({ id: open, url: secretUrl, credential: 'none', auth: { type: 'none', valueSet: false } });
     const used = await echo(agent, buyerToken, open);
     expect(used.status, used.text).toBe(200);
     expect(used.body.content).toEqual([{ type: 'text', text: 'hi' }]);
-    const rows = await sql<{ created_by_wallet: string }>(stack.databaseUrl, 'select created_by_wallet from gateway.mcp_connections where id = $1', [open]);
+    const rows = await sql<{ created_by_wallet: string }>(
+      stack.databaseUrl,
+      'select created_by_wallet from gateway.mcp_connections where id = $1',
+      [open],
+    );
     expect(rows).toEqual([{ created_by_wallet: buyer.address.toLowerCase() }]);
   });
 
@@ -234,7 +292,11 @@ describe('tool-server credentials after the agent is sold', () => {
     const open = await register(agent, OPEN_URL(), { type: 'none' });
     server.oversize = true;
     try {
-      expectError(await as(agent, agent.token, `/mcp/connection/${open}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } }), 400, 'tool_snapshot_too_large');
+      expectError(
+        await as(agent, agent.token, `/mcp/connection/${open}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } }),
+        400,
+        'tool_snapshot_too_large',
+      );
     } finally {
       server.oversize = false;
     }
@@ -244,12 +306,27 @@ describe('tool-server credentials after the agent is sold', () => {
 
   it('answers 404 mcp_connection_not_found and 400 validation_failed when entering a credential', async () => {
     const agent = await freshAgent(testnet);
-    expectError(await as(agent, agent.token, `/mcp/connection/${crypto.randomUUID()}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } }), 404, 'mcp_connection_not_found');
+    expectError(
+      await as(agent, agent.token, `/mcp/connection/${crypto.randomUUID()}/auth`, { method: 'PUT', json: { auth: { type: 'none' } } }),
+      404,
+      'mcp_connection_not_found',
+    );
     const key = secretValue('own');
     server.accepted.add(key);
     const id = await register(agent, KEYED_URL(), { type: 'header', headerName: 'x-api-key', value: key });
-    expectError(await as(agent, agent.token, `/mcp/connection/${id}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'content-type', value: key } } }), 400, 'validation_failed');
-    expectError(await as(agent, agent.token, `/mcp/connection/${id}/auth`, { method: 'PUT', json: { auth: { type: 'bearer' } } }), 400, 'validation_failed');
+    expectError(
+      await as(agent, agent.token, `/mcp/connection/${id}/auth`, {
+        method: 'PUT',
+        json: { auth: { type: 'header', headerName: 'content-type', value: key } },
+      }),
+      400,
+      'validation_failed',
+    );
+    expectError(
+      await as(agent, agent.token, `/mcp/connection/${id}/auth`, { method: 'PUT', json: { auth: { type: 'bearer' } } }),
+      400,
+      'validation_failed',
+    );
   });
 
   it("a vault row edited to name the buyer does not decrypt: 500, and the seller's secret is never sent", async () => {
@@ -259,10 +336,16 @@ describe('tool-server credentials after the agent is sold', () => {
     const id = await register(agent, KEYED_URL(), { type: 'header', headerName: 'x-api-key', value: sellerKey });
     const { buyer, buyerToken } = await sell(agent);
     const sold = server.received.length;
-    const edited = await sql(stack.databaseUrl, 'update gateway.vault_entries set owner_wallet = $2 where owner = $1 returning id', [`mcp_connection:${id}`, buyer.address.toLowerCase()]);
+    const edited = await sql(stack.databaseUrl, 'update gateway.vault_entries set owner_wallet = $2 where owner = $1 returning id', [
+      `mcp_connection:${id}`,
+      buyer.address.toLowerCase(),
+    ]);
     expect(edited).toHaveLength(1);
     // the connection row too, so that only the vault's binding stands in the way
-    await sql(stack.databaseUrl, 'update gateway.mcp_connections set created_by_wallet = $2 where id = $1', [id, buyer.address.toLowerCase()]);
+    await sql(stack.databaseUrl, 'update gateway.mcp_connections set created_by_wallet = $2 where id = $1', [
+      id,
+      buyer.address.toLowerCase(),
+    ]);
 
     const res = await echo(agent, buyerToken, id);
     expectError(res, 500, 'internal_error');
@@ -286,7 +369,10 @@ describe('tool-server credentials after the agent is sold', () => {
     expectError(await echo(agent, agent.token, id), 409, 'credential_reentry_required');
     expect(server.received.length).toBe(from);
 
-    const replaced = await as(agent, agent.token, `/mcp/connection/${id}/auth`, { method: 'PUT', json: { auth: { type: 'header', headerName: 'x-api-key', value: newKey } } });
+    const replaced = await as(agent, agent.token, `/mcp/connection/${id}/auth`, {
+      method: 'PUT',
+      json: { auth: { type: 'header', headerName: 'x-api-key', value: newKey } },
+    });
     expect(replaced.status, replaced.text).toBe(200);
     expect(replaced.body.credential).toBe('set');
     expect((await echo(agent, agent.token, id)).status).toBe(200);

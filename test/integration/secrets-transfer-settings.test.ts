@@ -23,9 +23,19 @@ let testnet: Awaited<ReturnType<typeof loopbackWorker>>['deployment'];
 
 // A second database in the embedded Postgres, with a reader role per wallet, stands in for an external one.
 const database = `transfer_${randomBytes(4).toString('hex')}`;
-const roles = { seller: { user: `seller_${randomBytes(4).toString('hex')}`, password: secretValue('db-seller') }, buyer: { user: `buyer_${randomBytes(4).toString('hex')}`, password: secretValue('db-buyer') } };
+const roles = {
+  seller: { user: `seller_${randomBytes(4).toString('hex')}`, password: secretValue('db-seller') },
+  buyer: { user: `buyer_${randomBytes(4).toString('hex')}`, password: secretValue('db-buyer') },
+};
 const port = Number(new URL(stack.postgresAdminUrl).port);
-const target = (who: keyof typeof roles) => ({ host: '127.0.0.1', port, database, user: roles[who].user, password: roles[who].password, ssl: 'disable' });
+const target = (who: keyof typeof roles) => ({
+  host: '127.0.0.1',
+  port,
+  database,
+  user: roles[who].user,
+  password: roles[who].password,
+  ssl: 'disable',
+});
 
 const admin = (database: string, statements: string[]) => adminStatements(stack.postgresAdminUrl, database, statements);
 
@@ -45,7 +55,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.dispose();
   await closePg();
-  await admin('postgres', [`drop database if exists "${database}" with (force)`, ...Object.values(roles).map((r) => `drop role if exists "${r.user}"`)]);
+  await admin('postgres', [
+    `drop database if exists "${database}" with (force)`,
+    ...Object.values(roles).map((r) => `drop role if exists "${r.user}"`),
+  ]);
 });
 
 /** Sells the agent to a fresh buyer; returns a caller of the agent's routes with the buyer's token. */
@@ -59,11 +72,11 @@ async function sell(agent: TestAgent) {
 }
 
 const entriesOf = (agent: TestAgent) =>
-  sql<{ owner: string; owner_wallet: string }>(stack.databaseUrl, 'select owner, owner_wallet from gateway.vault_entries where chain_id = $1 and collection = $2 and token_id = $3 order by created_at', [
-    testnet.chainId,
-    agent.collection.toLowerCase(),
-    agent.tokenId.toString(),
-  ]);
+  sql<{ owner: string; owner_wallet: string }>(
+    stack.databaseUrl,
+    'select owner, owner_wallet from gateway.vault_entries where chain_id = $1 and collection = $2 and token_id = $3 order by created_at',
+    [testnet.chainId, agent.collection.toLowerCase(), agent.tokenId.toString()],
+  );
 
 describe('the LLM API key after the agent is sold', () => {
   it("shows reenter_required to the buyer, keeps it so without a new key, and takes the buyer's own", async () => {
@@ -96,7 +109,10 @@ describe('the LLM API key after the agent is sold', () => {
 
   it('shows none when no key is stored, after a transfer too', async () => {
     const agent = await freshAgent(testnet);
-    const saved = await agent.call('/llm/settings', { method: 'POST', json: { provider: 'openai', model: 'm', temperature: 0, maxTokens: 10 } });
+    const saved = await agent.call('/llm/settings', {
+      method: 'POST',
+      json: { provider: 'openai', model: 'm', temperature: 0, maxTokens: 10 },
+    });
     expect(saved.body).toMatchObject({ apiKeySet: false, credential: 'none' });
     const { asBuyer } = await sell(agent);
     expect((await asBuyer('/llm/settings')).body).toMatchObject({ apiKeySet: false, credential: 'none' });
@@ -108,7 +124,10 @@ describe('the database password after the agent is sold', () => {
     const agent = await freshAgent(testnet);
     const first = await agent.call('/database/settings/first-step', { method: 'POST', json: target('seller') });
     expect(first.status, first.text).toBe(200);
-    const active = await agent.call('/database/settings/second-step', { method: 'POST', json: { setupId: first.body.setupId, tables: ['public.orders'] } });
+    const active = await agent.call('/database/settings/second-step', {
+      method: 'POST',
+      json: { setupId: first.body.setupId, tables: ['public.orders'] },
+    });
     expect(active.status, active.text).toBe(200);
     expect(active.body).toMatchObject({ status: 'active', credential: 'set' });
     const pending = await agent.call('/database/settings/first-step', { method: 'POST', json: target('seller') });
@@ -122,7 +141,10 @@ describe('the database password after the agent is sold', () => {
     expect(read.text).not.toContain(roles.seller.password);
 
     expectError(
-      await asBuyer('/database/settings/second-step', { method: 'POST', json: { setupId: pending.body.setupId, tables: ['public.orders'] } }),
+      await asBuyer('/database/settings/second-step', {
+        method: 'POST',
+        json: { setupId: pending.body.setupId, tables: ['public.orders'] },
+      }),
       409,
       'credential_reentry_required',
     );
@@ -131,7 +153,10 @@ describe('the database password after the agent is sold', () => {
     const own = await asBuyer('/database/settings/first-step', { method: 'POST', json: target('buyer') });
     expect(own.status, own.text).toBe(200);
     expect(own.body.tables).toEqual(['public.orders']);
-    const activated = await asBuyer('/database/settings/second-step', { method: 'POST', json: { setupId: own.body.setupId, tables: ['public.orders'] } });
+    const activated = await asBuyer('/database/settings/second-step', {
+      method: 'POST',
+      json: { setupId: own.body.setupId, tables: ['public.orders'] },
+    });
     expect(activated.status, activated.text).toBe(200);
     expect(activated.body).toMatchObject({ setupId: own.body.setupId, status: 'active', credential: 'set', user: roles.buyer.user });
     const after = await asBuyer('/database/settings');

@@ -25,7 +25,10 @@ describe('LLM settings', () => {
     const client = new pg.Client({ connectionString: stack.databaseUrl });
     await client.connect();
     try {
-      const { rows } = await client.query(`select count(*)::int as n from gateway.vault_entries where position(convert_to($1, 'UTF8') in ciphertext) > 0 or position(convert_to($1, 'UTF8') in wrapped_key) > 0`, [apiKey]);
+      const { rows } = await client.query(
+        `select count(*)::int as n from gateway.vault_entries where position(convert_to($1, 'UTF8') in ciphertext) > 0 or position(convert_to($1, 'UTF8') in wrapped_key) > 0`,
+        [apiKey],
+      );
       expect(rows[0].n).toBe(0);
     } finally {
       await client.end();
@@ -70,7 +73,10 @@ describe('prompt templates', () => {
     const missing = await agent.call('/prompt-template/greeting');
     expect(missing.status).toBe(404);
     expect(errorCode(missing)).toBe('prompt_template_not_found');
-    const saved = await agent.call('/prompt-template/greeting', { method: 'POST', json: { template: 'Hello {{name}} 👋', description: 'greeting' } });
+    const saved = await agent.call('/prompt-template/greeting', {
+      method: 'POST',
+      json: { template: 'Hello {{name}} 👋', description: 'greeting' },
+    });
     expect(saved.status).toBe(200);
     expect(saved.body).toMatchObject({ key: 'greeting', template: 'Hello {{name}} 👋', description: 'greeting' });
     await agent.call('/prompt-template/greeting', { method: 'POST', json: { template: 'Hi' } });

@@ -81,7 +81,17 @@ async function insertSealed(ring: KeyRing, entry: Entry): Promise<void> {
   await pool.query(
     `insert into gateway.vault_entries (id, chain_id, collection, token_id, owner, owner_wallet, kek_version, wrapped_key, ciphertext)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [entry.id, entry.chainId, entry.collection, entry.tokenId, entry.owner, entry.ownerWallet, sealed.kekVersion, sealed.wrappedKey, sealed.ciphertext],
+    [
+      entry.id,
+      entry.chainId,
+      entry.collection,
+      entry.tokenId,
+      entry.owner,
+      entry.ownerWallet,
+      sealed.kekVersion,
+      sealed.wrappedKey,
+      sealed.ciphertext,
+    ],
   );
 }
 
@@ -93,7 +103,11 @@ async function row(id: string): Promise<Row> {
 
 async function open(ring: KeyRing, entry: Entry, stored?: Row): Promise<string> {
   const r = stored ?? (await row(entry.id));
-  return openSecret(ring, context(entry), { kekVersion: r.kek_version, wrappedKey: new Uint8Array(r.wrapped_key), ciphertext: new Uint8Array(r.ciphertext) });
+  return openSecret(ring, context(entry), {
+    kekVersion: r.kek_version,
+    wrappedKey: new Uint8Array(r.wrapped_key),
+    ciphertext: new Uint8Array(r.ciphertext),
+  });
 }
 
 async function versions(): Promise<number[]> {
@@ -188,19 +202,26 @@ describe('vault entries are bound to their row', () => {
   it("a row carrying another entry's wrapped key and ciphertext does not open; rotation reports it and goes on", async () => {
     const v7 = await importKek(kekSpec(7));
     const v8 = await importKek(kekSpec(8));
-    const [a, b] = Array.from({ length: 2 }, (_, i): Entry => ({
-      id: crypto.randomUUID(),
-      chainId: 80002,
-      collection: `0x${randomBytes(20).toString('hex')}`,
-      tokenId: String(i + 1),
-      owner: `mcp_connection:${crypto.randomUUID()}`,
-      ownerWallet: `0x${randomBytes(20).toString('hex')}`,
-      secret: `SECRET-swap-${i}-${crypto.randomUUID()}`,
-    })) as [Entry, Entry];
+    const [a, b] = Array.from(
+      { length: 2 },
+      (_, i): Entry => ({
+        id: crypto.randomUUID(),
+        chainId: 80002,
+        collection: `0x${randomBytes(20).toString('hex')}`,
+        tokenId: String(i + 1),
+        owner: `mcp_connection:${crypto.randomUUID()}`,
+        ownerWallet: `0x${randomBytes(20).toString('hex')}`,
+        secret: `SECRET-swap-${i}-${crypto.randomUUID()}`,
+      }),
+    ) as [Entry, Entry];
     try {
       for (const entry of [a, b]) await insertSealed({ current: v7 }, entry);
       const fromA = await row(a.id);
-      await pool.query('update gateway.vault_entries set wrapped_key = $2, ciphertext = $3 where id = $1', [b.id, fromA.wrapped_key, fromA.ciphertext]);
+      await pool.query('update gateway.vault_entries set wrapped_key = $2, ciphertext = $3 where id = $1', [
+        b.id,
+        fromA.wrapped_key,
+        fromA.ciphertext,
+      ]);
 
       await expect(open({ current: v7 }, b)).rejects.toBeInstanceOf(VaultDecryptError);
       expect(await open({ current: v7 }, a)).toBe(a.secret);
@@ -230,11 +251,23 @@ describe('entries and their owner wallet', () => {
       await pool.query(
         `insert into gateway.vault_entries (id, chain_id, collection, token_id, owner, owner_wallet, kek_version, wrapped_key, ciphertext)
          values ($1, $2, $3, $4, $5, null, $6, $7, $8)`,
-        [legacy.id, legacy.chainId, legacy.collection, legacy.tokenId, legacy.owner, sealed.kekVersion, sealed.wrappedKey, sealed.ciphertext],
+        [
+          legacy.id,
+          legacy.chainId,
+          legacy.collection,
+          legacy.tokenId,
+          legacy.owner,
+          sealed.kekVersion,
+          sealed.wrappedKey,
+          sealed.ciphertext,
+        ],
       );
       await insertSealed({ current: v12 }, edited);
       expect(await open({ current: v12 }, edited)).toBe(edited.secret); // opens before the edit
-      await pool.query('update gateway.vault_entries set owner_wallet = $2 where id = $1', [edited.id, `0x${randomBytes(20).toString('hex')}`]);
+      await pool.query('update gateway.vault_entries set owner_wallet = $2 where id = $1', [
+        edited.id,
+        `0x${randomBytes(20).toString('hex')}`,
+      ]);
 
       const result = await rotateVault(sqlPool(), { current: v13, previous: v12 });
       const failedIds = result.failures.map((f) => f.id);
@@ -243,7 +276,13 @@ describe('entries and their owner wallet', () => {
       expect((await row(edited.id)).kek_version).toBe(12);
       const r = await row(legacy.id);
       expect(r.kek_version).toBe(13);
-      expect(await openSecret({ current: v13 }, legacyCtx, { kekVersion: r.kek_version, wrappedKey: new Uint8Array(r.wrapped_key), ciphertext: new Uint8Array(r.ciphertext) })).toBe(legacy.secret);
+      expect(
+        await openSecret({ current: v13 }, legacyCtx, {
+          kekVersion: r.kek_version,
+          wrappedKey: new Uint8Array(r.wrapped_key),
+          ciphertext: new Uint8Array(r.ciphertext),
+        }),
+      ).toBe(legacy.secret);
     } finally {
       await pool.query('delete from gateway.vault_entries where id = any($1::uuid[])', [[legacy.id, edited.id]]);
     }
@@ -265,7 +304,11 @@ describe('rotation with running gateways', () => {
       }
     }
     const echo = (url: string, id: string) =>
-      call(url, path(`/mcp/connection/${id}/tools/call`), { token: agent.token, method: 'POST', json: { name: 'echo', arguments: { text: 'still here' } } });
+      call(url, path(`/mcp/connection/${id}/tools/call`), {
+        token: agent.token,
+        method: 'POST',
+        json: { name: 'echo', arguments: { text: 'still here' } },
+      });
 
     const id = await withGateway({ VAULT_KEK: keys.v1 }, async (url) => {
       const res = await call(url, path('/mcp/connection'), {
@@ -278,7 +321,12 @@ describe('rotation with running gateways', () => {
     });
     const gw = new pg.Pool({ connectionString: gatewayDatabaseUrl, max: 2 });
     try {
-      const version = async () => (await gw.query<{ kek_version: number }>('select kek_version from gateway.vault_entries where owner = $1', [`mcp_connection:${id}`])).rows.map((r) => r.kek_version);
+      const version = async () =>
+        (
+          await gw.query<{ kek_version: number }>('select kek_version from gateway.vault_entries where owner = $1', [
+            `mcp_connection:${id}`,
+          ])
+        ).rows.map((r) => r.kek_version);
       expect(await version()).toEqual([1]);
 
       // step 1: the gateway holds the new key and the previous one

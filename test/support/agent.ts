@@ -14,7 +14,10 @@ export interface TestAgent {
   call<T = any>(rest: string, init?: Parameters<typeof call>[2]): Promise<JsonResponse<T>>;
 }
 
-export async function freshAgent(deployment: DeploymentInfo, options: { owner?: TestAccount; token?: string; collection?: string } = {}): Promise<TestAgent> {
+export async function freshAgent(
+  deployment: DeploymentInfo,
+  options: { owner?: TestAccount; token?: string; collection?: string } = {},
+): Promise<TestAgent> {
   const owner = options.owner ?? newWallet();
   const collection = options.collection ?? deployment.collection;
   const [tokenId, token] = await Promise.all([

@@ -17,7 +17,12 @@ type PageFn = (options: { specUrl: string; title: string }) => Promise<Reference
 export async function bundledReferencePage(): Promise<PageFn> {
   const out = await build({
     entryPoints: [path.join(import.meta.dirname, '../../src/docs/reference-page.ts')],
-    bundle: true, format: 'esm', platform: 'neutral', target: 'es2022', keepNames: true, write: false,
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    keepNames: true,
+    write: false,
   });
   const dir = await mkdtemp(path.join(tmpdir(), 'docs-page-'));
   try {
@@ -44,36 +49,78 @@ export class StubNode {
   disabled = false;
   hidden = false;
   constructor(readonly tagName: string) {}
-  setAttribute(name: string, value: string) { this.attrs.set(name, String(value)); }
-  getAttribute(name: string) { return this.attrs.get(name) ?? null; }
-  get id() { return this.attrs.get('id') ?? ''; }
-  append(...nodes: (StubNode | { data: string })[]) { this.children.push(...nodes); }
-  replaceChildren(...nodes: (StubNode | { data: string })[]) { this.children = [...nodes]; }
-  addEventListener(type: string, fn: (e: unknown) => void) { this.listeners.set(type, [...(this.listeners.get(type) ?? []), fn]); }
-  dispatchEvent(event: { type: string }) { for (const fn of this.listeners.get(event.type) ?? []) fn(event); return true; }
+  setAttribute(name: string, value: string) {
+    this.attrs.set(name, String(value));
+  }
+  getAttribute(name: string) {
+    return this.attrs.get(name) ?? null;
+  }
+  get id() {
+    return this.attrs.get('id') ?? '';
+  }
+  append(...nodes: (StubNode | { data: string })[]) {
+    this.children.push(...nodes);
+  }
+  replaceChildren(...nodes: (StubNode | { data: string })[]) {
+    this.children = [...nodes];
+  }
+  addEventListener(type: string, fn: (e: unknown) => void) {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), fn]);
+  }
+  dispatchEvent(event: { type: string }) {
+    for (const fn of this.listeners.get(event.type) ?? []) fn(event);
+    return true;
+  }
   scrollIntoView() {}
   focus() {}
-  get textContent(): string { return this.children.map((c) => (c instanceof StubNode ? c.textContent : c.data)).join(''); }
-  set textContent(text: string) { this.children = [{ data: String(text) }]; }
+  get textContent(): string {
+    return this.children.map((c) => (c instanceof StubNode ? c.textContent : c.data)).join('');
+  }
+  set textContent(text: string) {
+    this.children = [{ data: String(text) }];
+  }
   all(pred: (n: StubNode) => boolean): StubNode[] {
     const out: StubNode[] = [];
-    for (const c of this.children) if (c instanceof StubNode) { if (pred(c)) out.push(c); out.push(...c.all(pred)); }
+    for (const c of this.children)
+      if (c instanceof StubNode) {
+        if (pred(c)) out.push(c);
+        out.push(...c.all(pred));
+      }
     return out;
   }
   /** Visible: neither it nor an ancestor below `root` is hidden. */
   visibleIn(root: StubNode): boolean {
     const chain = (n: StubNode): StubNode[] | null => {
       if (n === this) return [n];
-      for (const c of n.children) if (c instanceof StubNode) { const found = chain(c); if (found) return [n, ...found]; }
+      for (const c of n.children)
+        if (c instanceof StubNode) {
+          const found = chain(c);
+          if (found) return [n, ...found];
+        }
       return null;
     };
     return (chain(root) ?? []).every((n) => !n.hidden);
   }
 }
 
-export interface FetchCall { url: string; init: { method?: string; headers?: Record<string, string>; body?: string } }
+export interface FetchCall {
+  url: string;
+  init: { method?: string; headers?: Record<string, string>; body?: string };
+}
 
-const PAGE_IDS = ['title', 'version', 'description', 'token', 'token-clear', 'search', 'search-count', 'no-match', 'nav', 'status', 'operations'];
+const PAGE_IDS = [
+  'title',
+  'version',
+  'description',
+  'token',
+  'token-clear',
+  'search',
+  'search-count',
+  'no-match',
+  'nav',
+  'status',
+  'operations',
+];
 
 /** Runs the page script against the stub; `/openapi.json` answers with `specResponse`, anything else 201. */
 export function runPage(script: string, specResponse: () => Promise<{ ok: boolean; status: number; json: () => Promise<unknown> }>) {
@@ -94,13 +141,22 @@ export function runPage(script: string, specResponse: () => Promise<{ ok: boolea
     calls.push({ url, init });
     if (url === '/openapi.json') return specResponse();
     return {
-      status: 201, statusText: 'Created',
+      status: 201,
+      statusText: 'Created',
       headers: new Headers({ 'content-type': 'application/json', 'x-request-id': 'req-123' }),
       text: async () => '{"ok":true}',
     };
   };
   const docListeners = new StubNode('document');
-  const logger = new Proxy({}, { get: () => (...args: unknown[]) => consoleCalls.push(args) });
+  const logger = new Proxy(
+    {},
+    {
+      get:
+        () =>
+        (...args: unknown[]) =>
+          consoleCalls.push(args),
+    },
+  );
   const context = vm.createContext({
     document: {
       body,
@@ -118,7 +174,9 @@ export function runPage(script: string, specResponse: () => Promise<{ ok: boolea
     location: { hash: '', origin: 'http://docs.test' },
     URLSearchParams,
     setTimeout,
-    Event: class { constructor(readonly type: string) {} },
+    Event: class {
+      constructor(readonly type: string) {}
+    },
     console: logger,
   });
   vm.runInContext(script, context);

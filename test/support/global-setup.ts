@@ -18,7 +18,10 @@ export default async function setup(project: TestProject) {
   await chmod(stateDir, 0o755); // Postgres runs as its own user when we are root
   const [postgresPort, bridgePort, mainnetAnvil, testnetAnvil] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const [backends, scriptPath] = await Promise.all([
-    startBackends({ stateDir, ports: { postgres: postgresPort, bridge: bridgePort, anvil: { mainnet: mainnetAnvil, testnet: testnetAnvil } } }),
+    startBackends({
+      stateDir,
+      ports: { postgres: postgresPort, bridge: bridgePort, anvil: { mainnet: mainnetAnvil, testnet: testnetAnvil } },
+    }),
     buildWorker(path.join(stateDir, 'bundle')),
   ]);
   const jwtSecret = newJwtSecret();
@@ -27,7 +30,12 @@ export default async function setup(project: TestProject) {
     DEPLOYMENT_NAMES.map(async (name) => {
       const port = await freePort();
       const origin = `http://127.0.0.1:${port}`;
-      return startMiniflare({ scriptPath, deployment: name, port, bindings: workerBindings(backends, name, origin, { jwtSecret, vaultKek }) });
+      return startMiniflare({
+        scriptPath,
+        deployment: name,
+        port,
+        bindings: workerBindings(backends, name, origin, { jwtSecret, vaultKek }),
+      });
     }),
   );
   const [mainnet, testnet] = workers as [(typeof workers)[0], (typeof workers)[0]];
@@ -40,7 +48,12 @@ export default async function setup(project: TestProject) {
     vaultKek,
     accounts: backends.accounts.map((a) => ({ ...a })),
     mainnet: { chainId: 137, baseUrl: mainnet.url, rpcUrl: backends.chains.mainnet.rpcUrl, collection: backends.chains.mainnet.collection },
-    testnet: { chainId: 80002, baseUrl: testnet.url, rpcUrl: backends.chains.testnet.rpcUrl, collection: backends.chains.testnet.collection },
+    testnet: {
+      chainId: 80002,
+      baseUrl: testnet.url,
+      rpcUrl: backends.chains.testnet.rpcUrl,
+      collection: backends.chains.testnet.collection,
+    },
   };
   project.provide('stack', info);
   return async () => {

@@ -29,7 +29,7 @@ export async function call<T = any>(
   if (init.token) headers.set('authorization', `Bearer ${init.token}`);
   const res = await fetch(baseUrl + path, { ...init, headers, body, redirect: 'manual' });
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }

@@ -20,13 +20,20 @@ export interface Listener {
 }
 
 /** A server on 127.0.0.1 (free port) that records every request and answers with `handle`. */
-export async function listen(handle: (req: RecordedRequest, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>): Promise<Listener> {
+export async function listen(
+  handle: (req: RecordedRequest, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>,
+): Promise<Listener> {
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const recorded = { method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, body: Buffer.concat(chunks).toString('utf8') };
+      const recorded = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        authorization: req.headers.authorization,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(recorded);
       void Promise.resolve(handle(recorded, res, req)).catch(() => res.destroy());
     });
@@ -52,13 +59,22 @@ const FORWARDED = ['content-type', 'authorization', 'idempotency-key', 'accept']
 const HOP_BY_HOP = ['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding'];
 
 /** Sends the recorded request on to `origin` and returns its answer (status, headers, body). */
-export async function forward(origin: string, req: RecordedRequest, raw: IncomingMessage): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+export async function forward(
+  origin: string,
+  req: RecordedRequest,
+  raw: IncomingMessage,
+): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   const headers: Record<string, string> = {};
   for (const name of FORWARDED) {
     const value = raw.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }
-  const answer = await fetch(origin + req.path, { method: req.method, headers, body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req.body, redirect: 'manual' });
+  const answer = await fetch(origin + req.path, {
+    method: req.method,
+    headers,
+    body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req.body,
+    redirect: 'manual',
+  });
   const out: Record<string, string> = {};
   answer.headers.forEach((value, name) => {
     if (!HOP_BY_HOP.includes(name)) out[name] = value;

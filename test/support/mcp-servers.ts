@@ -124,10 +124,7 @@ function rpcError(id: unknown, code: number, message: string) {
 /** Answers tools/list (paginated, `pageSize` tools a page) and tools/call for `tools`. */
 function plainRpc(request: RpcRequest, tools: PlainTool[], pageSize: number): unknown {
   const { method, id } = request;
-  const params = (typeof request.params === 'object' && request.params !== null ? request.params : {}) as Record<
-    string,
-    unknown
-  >;
+  const params = (typeof request.params === 'object' && request.params !== null ? request.params : {}) as Record<string, unknown>;
   if (request.jsonrpc !== '2.0' || typeof method !== 'string') return rpcError(id ?? null, -32600, 'Invalid Request');
   if (method === 'tools/list') {
     const start = typeof params.cursor === 'string' ? Number(params.cursor.replace(/^page-/, '')) : 0;
@@ -172,16 +169,12 @@ export function startPlainServer(options: { apiKey: string }): Promise<TestServe
 
 function buildSdkServer(): McpServer {
   const server = new McpServer({ name: 'test-sdk-server', version: '1.0.0' });
-  server.registerTool(
-    'echo',
-    { description: 'Echoes the text back', inputSchema: { text: z.string() } },
-    async ({ text }) => ({ content: [{ type: 'text', text }] }),
-  );
-  server.registerTool(
-    'add',
-    { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } },
-    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
-  );
+  server.registerTool('echo', { description: 'Echoes the text back', inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
+  server.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+  }));
   return server;
 }
 
@@ -290,7 +283,7 @@ export async function startBadServer(kind: BadServerKind): Promise<BadServer> {
       ? [PLAIN_TOOLS[0]!, { name: 'broken', description: 'Has a typo in its schema', inputSchema: { type: 'strin' } }]
       : PLAIN_TOOLS;
 
-  const handler: Handler = (req, res, body) => {
+  const handler: Handler = (_req, res, body) => {
     const request = (typeof body === 'object' && body !== null ? body : {}) as RpcRequest;
     switch (kind) {
       case 'invalid_schema':

@@ -95,7 +95,8 @@ export function contractChecker(doc: OpenApiDocument) {
       const json = response.content?.['application/json'];
       if (method === 'HEAD') continue; // no body to check
       if (json) {
-        if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) out.push(`${where}: not JSON (${res.headers.get('content-type')})`);
+        if (!(res.headers.get('content-type') ?? '').startsWith('application/json'))
+          out.push(`${where}: not JSON (${res.headers.get('content-type')})`);
         else for (const p of validate(json.schema, res.body)) out.push(`${where}: body ${p}`);
       } else if (res.text !== '') {
         out.push(`${where}: a body where none is documented: ${res.text.slice(0, 100)}`);

@@ -17,7 +17,11 @@ function poolFor(databaseUrl: string): pg.Pool {
   return pool;
 }
 
-export async function sql<R extends Record<string, unknown> = Record<string, any>>(databaseUrl: string, text: string, values: unknown[] = []): Promise<R[]> {
+export async function sql<R extends Record<string, unknown> = Record<string, any>>(
+  databaseUrl: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
   const { rows } = await poolFor(databaseUrl).query<R>(text, values);
   return rows;
 }
@@ -55,7 +59,9 @@ export interface AgentRef {
  * sha256(`chainId:lower-case collection:decimal token id`), cut to 32 characters.
  */
 export function expectedSchemaName(agent: AgentRef): string {
-  const digest = createHash('sha256').update(`${agent.deployment.chainId}:${agent.collection.toLowerCase()}:${agent.tokenId.toString()}`).digest();
+  const digest = createHash('sha256')
+    .update(`${agent.deployment.chainId}:${agent.collection.toLowerCase()}:${agent.tokenId.toString()}`)
+    .digest();
   const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
   const bits = [...digest].map((b) => b.toString(2).padStart(8, '0')).join('');
   let out = '';
@@ -92,7 +98,11 @@ export function quoted(schema: string): string {
 }
 
 /** How many vault entries an agent has (chain, lower-case collection, decimal token id). */
-export async function vaultEntryCount(databaseUrl: string, agent: { collection: string; tokenId: bigint }, chainId = 80002): Promise<number> {
+export async function vaultEntryCount(
+  databaseUrl: string,
+  agent: { collection: string; tokenId: bigint },
+  chainId = 80002,
+): Promise<number> {
   const rows = await sql<{ n: number }>(
     databaseUrl,
     'select count(*)::int as n from gateway.vault_entries where chain_id = $1 and collection = $2 and token_id = $3',

@@ -11,7 +11,13 @@ export async function earlyInWindow(budgetMs = 12_000): Promise<void> {
 }
 
 /** `count` concurrent POST /auth/jwt/init for one wallet; their statuses. */
-export async function initBurst(baseUrl: string, walletAddress: string, count: number, chainId = 80002, headers: Record<string, string> = {}): Promise<JsonResponse[]> {
+export async function initBurst(
+  baseUrl: string,
+  walletAddress: string,
+  count: number,
+  chainId = 80002,
+  headers: Record<string, string> = {},
+): Promise<JsonResponse[]> {
   return Promise.all(
     Array.from({ length: count }, () => call(baseUrl, '/auth/jwt/init', { method: 'POST', json: { walletAddress, chainId }, headers })),
   );

@@ -25,7 +25,10 @@ export async function startSchemaServer(variants: Record<string, SchemaTool[]>):
     req.on('end', () => {
       const variant = new URL(req.url ?? '/', 'http://x').pathname.slice(1);
       if (variant === 'oauth') {
-        res.writeHead(401, { 'www-authenticate': 'Bearer resource_metadata="https://auth.tools.example/.well-known/oauth-protected-resource"', 'content-type': 'application/json' });
+        res.writeHead(401, {
+          'www-authenticate': 'Bearer resource_metadata="https://auth.tools.example/.well-known/oauth-protected-resource"',
+          'content-type': 'application/json',
+        });
         res.end(JSON.stringify({ error: 'invalid_token' }));
         return;
       }

@@ -17,7 +17,15 @@ describe('newNonce', () => {
 });
 
 describe('checkSiweMessage', () => {
-  const expected = { purpose: 'login' as const, domain: 'gw.example', uri: 'https://gw.example', chainId: 80002, address: wallet, nonce: 'a'.repeat(32), now };
+  const expected = {
+    purpose: 'login' as const,
+    domain: 'gw.example',
+    uri: 'https://gw.example',
+    chainId: 80002,
+    address: wallet,
+    nonce: 'a'.repeat(32),
+    now,
+  };
   const message = (overrides: Partial<Parameters<typeof buildLoginMessage>[0]> = {}) =>
     buildLoginMessage({
       domain: 'gw.example',
@@ -44,11 +52,17 @@ describe('checkSiweMessage', () => {
     expect(checkSiweMessage(message(overrides), expected)).toEqual({ ok: false, reason });
   });
   it('reports another address and garbage', () => {
-    expect(checkSiweMessage(message({ address: privateKeyToAccount(generatePrivateKey()).address }), expected)).toEqual({ ok: false, reason: 'wrong_address' });
+    expect(checkSiweMessage(message({ address: privateKeyToAccount(generatePrivateKey()).address }), expected)).toEqual({
+      ok: false,
+      reason: 'wrong_address',
+    });
     expect(checkSiweMessage('hello', expected)).toEqual({ ok: false, reason: 'malformed' });
   });
   it('enforces a maximum age when asked', () => {
-    expect(checkSiweMessage(message(), { ...expected, now: new Date(now.getTime() + 301_000), maxAgeSeconds: 300 })).toEqual({ ok: false, reason: 'expired' });
+    expect(checkSiweMessage(message(), { ...expected, now: new Date(now.getTime() + 301_000), maxAgeSeconds: 300 })).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
   });
 });
 
@@ -75,8 +89,14 @@ describe('message purposes (login and chat pairing never cross)', () => {
     expect(checkSiweMessage(buildSiweMessage('pairing', fields), { ...expected, purpose: 'pairing' }).ok).toBe(true);
   });
   it('refuses a login message as a pairing and a pairing message as a login (wrong_purpose)', () => {
-    expect(checkSiweMessage(buildSiweMessage('login', fields), { ...expected, purpose: 'pairing' })).toEqual({ ok: false, reason: 'wrong_purpose' });
-    expect(checkSiweMessage(buildSiweMessage('pairing', fields), { ...expected, purpose: 'login' })).toEqual({ ok: false, reason: 'wrong_purpose' });
+    expect(checkSiweMessage(buildSiweMessage('login', fields), { ...expected, purpose: 'pairing' })).toEqual({
+      ok: false,
+      reason: 'wrong_purpose',
+    });
+    expect(checkSiweMessage(buildSiweMessage('pairing', fields), { ...expected, purpose: 'login' })).toEqual({
+      ok: false,
+      reason: 'wrong_purpose',
+    });
   });
   it('refuses a message with no statement or another one, for either purpose', async () => {
     const { createSiweMessage } = await import('viem/siwe');
@@ -98,15 +118,32 @@ describe('access tokens', () => {
   it('allows 30 s of clock skew and no more', async () => {
     const { token } = await issueAccessToken({ secret, wallet, chainId: 137, lifetimeSeconds: 600, now });
     expect((await verifyAccessToken(token, { secret, chainId: 137, now: new Date(now.getTime() + 629_000) })).ok).toBe(true);
-    expect(await verifyAccessToken(token, { secret, chainId: 137, now: new Date(now.getTime() + 631_000) })).toEqual({ ok: false, reason: 'expired' });
+    expect(await verifyAccessToken(token, { secret, chainId: 137, now: new Date(now.getTime() + 631_000) })).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
     expect((await verifyAccessToken(token, { secret, chainId: 137, now: new Date(now.getTime() - 29_000) })).ok).toBe(true);
-    expect(await verifyAccessToken(token, { secret, chainId: 137, now: new Date(now.getTime() - 31_000) })).toEqual({ ok: false, reason: 'invalid' });
+    expect(await verifyAccessToken(token, { secret, chainId: 137, now: new Date(now.getTime() - 31_000) })).toEqual({
+      ok: false,
+      reason: 'invalid',
+    });
   });
   it('refuses a sub that is not an address, and a missing iat', async () => {
     const t = Math.floor(now.getTime() / 1000);
-    const badSub = await new SignJWT({ cId: 137 }).setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setIssuedAt(t).setNotBefore(t).setExpirationTime(t + 60).sign(secret);
+    const badSub = await new SignJWT({ cId: 137 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('alice')
+      .setIssuedAt(t)
+      .setNotBefore(t)
+      .setExpirationTime(t + 60)
+      .sign(secret);
     expect(await verifyAccessToken(badSub, { secret, chainId: 137, now })).toEqual({ ok: false, reason: 'invalid' });
-    const noIat = await new SignJWT({ cId: 137 }).setProtectedHeader({ alg: 'HS256' }).setSubject(wallet).setNotBefore(t).setExpirationTime(t + 60).sign(secret);
+    const noIat = await new SignJWT({ cId: 137 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(wallet)
+      .setNotBefore(t)
+      .setExpirationTime(t + 60)
+      .sign(secret);
     expect(await verifyAccessToken(noIat, { secret, chainId: 137, now })).toEqual({ ok: false, reason: 'invalid' });
   });
 });

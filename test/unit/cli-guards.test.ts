@@ -15,12 +15,17 @@ describe('the gateway URL', () => {
     expect(normalizeBaseUrl(raw)).toBe(normalized);
   });
 
-  it.each(['http://gateway.example', 'http://10.0.0.1:8788', 'http://127.0.0.1.nip.io', 'ftp://127.0.0.1', 'https://u:p@gateway.example', 'https://gateway.example/?x=1', 'not a url'])(
-    'refuses %s',
-    (raw) => {
-      expect(() => normalizeBaseUrl(raw)).toThrow();
-    },
-  );
+  it.each([
+    'http://gateway.example',
+    'http://10.0.0.1:8788',
+    'http://127.0.0.1.nip.io',
+    'ftp://127.0.0.1',
+    'https://u:p@gateway.example',
+    'https://gateway.example/?x=1',
+    'not a url',
+  ])('refuses %s', (raw) => {
+    expect(() => normalizeBaseUrl(raw)).toThrow();
+  });
 
   it('knows loopback hosts', () => {
     expect(['127.0.0.1', '127.1.2.3', 'localhost', '[::1]'].every(isLoopbackHost)).toBe(true);
@@ -33,7 +38,17 @@ describe('the sign-in check', () => {
   const address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
   const now = new Date();
   const message = (over: Partial<Parameters<typeof createSiweMessage>[0]> = {}) =>
-    createSiweMessage({ domain: 'gw.example', uri: 'https://gw.example', address, chainId: 80002, nonce: 'abcdef0123456789', version: '1', statement: STATEMENTS.login, issuedAt: now, ...over });
+    createSiweMessage({
+      domain: 'gw.example',
+      uri: 'https://gw.example',
+      address,
+      chainId: 80002,
+      nonce: 'abcdef0123456789',
+      version: '1',
+      statement: STATEMENTS.login,
+      issuedAt: now,
+      ...over,
+    });
   const expected = { baseUrl: 'https://gw.example', chainId: 80002, address, now };
 
   it('accepts a message for this gateway, with its origin or base URL as URI', () => {
@@ -58,7 +73,10 @@ describe('retryingFetch', () => {
   it('retries a GET answered 503, waiting Retry-After, and stops at the bound', async () => {
     const seen: number[] = [];
     let calls = 0;
-    const fetch = retryingFetch({ attempts: 3, baseDelayMs: 1, onRetry: (_, __, delay) => seen.push(delay) }, async () => (++calls, answer(503, { 'retry-after': '0.05' })));
+    const fetch = retryingFetch({ attempts: 3, baseDelayMs: 1, onRetry: (_, __, delay) => seen.push(delay) }, async () => {
+      calls += 1;
+      return answer(503, { 'retry-after': '0.05' });
+    });
     const res = await fetch('http://127.0.0.1/x', { method: 'GET' });
     expect(res.status).toBe(503);
     expect(calls).toBe(3);
@@ -73,7 +91,10 @@ describe('retryingFetch', () => {
 
   it('never repeats a write other than the login steps', async () => {
     let calls = 0;
-    const fetch = retryingFetch({ baseDelayMs: 1 }, async () => (++calls, answer(503)));
+    const fetch = retryingFetch({ baseDelayMs: 1 }, async () => {
+      calls += 1;
+      return answer(503);
+    });
     await fetch('http://127.0.0.1/agent/a/1/context', { method: 'POST' });
     expect(calls).toBe(1);
     await fetch('http://127.0.0.1/auth/jwt/init', { method: 'POST' });

@@ -53,13 +53,27 @@ function jwt(label: string, exp = 2_000_000_000): string {
   return `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub: label, exp })}.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg`;
 }
 
-const errorReply = (status: number, code: string, message: string, extra: { details?: unknown; requestId?: string; headers?: Record<string, string> } = {}): Reply => ({
+const errorReply = (
+  status: number,
+  code: string,
+  message: string,
+  extra: { details?: unknown; requestId?: string; headers?: Record<string, string> } = {},
+): Reply => ({
   status,
-  json: { error: { code, message, ...(extra.details !== undefined ? { details: extra.details } : {}) }, requestId: extra.requestId ?? 'req-1' },
+  json: {
+    error: { code, message, ...(extra.details !== undefined ? { details: extra.details } : {}) },
+    requestId: extra.requestId ?? 'req-1',
+  },
   headers: { 'x-request-id': extra.requestId ?? 'req-1', ...extra.headers },
 });
 
-const SUMMARY = { chainId: CHAIN, agentCollectionAddress: COLLECTION, agentTokenId: '7', kind: 'internal', owner: '0x0000000000000000000000000000000000000001' };
+const SUMMARY = {
+  chainId: CHAIN,
+  agentCollectionAddress: COLLECTION,
+  agentTokenId: '7',
+  kind: 'internal',
+  owner: '0x0000000000000000000000000000000000000001',
+};
 
 /**
  * A fake gateway: login issues tokens `fresh-1`, `fresh-2`, …; agent routes accept only the
@@ -157,7 +171,10 @@ describe('login and re-login', () => {
       return errorReply(401, 'unauthorized', 'Invalid token');
     });
     const c = client(gateway, { token: jwt('old'), login: { account: fakeAccount(), chainId: CHAIN } });
-    const err = await c.agent(COLLECTION, '7').summary().catch((e: unknown) => e);
+    const err = await c
+      .agent(COLLECTION, '7')
+      .summary()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).toMatchObject({ status: 401, code: 'unauthorized' });
     expect(gateway.count('POST', '/auth/jwt/finish')).toBe(1);
@@ -191,7 +208,9 @@ describe('login and re-login', () => {
   it('never re-logs in for a 401 of a call that is not agent-scoped', async () => {
     const gateway = fakeFetch(() => errorReply(401, 'signature_invalid', 'Signature does not match'));
     const c = client(gateway, { login: { account: fakeAccount(), chainId: CHAIN } });
-    await expect(c.finishLogin({ walletAddress: COLLECTION, chainId: CHAIN, signature: '0x00' })).rejects.toMatchObject({ code: 'signature_invalid' });
+    await expect(c.finishLogin({ walletAddress: COLLECTION, chainId: CHAIN, signature: '0x00' })).rejects.toMatchObject({
+      code: 'signature_invalid',
+    });
     expect(gateway.seen).toHaveLength(1);
   });
 });
@@ -219,32 +238,61 @@ describe('GatewayError', () => {
   });
 
   it('an error without the gateway body (a proxy page) is http_error with the X-Request-Id header', async () => {
-    const gateway = fakeFetch(() => ({ status: 502, text: '<html>Bad gateway</html>', headers: { 'content-type': 'text/html', 'x-request-id': 'edge-9' } }));
-    const err = (await client(gateway).health().catch((e: unknown) => e)) as GatewayError;
+    const gateway = fakeFetch(() => ({
+      status: 502,
+      text: '<html>Bad gateway</html>',
+      headers: { 'content-type': 'text/html', 'x-request-id': 'edge-9' },
+    }));
+    const err = (await client(gateway)
+      .health()
+      .catch((e: unknown) => e)) as GatewayError;
     expect(err).toMatchObject({ status: 502, code: 'http_error', requestId: 'edge-9' });
     expect(err.transient).toBe(true);
   });
 
   it('503 keeps Retry-After; health() returns the report for 503 too', async () => {
-    const report = { status: 'unavailable', chainId: CHAIN, checks: { database: { ok: false, latencyMs: 5, problem: 'did not answer' }, chain: { ok: true, latencyMs: 1 } } };
+    const report = {
+      status: 'unavailable',
+      chainId: CHAIN,
+      checks: { database: { ok: false, latencyMs: 5, problem: 'did not answer' }, chain: { ok: true, latencyMs: 1 } },
+    };
     const gateway = fakeFetch((req) =>
-      req.path === '/health' ? { status: 503, json: report, headers: { 'retry-after': '3' } } : errorReply(503, 'dependency_unavailable', 'Database unavailable', { headers: { 'retry-after': '7' } }),
+      req.path === '/health'
+        ? { status: 503, json: report, headers: { 'retry-after': '3' } }
+        : errorReply(503, 'dependency_unavailable', 'Database unavailable', { headers: { 'retry-after': '7' } }),
     );
     const c = client(gateway, { token: jwt('t') });
     expect(await c.health()).toEqual(report);
-    const err = (await c.agent(COLLECTION, 1n).summary().catch((e: unknown) => e)) as GatewayError;
+    const err = (await c
+      .agent(COLLECTION, 1n)
+      .summary()
+      .catch((e: unknown) => e)) as GatewayError;
     expect(err).toMatchObject({ status: 503, code: 'dependency_unavailable', retryAfterSeconds: 7 });
     expect(err.transient).toBe(true);
   });
 
   it('no answer: network_error (status 0), timeout, aborted', async () => {
     const refused = fakeFetch(() => {
-      throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+      });
     });
-    await expect(client(refused).health()).rejects.toMatchObject({ status: 0, code: 'network_error', message: expect.stringContaining('ECONNREFUSED') });
+    await expect(client(refused).health()).rejects.toMatchObject({
+      status: 0,
+      code: 'network_error',
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
 
-    const hanging = vi.fn((_input: string, init: RequestInit) => new Promise<Response>((_, reject) => init.signal!.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))));
-    await expect(createGatewayClient({ baseUrl: BASE, fetch: hanging, timeoutMs: 30 }).health()).rejects.toMatchObject({ status: 0, code: 'timeout' });
+    const hanging = vi.fn(
+      (_input: string, init: RequestInit) =>
+        new Promise<Response>((_, reject) =>
+          init.signal!.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+        ),
+    );
+    await expect(createGatewayClient({ baseUrl: BASE, fetch: hanging, timeoutMs: 30 }).health()).rejects.toMatchObject({
+      status: 0,
+      code: 'timeout',
+    });
     const controller = new AbortController();
     const pending = createGatewayClient({ baseUrl: BASE, fetch: hanging, timeoutMs: 0 }).health({ signal: controller.signal });
     controller.abort();
@@ -262,7 +310,10 @@ describe('GatewayError', () => {
       const auth = req.headers.get('authorization') ?? '';
       return errorReply(400, 'validation_failed', `bad header ${auth}`, { details: { seen: auth, nested: [{ value: auth }] } });
     });
-    const err = (await client(echo, { token }).agent(COLLECTION, 1n).summary().catch((e: unknown) => e)) as GatewayError;
+    const err = (await client(echo, { token })
+      .agent(COLLECTION, 1n)
+      .summary()
+      .catch((e: unknown) => e)) as GatewayError;
     expect(err).toBeInstanceOf(GatewayError);
     for (const text of [err.message, JSON.stringify(err.details), err.stack ?? '', JSON.stringify(err), String(err)]) {
       expect(text).not.toContain(token);
@@ -272,7 +323,10 @@ describe('GatewayError', () => {
     const throwing = fakeFetch((req) => {
       throw new TypeError('fetch failed', { cause: new Error(`socket hang up ${req.headers.get('authorization')}`) });
     });
-    const netErr = (await client(throwing, { token }).agent(COLLECTION, 1n).summary().catch((e: unknown) => e)) as GatewayError;
+    const netErr = (await client(throwing, { token })
+      .agent(COLLECTION, 1n)
+      .summary()
+      .catch((e: unknown) => e)) as GatewayError;
     expect(netErr.code).toBe('network_error');
     expect(netErr.message).not.toContain(token);
     expect(JSON.stringify(netErr)).not.toContain(token);
@@ -282,11 +336,17 @@ describe('GatewayError', () => {
     let issued = '';
     const gateway = fakeFetch((req) => {
       if (req.path === '/auth/jwt/init') return { json: { nonce: 'n', message: 'sign me' } };
-      if (req.path === '/auth/jwt/finish') return { json: { token: (issued = jwt('issued-by-login')) } };
+      if (req.path === '/auth/jwt/finish') {
+        issued = jwt('issued-by-login');
+        return { json: { token: issued } };
+      }
       return errorReply(403, 'not_owner', `You are not the owner (${req.headers.get('authorization')})`);
     });
     const c = client(gateway, { login: { account: fakeAccount(), chainId: CHAIN } });
-    const err = (await c.agent(COLLECTION, 1n).summary().catch((e: unknown) => e)) as GatewayError;
+    const err = (await c
+      .agent(COLLECTION, 1n)
+      .summary()
+      .catch((e: unknown) => e)) as GatewayError;
     expect(err.code).toBe('not_owner');
     expect(issued).not.toBe('');
     expect(err.message).not.toContain(issued);
@@ -342,16 +402,29 @@ describe('pages, paths and headers', () => {
   it('appends send Idempotency-Key and report Idempotent-Replayed', async () => {
     const gateway = fakeFetch((req) => {
       const replay = req.headers.get('idempotency-key') === 'again' ? { 'idempotent-replayed': 'true' } : undefined;
-      if (req.path.endsWith('/messages')) return { json: { messages: req.body.messages.map((_: unknown, i: number) => message(i + 1)) }, headers: replay };
+      if (req.path.endsWith('/messages'))
+        return { json: { messages: req.body.messages.map((_: unknown, i: number) => message(i + 1)) }, headers: replay };
       return { json: message(9), headers: replay };
     });
     const agent = client(gateway, { token: jwt('t') }).agent(COLLECTION, 1n);
-    const first = await agent.appendMessages('notes', [{ role: 'user', message: 'a1' }, { role: 'assistant', message: 'b2' }], { idempotencyKey: 'import:1-2' });
+    const first = await agent.appendMessages(
+      'notes',
+      [
+        { role: 'user', message: 'a1' },
+        { role: 'assistant', message: 'b2' },
+      ],
+      { idempotencyKey: 'import:1-2' },
+    );
     expect(first.replayed).toBe(false);
     expect(first.messages).toHaveLength(2);
     expect(gateway.seen[0]!.headers.get('idempotency-key')).toBe('import:1-2');
     expect(gateway.seen[0]!.headers.get('content-type')).toBe('application/json');
-    expect(gateway.seen[0]!.body).toEqual({ messages: [{ role: 'user', message: 'a1' }, { role: 'assistant', message: 'b2' }] });
+    expect(gateway.seen[0]!.body).toEqual({
+      messages: [
+        { role: 'user', message: 'a1' },
+        { role: 'assistant', message: 'b2' },
+      ],
+    });
     expect((await agent.appendMessages('notes', [{ role: 'user', message: 'a1' }], { idempotencyKey: 'again' })).replayed).toBe(true);
     const single = await agent.appendMessage('notes', { role: 'system', message: 'rule' }, { idempotencyKey: 'again' });
     expect(single).toEqual({ message: message(9), replayed: true });

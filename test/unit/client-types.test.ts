@@ -156,7 +156,10 @@ describe('client methods and operationIds', () => {
       expect(seen, name).toHaveLength(1);
       const { method, path } = seen[0]!;
       const matches = operations.filter((op) => op.method === method && op.pattern.test(path));
-      expect(matches.map((op) => op.operationId), `${name}: ${method} ${path}`).toEqual([name]);
+      expect(
+        matches.map((op) => op.operationId),
+        `${name}: ${method} ${path}`,
+      ).toEqual([name]);
     }
     const ids = operations.map((op) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);

@@ -32,7 +32,10 @@ function configError(env: EnvInput): ConfigError {
 /** Expects `env` to be rejected with a problem naming `name` (and only mentioning it by name). */
 function expectRejected(env: EnvInput, name: string): ConfigError {
   const err = configError(env);
-  expect(err.problems.some((p) => p.startsWith(`${name} `)), `problems ${JSON.stringify(err.problems)} name ${name}`).toBe(true);
+  expect(
+    err.problems.some((p) => p.startsWith(`${name} `)),
+    `problems ${JSON.stringify(err.problems)} name ${name}`,
+  ).toBe(true);
   expect(err.message).toContain(name);
   return err;
 }
@@ -119,7 +122,7 @@ describe('parseConfig', () => {
     });
 
     it('rejects 31 bytes even when that is 11 characters', () => {
-      const secret = '€'.repeat(10) + 'x';
+      const secret = `${'€'.repeat(10)}x`;
       expect(new TextEncoder().encode(secret).byteLength).toBe(31);
       const err = expectRejected({ ...validEnv(), JWT__HASH: secret }, 'JWT__HASH');
       expectNoSecrets(err, secret);
@@ -155,12 +158,13 @@ describe('parseConfig', () => {
       expect(configError({ ...env, RPC_URLS: ' , ' }).problems).toEqual(['RPC_URL is required (or RPC_URLS, a comma-separated list)']);
       expect(configError({ ...env, CHAIN_ID: '1' }).problems).toContain('RPC_URL is required (or RPC_URLS, a comma-separated list)');
     });
-    it.each(['http://a.example,ftp://b.example', 'http://a.example,http://a.example', Array.from({ length: 9 }, (_, i) => `http://h${i}.example`).join(',')])(
-      'rejects RPC_URLS %j',
-      (urls) => {
-        expectRejected({ ...validEnv(), RPC_URLS: urls }, 'RPC_URLS');
-      },
-    );
+    it.each([
+      'http://a.example,ftp://b.example',
+      'http://a.example,http://a.example',
+      Array.from({ length: 9 }, (_, i) => `http://h${i}.example`).join(','),
+    ])('rejects RPC_URLS %j', (urls) => {
+      expectRejected({ ...validEnv(), RPC_URLS: urls }, 'RPC_URLS');
+    });
     it.each(['99', '30001', 'abc'])('rejects RPC_TIMEOUT_MS %j', (ms) => {
       expectRejected({ ...validEnv(), RPC_TIMEOUT_MS: ms }, 'RPC_TIMEOUT_MS');
     });

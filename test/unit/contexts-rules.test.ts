@@ -15,7 +15,28 @@ function referenceProblem(key: string): string | null {
 }
 
 const allowedChars = ['a', 'z', 'A', 'Z', '0', '9', '.', '_', '-', ':', '/', '@'];
-const otherChars = [' ', '#', '%', '\\', '"', "'", ';', '\u00e9', '\u0000', '\n', '\t', '\u{1F600}', '\ud800', '\u00a0', '*', '?', '[', ']', '^', '$'];
+const otherChars = [
+  ' ',
+  '#',
+  '%',
+  '\\',
+  '"',
+  "'",
+  ';',
+  '\u00e9',
+  '\u0000',
+  '\n',
+  '\t',
+  '\u{1F600}',
+  '\ud800',
+  '\u00a0',
+  '*',
+  '?',
+  '[',
+  ']',
+  '^',
+  '$',
+];
 
 const keyCandidates = fc.oneof(
   fc.string({ unit: fc.constantFrom(...allowedChars, ...otherChars), minLength: 0, maxLength: 300 }),

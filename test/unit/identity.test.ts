@@ -47,7 +47,16 @@ describe('isAcceptedSignatureShape', () => {
     expect(isAcceptedSignatureShape(`${sig(200)}${'6492'.repeat(16)}`)).toBe(true);
   });
   it('rejects other lengths, odd digits, non-hex and empty', () => {
-    for (const value of [sig(64), sig(66), sig(65 * 17), `${sig(65)}a`, `0x${'zz'.repeat(65)}`, '0x', 'ab'.repeat(65), `0x${'ab'.repeat(16 * 1024 + 1)}${'6492'.repeat(16)}`]) {
+    for (const value of [
+      sig(64),
+      sig(66),
+      sig(65 * 17),
+      `${sig(65)}a`,
+      `0x${'zz'.repeat(65)}`,
+      '0x',
+      'ab'.repeat(65),
+      `0x${'ab'.repeat(16 * 1024 + 1)}${'6492'.repeat(16)}`,
+    ]) {
       expect(isAcceptedSignatureShape(value)).toBe(false);
     }
   });

@@ -31,15 +31,24 @@ function resolveImport(from: string, specifier: string): string | null {
 }
 
 /** The relative modules a file imports, type-only imports and `import('...')` types included. */
-export function importsOf(file: string, text = readFileSync(file, 'utf8')): string[] {
+function importsOf(file: string, text = readFileSync(file, 'utf8')): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const specifiers: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       specifiers.push(node.moduleSpecifier.text);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       specifiers.push(node.argument.literal.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       specifiers.push(node.arguments[0].text);
     }
     ts.forEachChild(node, visit);
@@ -49,7 +58,7 @@ export function importsOf(file: string, text = readFileSync(file, 'utf8')): stri
 }
 
 /** Every cycle found by a depth-first walk, each as the list of files from its first to its last. */
-export function findCycles(graph: Map<string, string[]>): string[][] {
+function findCycles(graph: Map<string, string[]>): string[][] {
   const cycles: string[][] = [];
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
@@ -76,11 +85,9 @@ describe('import graph of src/', () => {
       ['d', ['a']],
     ]);
     expect(findCycles(graph)).toEqual([['a', 'b', 'c']]);
-    expect(importsOf(join(SRC, 'x.ts'), "import type { A } from './types';\nexport { B } from './app';\ntype C = import('./config').Config;")).toEqual([
-      join(SRC, 'types.ts'),
-      join(SRC, 'app.ts'),
-      join(SRC, 'config.ts'),
-    ]);
+    expect(
+      importsOf(join(SRC, 'x.ts'), "import type { A } from './types';\nexport { B } from './app';\ntype C = import('./config').Config;"),
+    ).toEqual([join(SRC, 'types.ts'), join(SRC, 'app.ts'), join(SRC, 'config.ts')]);
   });
 
   it('has no import cycles, type-only imports included', () => {

@@ -239,7 +239,10 @@ describe('JSON replies', () => {
   it('checks tools/call content', async () => {
     await failure(client(scripted((b) => json(result(b.id, { content: 'text' }))).fetch).callTool('echo', {}), 'bad_response');
     await failure(client(scripted((b) => json(result(b.id, { content: [{ text: 'x' }] }))).fetch).callTool('echo', {}), 'bad_response');
-    const ok = await client(scripted((b) => json(result(b.id, { content: [{ type: 'text', text: 'x' }], isError: true }))).fetch).callTool('echo', {});
+    const ok = await client(scripted((b) => json(result(b.id, { content: [{ type: 'text', text: 'x' }], isError: true }))).fetch).callTool(
+      'echo',
+      {},
+    );
     expect(ok).toEqual({ content: [{ type: 'text', text: 'x' }], isError: true });
   });
 });
@@ -305,7 +308,11 @@ describe('sessions', () => {
         sessions++;
         live = `s-${sessions}`;
         const headers: Record<string, string> = options.sessionHeader === false ? {} : { 'mcp-session-id': live };
-        return sse(`event: message\ndata: ${JSON.stringify(result(body.id, { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'x', version: '1' } }))}\n\n`, 1000, headers);
+        return sse(
+          `event: message\ndata: ${JSON.stringify(result(body.id, { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'x', version: '1' } }))}\n\n`,
+          1000,
+          headers,
+        );
       }
       if (body.method === 'notifications/initialized') return new Response(null, { status: 202 });
       const sid = seen.headers['mcp-session-id'];
@@ -414,14 +421,20 @@ describe('tools/list paging and checkToolServer', () => {
 
   it('names the first tool with an invalid schema', async () => {
     const { fetch } = scripted((b) =>
-      json(result(b.id, { tools: [TOOL, { name: 'bad', description: '', inputSchema: { type: 'strin' } }, { name: 'worse', inputSchema: 5 }] })),
+      json(
+        result(b.id, {
+          tools: [TOOL, { name: 'bad', description: '', inputSchema: { type: 'strin' } }, { name: 'worse', inputSchema: 5 }],
+        }),
+      ),
     );
     const check = await checkToolServer(client(fetch));
     expect(check.ok).toBe(false);
     if (check.ok) return;
     expect(check.error.kind).toBe('invalid_schema');
     expect(check.error.tool).toBe('worse'); // a non-object schema is caught while listing
-    const onlyTypo = scripted((b) => json(result(b.id, { tools: [TOOL, { name: 'bad', description: '', inputSchema: { type: 'strin' } }] })));
+    const onlyTypo = scripted((b) =>
+      json(result(b.id, { tools: [TOOL, { name: 'bad', description: '', inputSchema: { type: 'strin' } }] })),
+    );
     const second = await checkToolServer(client(onlyTypo.fetch));
     expect(second).toMatchObject({ ok: false, error: { kind: 'invalid_schema', tool: 'bad' } });
     if (!second.ok) expect(second.error.message).toMatch(/^Invalid tool schema/);

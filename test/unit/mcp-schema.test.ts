@@ -164,7 +164,9 @@ describe('validateArguments', () => {
 describe('schemas that multiply work', () => {
   const refs = (n: number) => Array.from({ length: n }, () => ({ $ref: '#/$defs/p' }));
   const chain = (n: number) => ({
-    ...Object.fromEntries(Array.from({ length: n }, (_, i) => [`d${i}`, { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }])),
+    ...Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [`d${i}`, { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }]),
+    ),
     [`d${n}`]: { type: 'number' },
   });
 
@@ -176,23 +178,47 @@ describe('schemas that multiply work', () => {
   });
 
   it('refuses at registration a schema over the expanded caps, naming why', () => {
-    const patterns = checkToolSchema({ type: 'object', $defs: { p: { pattern: '(a|b)+$' } }, properties: { a: { items: { allOf: refs(5_000) } } } });
+    const patterns = checkToolSchema({
+      type: 'object',
+      $defs: { p: { pattern: '(a|b)+$' } },
+      properties: { a: { items: { allOf: refs(5_000) } } },
+    });
     expect(patterns).toMatchObject({ ok: false, problem: expect.stringContaining('once its $refs are followed') });
-    expect(checkToolSchema({ type: 'object', $defs: chain(20), properties: { x: { $ref: '#/$defs/d0' } } })).toMatchObject({ ok: false, problem: expect.stringContaining('subschemas') });
+    expect(checkToolSchema({ type: 'object', $defs: chain(20), properties: { x: { $ref: '#/$defs/d0' } } })).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('subschemas'),
+    });
   });
 
   it('accepts and validates a recursive schema (a tree)', () => {
-    const tree = { type: 'object', $defs: { node: { type: 'object', properties: { name: { type: 'string', pattern: '^[a-z]+$' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } } } }, properties: { root: { $ref: '#/$defs/node' } } };
+    const tree = {
+      type: 'object',
+      $defs: {
+        node: {
+          type: 'object',
+          properties: { name: { type: 'string', pattern: '^[a-z]+$' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
+        },
+      },
+      properties: { root: { $ref: '#/$defs/node' } },
+    };
     expect(checkToolSchema(tree)).toEqual({ ok: true });
     expect(validateArguments(tree, { root: { name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }] } })).toEqual({ ok: true });
     expect(validateArguments(tree, { root: { name: 'a', children: [{ name: 'B' }] } }).ok).toBe(false);
   });
 
   it('stops a validation past its work budget, quickly, and says so', () => {
-    const schema = { type: 'object', $defs: { p: { pattern: '(a|b|c|d|e|f|g|h)+z?$' } }, properties: { a: { type: 'array', items: { allOf: refs(150) } } } };
+    const schema = {
+      type: 'object',
+      $defs: { p: { pattern: '(a|b|c|d|e|f|g|h)+z?$' } },
+      properties: { a: { type: 'array', items: { allOf: refs(150) } } },
+    };
     expect(checkToolSchema(schema)).toEqual({ ok: true });
     const started = Date.now();
-    expect(validateArguments(schema, { a: Array.from({ length: 30_000 }, () => 'a') })).toEqual({ ok: false, problems: ["the arguments take too much work to check against this tool's schema"], tooCostly: true });
+    expect(validateArguments(schema, { a: Array.from({ length: 30_000 }, () => 'a') })).toEqual({
+      ok: false,
+      problems: ["the arguments take too much work to check against this tool's schema"],
+      tooCostly: true,
+    });
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(validateArguments(schema, { a: ['abc', 'h'] })).toEqual({ ok: true });
     // The budget is per validation, and the global RegExp is restored.

@@ -140,7 +140,11 @@ describe('canonicalToolServerUrl: rejected URLs', () => {
 
   it('rejects control characters anywhere in the raw input', () => {
     for (const ch of ['\u0000', '\u0001', '\r', '\n', '\u001b', '\u007f', '\u0085', '\u009b']) {
-      for (const input of [`https://tools.example.com/mcp${ch}`, `https://tools.${ch}example.com/mcp`, `${ch}https://tools.example.com/mcp`]) {
+      for (const input of [
+        `https://tools.example.com/mcp${ch}`,
+        `https://tools.${ch}example.com/mcp`,
+        `${ch}https://tools.example.com/mcp`,
+      ]) {
         const result = canonicalToolServerUrl(input);
         expect(result.ok, JSON.stringify(input)).toBe(false);
         if (!result.ok) expect(['control_character', 'whitespace']).toContain(result.reason);
@@ -188,7 +192,11 @@ describe('canonicalToolServerUrl: rejected URLs', () => {
       rejects(`https://tools.example.com/${ch}mcp`, 'invisible_character');
     }
     // U+FEFF (byte-order mark) counts as white space in JavaScript: rejected either way.
-    for (const input of ['\ufeffhttps://tools.example.com/mcp', 'https://tools.example.com/mcp\ufeff', 'https://tools\ufeff.example.com/mcp']) {
+    for (const input of [
+      '\ufeffhttps://tools.example.com/mcp',
+      'https://tools.example.com/mcp\ufeff',
+      'https://tools\ufeff.example.com/mcp',
+    ]) {
       const result = canonicalToolServerUrl(input);
       expect(result.ok, JSON.stringify(input)).toBe(false);
       if (!result.ok) expect(['whitespace', 'invisible_character']).toContain(result.reason);

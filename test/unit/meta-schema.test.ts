@@ -21,7 +21,12 @@ const UPSTREAM_SHA256: Record<string, string> = {
 describe('vendored 2020-12 meta-schema', () => {
   it('files are byte-identical to upstream (never edited in place)', () => {
     for (const [file, sha] of Object.entries(UPSTREAM_SHA256)) {
-      expect(createHash('sha256').update(readFileSync(resolve(DIR, file))).digest('hex'), file).toBe(sha);
+      expect(
+        createHash('sha256')
+          .update(readFileSync(resolve(DIR, file)))
+          .digest('hex'),
+        file,
+      ).toBe(sha);
     }
   });
 
@@ -37,7 +42,10 @@ describe('vendored 2020-12 meta-schema', () => {
     expect(raw).toContain('"$dynamicRef": "#meta"');
     const loaded = JSON.stringify(META_SCHEMAS);
     expect(loaded).not.toContain('"$dynamicRef":"#meta"');
-    expect(staticMetaRefs({ a: [{ $dynamicRef: '#meta', x: 1 }], $dynamicRef: '#other' })).toEqual({ a: [{ $ref: META_SCHEMA_ID, x: 1 }], $dynamicRef: '#other' });
+    expect(staticMetaRefs({ a: [{ $dynamicRef: '#meta', x: 1 }], $dynamicRef: '#other' })).toEqual({
+      a: [{ $ref: META_SCHEMA_ID, x: 1 }],
+      $dynamicRef: '#other',
+    });
     expect(Object.keys(staticMetaRefs({ x: 1, $dynamicRef: '#meta', y: 2 }) as object)).toEqual(['x', '$ref', 'y']);
   });
 });

@@ -31,7 +31,10 @@ describe('the OpenAPI document', () => {
   it('documents 429 rate_limited with Retry-After on every operation (every one is rate limited)', () => {
     let operations = 0;
     for (const [path, ops] of Object.entries(doc.paths ?? {})) {
-      for (const [method, op] of Object.entries(ops ?? {}) as [string, { responses?: Record<string, { description?: string; headers?: Record<string, unknown> }> }][]) {
+      for (const [method, op] of Object.entries(ops ?? {}) as [
+        string,
+        { responses?: Record<string, { description?: string; headers?: Record<string, unknown> }> },
+      ][]) {
         operations += 1;
         const tooMany = op.responses?.['429'];
         expect(tooMany?.description, `${method} ${path}`).toContain('rate_limited');
@@ -56,21 +59,32 @@ describe('the request-bytes errors in the OpenAPI document', () => {
       }
     }
     expect(checked).toBeGreaterThan(5);
-    const append = doc.paths?.['/agent/{agentCollectionAddress}/{agentTokenId}/context/{contextKey}/message']?.post?.responses?.['400'] as { description: string };
+    const append = doc.paths?.['/agent/{agentCollectionAddress}/{agentTokenId}/context/{contextKey}/message']?.post?.responses?.['400'] as {
+      description: string;
+    };
     expect(append.description).toMatch(/^`validation_failed`.*`idempotency_key_reused`.*`invalid_encoding`.*`nul_character`/s);
   });
 });
 
 describe('the served OpenAPI document, for tools', () => {
   type Response = { description?: string; headers?: Record<string, { $ref?: string }>; content?: unknown };
-  type Operation = { operationId?: string; security?: unknown[]; requestBody?: unknown; responses: Record<string, Response>; parameters?: { name: string; schema: Record<string, unknown> }[] };
-  const load = async () => (await openApiDocument()) as {
-    security?: unknown;
-    paths: Record<string, Record<string, Operation>>;
-    components: { schemas: Record<string, Record<string, unknown>>; headers: Record<string, unknown> };
+  type Operation = {
+    operationId?: string;
+    security?: unknown[];
+    requestBody?: unknown;
+    responses: Record<string, Response>;
+    parameters?: { name: string; schema: Record<string, unknown> }[];
   };
+  const load = async () =>
+    (await openApiDocument()) as {
+      security?: unknown;
+      paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, Record<string, unknown>>; headers: Record<string, unknown> };
+    };
   const operations = (doc: Awaited<ReturnType<typeof load>>) =>
-    Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })));
+    Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
+    );
 
   it('names every operation (operationId, unique) and needs the bearer token except on health and login', async () => {
     const doc = await load();
@@ -78,7 +92,9 @@ describe('the served OpenAPI document, for tools', () => {
     const ids = operations(doc).map(({ op }) => op.operationId);
     expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
-    const open = operations(doc).filter(({ op }) => Array.isArray(op.security) && op.security.length === 0).map(({ name }) => name);
+    const open = operations(doc)
+      .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
+      .map(({ name }) => name);
     expect(open.sort()).toEqual(['GET /health', 'POST /auth/jwt/finish', 'POST /auth/jwt/init', 'POST /wallet/verify']);
   });
 

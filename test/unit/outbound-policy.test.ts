@@ -14,18 +14,64 @@ function refused(host: string, reason: string, options = PRODUCTION_POLICY): voi
 
 describe('hosts under production policy', () => {
   it.each([
-    '127.0.0.1', '127.1.2.3', '127.1', '2130706433', '0x7f000001', '0x7f.1', '0177.0.0.1', '017700000001', '0.0.0.0', '0',
-    '10.0.0.1', '192.168.1.1', '172.16.0.1', '169.254.169.254', '100.64.0.1', '8.8.8.8',
-    '::1', '[::1]', '[::]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '::ffff:a9fe:a9fe', '[fd00::1]', '[fe80::1]', 'fc00::',
-    'example.123', '1.2.3.4.',
+    '127.0.0.1',
+    '127.1.2.3',
+    '127.1',
+    '2130706433',
+    '0x7f000001',
+    '0x7f.1',
+    '0177.0.0.1',
+    '017700000001',
+    '0.0.0.0',
+    '0',
+    '10.0.0.1',
+    '192.168.1.1',
+    '172.16.0.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '8.8.8.8',
+    '::1',
+    '[::1]',
+    '[::]',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:7f00:1]',
+    '::ffff:a9fe:a9fe',
+    '[fd00::1]',
+    '[fe80::1]',
+    'fc00::',
+    'example.123',
+    '1.2.3.4.',
   ])('refuses the IP literal %s', (host) => refused(host, 'ip_literal'));
 
   it.each([
-    'localhost', 'db.localhost', 'printer.local', 'api.cluster.local', 'kubernetes.default.svc', 'redis.default.svc',
-    'x.internal', 'metadata.google.internal', 'router.lan', 'nas.home.arpa', '1.0.0.127.in-addr.arpa', 'box.localdomain',
-    'metadata', 'instance-data', 'metadata.tencentyun.com', 'files.corp', 'localtest.me', 'a.localtest.me', 'lvh.me',
-    'app.lvh.me', 'vcap.me', 'x.nip.io', '7f000001.nip.io', '127.0.0.1.nip.io', 'app-10-0-0-1.sslip.io', 'x.xip.io',
-    'localhost.direct', 'a.1u.ms',
+    'localhost',
+    'db.localhost',
+    'printer.local',
+    'api.cluster.local',
+    'kubernetes.default.svc',
+    'redis.default.svc',
+    'x.internal',
+    'metadata.google.internal',
+    'router.lan',
+    'nas.home.arpa',
+    '1.0.0.127.in-addr.arpa',
+    'box.localdomain',
+    'metadata',
+    'instance-data',
+    'metadata.tencentyun.com',
+    'files.corp',
+    'localtest.me',
+    'a.localtest.me',
+    'lvh.me',
+    'app.lvh.me',
+    'vcap.me',
+    'x.nip.io',
+    '7f000001.nip.io',
+    '127.0.0.1.nip.io',
+    'app-10-0-0-1.sslip.io',
+    'x.xip.io',
+    'localhost.direct',
+    'a.1u.ms',
   ])('refuses the local or loopback-resolving name %s', (host) => refused(host, 'local_host'));
 
   it.each(['10.0.0.1.example.com', 'db.192.168.0.10.example.net', 'app-127-0-0-1.example.com', '169-254-169-254.attacker.example'])(
@@ -35,10 +81,14 @@ describe('hosts under production policy', () => {
 
   it.each(['intranet', 'server', 'kubernetes'])('refuses the single-label host %s', (host) => refused(host, 'single_label_host'));
 
-  it.each(['db.example.com', 'tools.example', 'Plain.Tools.Example', 'ep-cool-name-123456.eu-central-1.aws.neon.tech', 'a1b2.example.org', 'v1-2-3.example.com'])(
-    'accepts the public name %s',
-    (host) => expect(checkOutboundHost(host, PRODUCTION_POLICY)).toEqual({ ok: true, loopback: false }),
-  );
+  it.each([
+    'db.example.com',
+    'tools.example',
+    'Plain.Tools.Example',
+    'ep-cool-name-123456.eu-central-1.aws.neon.tech',
+    'a1b2.example.org',
+    'v1-2-3.example.com',
+  ])('accepts the public name %s', (host) => expect(checkOutboundHost(host, PRODUCTION_POLICY)).toEqual({ ok: true, loopback: false }));
 
   it('refuses a trailing dot and names that are not DNS names', () => {
     refused('db.example.com.', 'invalid_host');
@@ -54,7 +104,17 @@ describe('the local stack switch (DEV_LOOPBACK_TARGETS)', () => {
   });
 
   it('still refuses every non-loopback address and internal name', () => {
-    for (const host of ['0.0.0.0', '10.0.0.1', '169.254.169.254', '127.1', '2130706433', '[::ffff:127.0.0.1]', 'x.internal', 'localtest.me', 'kubernetes.default.svc']) {
+    for (const host of [
+      '0.0.0.0',
+      '10.0.0.1',
+      '169.254.169.254',
+      '127.1',
+      '2130706433',
+      '[::ffff:127.0.0.1]',
+      'x.internal',
+      'localtest.me',
+      'kubernetes.default.svc',
+    ]) {
       expect(checkOutboundHost(host, DEV).ok, host).toBe(false);
     }
   });
@@ -126,7 +186,10 @@ describe('npm run dev passes the switch', () => {
     expect(devSwitchBindings({})).toEqual({ DEV_LOOPBACK_TARGETS: '1', DEV_RATE_LIMITS: '1' });
     expect(devSwitchBindings({ DEV_LOOPBACK_TARGETS: '' })).toEqual({ DEV_LOOPBACK_TARGETS: '1', DEV_RATE_LIMITS: '1' });
     expect(devSwitchBindings({ DEV_LOOPBACK_TARGETS: '1' })).toEqual({ DEV_LOOPBACK_TARGETS: '1', DEV_RATE_LIMITS: '1' });
-    expect(devSwitchBindings({ DEV_LOOPBACK_TARGETS: '0', DEV_RATE_LIMITS: '0' })).toEqual({ DEV_LOOPBACK_TARGETS: '0', DEV_RATE_LIMITS: '0' });
+    expect(devSwitchBindings({ DEV_LOOPBACK_TARGETS: '0', DEV_RATE_LIMITS: '0' })).toEqual({
+      DEV_LOOPBACK_TARGETS: '0',
+      DEV_RATE_LIMITS: '0',
+    });
     expect(() => devSwitchBindings({ DEV_LOOPBACK_TARGETS: 'off' })).toThrow(/DEV_LOOPBACK_TARGETS=off/);
     expect(() => devSwitchBindings({ DEV_RATE_LIMITS: 'no' })).toThrow(/DEV_RATE_LIMITS=no/);
   });

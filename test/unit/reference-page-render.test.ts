@@ -12,36 +12,74 @@ beforeAll(async () => {
 function sampleSpec() {
   const app = new OpenAPIHono();
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
-  const Context = z.object({
-    key: z.string().min(1).max(64).openapi({ example: 'greeting' }),
-    value: z.string().openapi({ description: 'stored <b>value</b>' }),
-    kind: z.enum(['text', 'json']),
-  }).openapi('Context');
+  const Context = z
+    .object({
+      key: z.string().min(1).max(64).openapi({ example: 'greeting' }),
+      value: z.string().openapi({ description: 'stored <b>value</b>' }),
+      kind: z.enum(['text', 'json']),
+    })
+    .openapi('Context');
   const params = z.object({
     agentCollectionAddress: z.string().openapi({ param: { name: 'agentCollectionAddress', in: 'path' }, example: '0xabc' }),
     agentTokenId: z.string().openapi({ param: { name: 'agentTokenId', in: 'path' }, example: '1' }),
   });
   const base = '/agent/{agentCollectionAddress}/{agentTokenId}/contexts';
-  app.openapi(createRoute({
-    method: 'get', path: base + '/keys', tags: ['Contexts'], summary: 'List context keys', operationId: 'listContextKeys', security: [{ bearerAuth: [] }],
-    request: { params, query: z.object({ search: z.string().openapi({ example: 'cust' }) }) },
-    responses: { 200: { description: 'Keys', content: { 'application/json': { schema: z.object({ keys: z.array(z.string().openapi({ example: 'customer:42' })) }) } } } },
-  }), (c) => c.json({ keys: [] }, 200));
-  app.openapi(createRoute({
-    method: 'post', path: base, tags: ['Contexts'], summary: 'Store a context', operationId: 'createContext', security: [{ bearerAuth: [] }],
-    request: { params, body: { required: true, content: { 'application/json': { schema: Context } } } },
-    responses: { 201: { description: 'Stored', content: { 'application/json': { schema: Context } } } },
-  }), (c) => c.json({ key: 'k', value: 'v', kind: 'text' as const }, 201));
-  app.openapi(createRoute({
-    method: 'get', path: '/health', tags: ['Operations'], summary: 'Check health',
-    responses: { 200: { description: 'OK', content: { 'application/json': { schema: z.object({ ok: z.boolean() }) } } } },
-  }), (c) => c.json({ ok: true }, 200));
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: `${base}/keys`,
+      tags: ['Contexts'],
+      summary: 'List context keys',
+      operationId: 'listContextKeys',
+      security: [{ bearerAuth: [] }],
+      request: { params, query: z.object({ search: z.string().openapi({ example: 'cust' }) }) },
+      responses: {
+        200: {
+          description: 'Keys',
+          content: { 'application/json': { schema: z.object({ keys: z.array(z.string().openapi({ example: 'customer:42' })) }) } },
+        },
+      },
+    }),
+    (c) => c.json({ keys: [] }, 200),
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: base,
+      tags: ['Contexts'],
+      summary: 'Store a context',
+      operationId: 'createContext',
+      security: [{ bearerAuth: [] }],
+      request: { params, body: { required: true, content: { 'application/json': { schema: Context } } } },
+      responses: { 201: { description: 'Stored', content: { 'application/json': { schema: Context } } } },
+    }),
+    (c) => c.json({ key: 'k', value: 'v', kind: 'text' as const }, 201),
+  );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/health',
+      tags: ['Operations'],
+      summary: 'Check health',
+      responses: { 200: { description: 'OK', content: { 'application/json': { schema: z.object({ ok: z.boolean() }) } } } },
+    }),
+    (c) => c.json({ ok: true }, 200),
+  );
   const doc = app.getOpenAPI31Document({
-    openapi: '3.1.0', info: { title: 'Agent <Gateway>', version: '1.2.3', description: '<img src=x onerror=alert(1)>' },
-    servers: [{ url: 'https://gw.example' }], tags: [{ name: 'Operations', description: 'Health' }, { name: 'Contexts' }],
+    openapi: '3.1.0',
+    info: { title: 'Agent <Gateway>', version: '1.2.3', description: '<img src=x onerror=alert(1)>' },
+    servers: [{ url: 'https://gw.example' }],
+    tags: [{ name: 'Operations', description: 'Health' }, { name: 'Contexts' }],
   }) as unknown as { components: { schemas: Record<string, unknown> }; paths: Record<string, Record<string, unknown>> };
-  doc.components.schemas.Tree = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } } };
-  doc.paths['/tree'] = { get: { responses: { 200: { description: 'Tree', content: { 'application/json': { schema: { $ref: '#/components/schemas/Tree' } } } } } } };
+  doc.components.schemas.Tree = {
+    type: 'object',
+    properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } },
+  };
+  doc.paths['/tree'] = {
+    get: {
+      responses: { 200: { description: 'Tree', content: { 'application/json': { schema: { $ref: '#/components/schemas/Tree' } } } } },
+    },
+  };
   return doc;
 }
 
@@ -54,16 +92,27 @@ const ready = async () => {
   const visible = (attr: string) => env.root.all((n) => n.attrs.has(attr) && n.visibleIn(env.root)).map((n) => n.getAttribute(attr));
   return { env, section, visible };
 };
-const sampleText = (section: StubNode, kind: string) => section.all((n) => n.getAttribute('data-sample') === kind)[0]!.all((n) => n.tagName === 'pre')[0]!.textContent;
+const sampleText = (section: StubNode, kind: string) =>
+  section.all((n) => n.getAttribute('data-sample') === kind)[0]!.all((n) => n.tagName === 'pre')[0]!.textContent;
 
 describe('referencePage: rendering (DOM stub)', () => {
   it('lists every operation by tag with method and summary, auth markers and escaped text', async () => {
     const { env, section } = await ready();
     const ops = env.root.all((n) => n.attrs.has('data-operation')).map((n) => n.getAttribute('data-operation'));
-    expect(ops).toEqual(['GET /health', 'GET /agent/{agentCollectionAddress}/{agentTokenId}/contexts/keys', 'POST /agent/{agentCollectionAddress}/{agentTokenId}/contexts', 'GET /tree']);
+    expect(ops).toEqual([
+      'GET /health',
+      'GET /agent/{agentCollectionAddress}/{agentTokenId}/contexts/keys',
+      'POST /agent/{agentCollectionAddress}/{agentTokenId}/contexts',
+      'GET /tree',
+    ]);
     const nav = env.root.all((n) => n.attrs.has('data-nav'));
     expect(nav.map((n) => n.textContent)).toEqual(['GETCheck health', 'GETList context keys', 'POSTStore a context', 'GETGET /tree']);
-    expect(env.byId('nav').all((n) => n.tagName === 'h2').map((n) => n.textContent)).toEqual(['Operations', 'Contexts', 'Other']);
+    expect(
+      env
+        .byId('nav')
+        .all((n) => n.tagName === 'h2')
+        .map((n) => n.textContent),
+    ).toEqual(['Operations', 'Contexts', 'Other']);
     const keys = section('GET /agent/{agentCollectionAddress}/{agentTokenId}/contexts/keys');
     expect(keys.getAttribute('data-auth')).toBe('bearer');
     expect(keys.id).toBe('op-listContextKeys');
@@ -106,12 +155,14 @@ describe('referencePage: rendering (DOM stub)', () => {
     const request = post.all((n) => n.getAttribute('data-example') === 'request')[0]!;
     expect(JSON.parse(request.all((n) => n.tagName === 'pre')[0]!.textContent)).toEqual({ key: 'greeting', value: 'string', kind: 'text' });
     expect(post.all((n) => n.getAttribute('data-example') === 'response 201')).toHaveLength(1);
-    expect(sampleText(post, 'curl')).toBe([
-      "curl -X POST 'https://gw.example/agent/0xabc/1/contexts' \\",
-      '  -H "Authorization: Bearer $AGENT_GATEWAY_TOKEN" \\',
-      "  -H 'Content-Type: application/json' \\",
-      "  --data '{\n  \"key\": \"greeting\",\n  \"value\": \"string\",\n  \"kind\": \"text\"\n}'",
-    ].join('\n'));
+    expect(sampleText(post, 'curl')).toBe(
+      [
+        "curl -X POST 'https://gw.example/agent/0xabc/1/contexts' \\",
+        '  -H "Authorization: Bearer $AGENT_GATEWAY_TOKEN" \\',
+        "  -H 'Content-Type: application/json' \\",
+        '  --data \'{\n  "key": "greeting",\n  "value": "string",\n  "kind": "text"\n}\'',
+      ].join('\n'),
+    );
     const client = sampleText(post, 'client');
     expect(client).toContain("import { createGatewayClient } from 'agent-gateway/client';");
     expect(client).toContain("createGatewayClient({ baseUrl: 'https://gw.example', token: process.env.AGENT_GATEWAY_TOKEN })");

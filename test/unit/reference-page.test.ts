@@ -41,8 +41,14 @@ describe('referencePage: static output', () => {
     const { html, csp } = await page();
     const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
     expect(csp.split('; ')).toEqual([
-      "default-src 'none'", `script-src ${sha256(inlineScript(html))}`, `style-src ${sha256(style)}`, "connect-src 'self'",
-      'img-src data:', "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+      "default-src 'none'",
+      `script-src ${sha256(inlineScript(html))}`,
+      `style-src ${sha256(style)}`,
+      "connect-src 'self'",
+      'img-src data:',
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
     ]);
     expect(withoutScript(html)).not.toMatch(/\sstyle\s*=/i);
   });

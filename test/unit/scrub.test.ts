@@ -20,6 +20,9 @@ describe('scrub (the one secret scrubber)', () => {
 
   it('scrubValue keeps the shape of JSON details', () => {
     const secret = 'tok-0123456789';
-    expect(scrubValue({ a: [`x ${secret}`, 1, null], b: { c: secret } }, { secrets: [secret] })).toEqual({ a: ['x ***', 1, null], b: { c: '***' } });
+    expect(scrubValue({ a: [`x ${secret}`, 1, null], b: { c: secret } }, { secrets: [secret] })).toEqual({
+      a: ['x ***', 1, null],
+      b: { c: '***' },
+    });
   });
 });

@@ -7,11 +7,16 @@ const SELLER = '0x1111111111111111111111111111111111111111';
 const BUYER = '0x2222222222222222222222222222222222222222';
 const ctx = { entryId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', agent: '80002:0xabc:1', owner: 'mcp_connection:a', ownerWallet: SELLER };
 
-
 describe('vault envelope encryption', () => {
   it('parses only v<version>:<base64 of 32 bytes>', () => {
     expect(parseKekSpec(kekSpec(1, 1))?.version).toBe(1);
-    for (const bad of ['', 'v1:', `v0:${Buffer.alloc(32).toString('base64')}`, `1:${Buffer.alloc(32).toString('base64')}`, `v1:${Buffer.alloc(31).toString('base64')}`]) {
+    for (const bad of [
+      '',
+      'v1:',
+      `v0:${Buffer.alloc(32).toString('base64')}`,
+      `1:${Buffer.alloc(32).toString('base64')}`,
+      `v1:${Buffer.alloc(31).toString('base64')}`,
+    ]) {
       expect(parseKekSpec(bad)).toBeNull();
     }
   });
@@ -64,9 +69,9 @@ describe('vault entries are bound to the wallet that entered them', () => {
     expect(await openSecret(ring, ctx, sealed)).toBe('sk-seller');
     for (const ownerWallet of [BUYER, BUYER.toUpperCase(), null]) {
       await expect(openSecret(ring, { ...ctx, ownerWallet }, sealed)).rejects.toBeInstanceOf(VaultDecryptError);
-      await expect(rewrapSecret({ current: await importKek(kekSpec(2, 9)), previous: ring.current }, { ...ctx, ownerWallet }, sealed)).rejects.toBeInstanceOf(
-        VaultDecryptError,
-      );
+      await expect(
+        rewrapSecret({ current: await importKek(kekSpec(2, 9)), previous: ring.current }, { ...ctx, ownerWallet }, sealed),
+      ).rejects.toBeInstanceOf(VaultDecryptError);
     }
   });
 

@@ -20,9 +20,10 @@ const EXPECTED: Record<Deployment, { name: string; chainId: string }> = {
 /** The newest compatibility date the pinned wrangler/workerd supports. */
 const NEWEST_COMPATIBILITY_DATE = '2026-05-03';
 
-const config = Object.fromEntries(
-  DEPLOYMENTS.map((d) => [d, readWranglerConfig(d) as WranglerConfig & { main?: string }]),
-) as Record<Deployment, WranglerConfig & { main?: string }>;
+const config = Object.fromEntries(DEPLOYMENTS.map((d) => [d, readWranglerConfig(d) as WranglerConfig & { main?: string }])) as Record<
+  Deployment,
+  WranglerConfig & { main?: string }
+>;
 const tomlText = (d: Deployment) => readFileSync(path.join(REPO_ROOT, `wrangler.${d}.toml`), 'utf8');
 /** The comment part of every line of a toml file (naively: everything after the first #). */
 const tomlComments = (d: Deployment) =>
@@ -64,7 +65,10 @@ describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
 
   it.each(DEPLOYMENTS)('%s has a compatibility date the pinned runtime supports', (d) => {
     expect(config[d].compatibility_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    expect(config[d].compatibility_date <= NEWEST_COMPATIBILITY_DATE, `${config[d].compatibility_date} <= ${NEWEST_COMPATIBILITY_DATE}`).toBe(true);
+    expect(
+      config[d].compatibility_date <= NEWEST_COMPATIBILITY_DATE,
+      `${config[d].compatibility_date} <= ${NEWEST_COMPATIBILITY_DATE}`,
+    ).toBe(true);
   });
 
   it('declare the same vars', () => {
@@ -81,15 +85,18 @@ describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
     expect(rateLimits('testnet').map((r) => [r.name, r.simple])).toEqual(rateLimits('mainnet').map((r) => [r.name, r.simple]));
   });
 
-  it.each(DEPLOYMENTS)('%s: every rate limiter has a positive limit, the period the code sends as Retry-After, and its own namespace', (d) => {
-    for (const r of rateLimits(d)) {
-      expect(Number.isInteger(r.simple.limit) && r.simple.limit > 0, `${r.name} limit`).toBe(true);
-      expect(r.simple.period, `${r.name} period`).toBe(RATE_LIMIT_PERIOD_SECONDS);
-      expect(r.namespace_id, `${r.name} namespace_id`).toMatch(/^\d+$/);
-    }
-    const ids = DEPLOYMENTS.flatMap((dep) => rateLimits(dep).map((r) => r.namespace_id));
-    expect(new Set(ids).size, 'namespace ids unique across both deployments').toBe(ids.length);
-  });
+  it.each(DEPLOYMENTS)(
+    '%s: every rate limiter has a positive limit, the period the code sends as Retry-After, and its own namespace',
+    (d) => {
+      for (const r of rateLimits(d)) {
+        expect(Number.isInteger(r.simple.limit) && r.simple.limit > 0, `${r.name} limit`).toBe(true);
+        expect(r.simple.period, `${r.name} period`).toBe(RATE_LIMIT_PERIOD_SECONDS);
+        expect(r.namespace_id, `${r.name} namespace_id`).toMatch(/^\d+$/);
+      }
+      const ids = DEPLOYMENTS.flatMap((dep) => rateLimits(dep).map((r) => r.namespace_id));
+      expect(new Set(ids).size, 'namespace ids unique across both deployments').toBe(ids.length);
+    },
+  );
 
   it('leave the login limit below a burst of 40 and the agent-route limit generous (hydration tests send ~1,100 a minute per wallet)', () => {
     const limit = (name: string) => rateLimits('mainnet').find((r) => r.name === name)?.simple.limit ?? 0;
@@ -131,6 +138,9 @@ describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
   it.skipIf(!hasReadme)(readmeTitle, () => {
     const readme = readFileSync(readmePath, 'utf8');
     const names = [...new Set([...varNames('mainnet'), ...SECRET_NAMES, ...kvBindings('mainnet'), ...rateLimitNames('mainnet')])];
-    expect(names.filter((name) => !readme.includes(name)), 'names missing from README.md').toEqual([]);
+    expect(
+      names.filter((name) => !readme.includes(name)),
+      'names missing from README.md',
+    ).toEqual([]);
   });
 });

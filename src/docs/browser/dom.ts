@@ -36,17 +36,19 @@ export function show(value: unknown): string {
 
 /** Description text with `code` spans as <code> elements (built from text nodes, never HTML). */
 export function md(text: unknown): Child[] {
-  return String(text ?? '').split('\u0060').map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part));
+  return String(text ?? '')
+    .split('\u0060')
+    .map((part, i) => (i % 2 === 1 ? h('code', {}, part) : part));
 }
 
 /** A path that may wrap after each slash, never inside a segment. */
 export function pathText(path: string): Child[] {
-  return path.split('/').flatMap((part, i): Child[] => (i === 0 ? [part] : [h('wbr', {}), '/' + part]));
+  return path.split('/').flatMap((part, i): Child[] => (i === 0 ? [part] : [h('wbr', {}), `/${part}`]));
 }
 
 export function byId(id: string): HTMLElement {
   const el = document.getElementById(id);
-  if (!el) throw new Error('page element #' + id + ' is missing');
+  if (!el) throw new Error(`page element #${id} is missing`);
   return el;
 }
 
@@ -57,12 +59,20 @@ export function errorText(err: unknown): string {
 /** A titled code block with a copy button; the copy never reports failure to the console. */
 export function codeBlock(label: string, text: string, attrs: Record<string, string>): HTMLElement {
   const pre = h('pre', { tabindex: '0', 'aria-label': label }, h('code', {}, text));
-  const copy = h('button', { type: 'button', class: 'copy secondary', 'aria-label': 'Copy ' + label }, 'Copy');
+  const copy = h('button', { type: 'button', class: 'copy secondary', 'aria-label': `Copy ${label}` }, 'Copy');
   copy.addEventListener('click', () => {
-    const done = (word: string) => { copy.textContent = word; setTimeout(() => { copy.textContent = 'Copy'; }, 1500); };
+    const done = (word: string) => {
+      copy.textContent = word;
+      setTimeout(() => {
+        copy.textContent = 'Copy';
+      }, 1500);
+    };
     const clip = typeof navigator !== 'undefined' ? navigator.clipboard : undefined;
     if (!clip) return done('Select and copy');
-    clip.writeText(text).then(() => done('Copied'), () => done('Select and copy'));
+    clip.writeText(text).then(
+      () => done('Copied'),
+      () => done('Select and copy'),
+    );
   });
   return h('div', Object.assign({ class: 'code' }, attrs), h('div', { class: 'codebar' }, h('span', {}, label), copy), pre);
 }

@@ -30,7 +30,7 @@ export function applySearch(ops: Operation[], query: string): void {
     if (hit) shown++;
     tags.set(o.tag, (tags.get(o.tag) ?? false) || hit);
     const section = document.getElementById(o.id);
-    const link = document.getElementById('nav-' + o.id);
+    const link = document.getElementById(`nav-${o.id}`);
     if (section) section.hidden = !hit;
     if (link) link.hidden = !hit;
   }
@@ -40,7 +40,7 @@ export function applySearch(ops: Operation[], query: string): void {
       if (el) el.hidden = !visible;
     }
   }
-  byId('search-count').textContent = query.trim() === '' ? ops.length + ' operations' : shown + ' of ' + ops.length + ' operations';
+  byId('search-count').textContent = query.trim() === '' ? `${ops.length} operations` : `${shown} of ${ops.length} operations`;
   byId('no-match').hidden = shown > 0;
 }
 
@@ -71,17 +71,17 @@ export async function docsMain(): Promise<void> {
   let spec: Obj;
   try {
     const res = await fetch(specUrl, { headers: { accept: 'application/json' } });
-    if (!res.ok) throw new Error('HTTP ' + res.status);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
     const doc: unknown = await res.json();
     if (!isObj(doc) || !isObj(doc.paths)) throw new Error('document has no paths');
     spec = doc;
   } catch (e) {
-    return failPage('Could not load the API specification from ' + specUrl + ': ' + errorText(e));
+    return failPage(`Could not load the API specification from ${specUrl}: ${errorText(e)}`);
   }
   try {
     const info = isObj(spec.info) ? spec.info : {};
     if (info.title) byId('title').textContent = String(info.title);
-    byId('version').textContent = info.version ? 'v' + String(info.version) : '';
+    byId('version').textContent = info.version ? `v${String(info.version)}` : '';
     byId('description').replaceChildren(h('span', {}, md(info.description ?? '')));
     const ops = collectOperations(spec);
     const baseUrl = sampleBaseUrl(spec);
@@ -90,12 +90,43 @@ export async function docsMain(): Promise<void> {
     for (const tag of tagOrder(spec, ops)) {
       const inTag = ops.filter((o) => o.tag === tag);
       const slug = tag.replace(/[^A-Za-z0-9]+/g, '-');
-      nav.push(h('div', { id: 'nav-group-' + slug, class: 'navgroup' }, h('h2', {}, tag), h('ul', {}, inTag.map((o) =>
-        h('li', { id: 'nav-' + o.id }, h('a', { href: '#' + o.id, 'data-nav': o.method.toUpperCase() + ' ' + o.path, title: o.summary + ' (' + o.method.toUpperCase() + ' ' + o.path + ')' },
-          methodBadge(o.method), h('span', { class: 'navsum' }, o.summary)))))));
+      nav.push(
+        h(
+          'div',
+          { id: `nav-group-${slug}`, class: 'navgroup' },
+          h('h2', {}, tag),
+          h(
+            'ul',
+            {},
+            inTag.map((o) =>
+              h(
+                'li',
+                { id: `nav-${o.id}` },
+                h(
+                  'a',
+                  {
+                    href: `#${o.id}`,
+                    'data-nav': `${o.method.toUpperCase()} ${o.path}`,
+                    title: `${o.summary} (${o.method.toUpperCase()} ${o.path})`,
+                  },
+                  methodBadge(o.method),
+                  h('span', { class: 'navsum' }, o.summary),
+                ),
+              ),
+            ),
+          ),
+        ),
+      );
       const description = tagDescription(spec, tag);
-      sections.push(h('div', { id: 'group-' + slug, class: 'group' }, h('h2', { class: 'taghead', 'data-tag': tag }, tag),
-        description ? h('p', { class: 'desc' }, md(description)) : null, inTag.map((o) => renderOperation(spec, o, baseUrl))));
+      sections.push(
+        h(
+          'div',
+          { id: `group-${slug}`, class: 'group' },
+          h('h2', { class: 'taghead', 'data-tag': tag }, tag),
+          description ? h('p', { class: 'desc' }, md(description)) : null,
+          inTag.map((o) => renderOperation(spec, o, baseUrl)),
+        ),
+      );
     }
     byId('nav').replaceChildren(...nav);
     byId('operations').replaceChildren(...sections);
@@ -104,6 +135,6 @@ export async function docsMain(): Promise<void> {
     document.body.setAttribute('data-state', 'ready');
     if (location.hash.length > 1) document.getElementById(decodeURIComponent(location.hash.slice(1)))?.scrollIntoView();
   } catch (e) {
-    failPage('Failed to render the API reference: ' + errorText(e));
+    failPage(`Failed to render the API reference: ${errorText(e)}`);
   }
 }

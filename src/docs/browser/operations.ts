@@ -31,16 +31,16 @@ export function collectOperations(spec: Obj): Operation[] {
       const list = (Array.isArray(item.parameters) ? item.parameters : []).concat(Array.isArray(op.parameters) ? op.parameters : []);
       for (const p of list) {
         const param = deref(spec, p).s;
-        params.set(String(param.in) + ':' + String(param.name), param);
+        params.set(`${String(param.in)}:${String(param.name)}`, param);
       }
       const operationId = typeof op.operationId === 'string' && op.operationId !== '' ? op.operationId : null;
-      let id = 'op-' + (operationId ?? method + '-' + path).replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+      let id = `op-${(operationId ?? `${method}-${path}`).replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}`;
       while (used.has(id)) id += '-x';
       used.add(id);
       const security = Array.isArray(op.security) ? op.security : Array.isArray(spec.security) ? spec.security : [];
       const secured = security.some((req) => isObj(req) && Object.keys(req).length > 0);
       const tag = Array.isArray(op.tags) && op.tags.length ? String(op.tags[0]) : 'Other';
-      const summary = typeof op.summary === 'string' && op.summary !== '' ? op.summary : method.toUpperCase() + ' ' + path;
+      const summary = typeof op.summary === 'string' && op.summary !== '' ? op.summary : `${method.toUpperCase()} ${path}`;
       ops.push({ path, method, op, id, operationId, summary, tag, secured, params: Array.from(params.values()) });
     }
   }
@@ -50,7 +50,14 @@ export function collectOperations(spec: Obj): Operation[] {
 /** Tag names in the document's order, then any others, 'Other' last; only tags that have operations. */
 export function tagOrder(spec: Obj, ops: Operation[]): string[] {
   const declared = Array.isArray(spec.tags) ? spec.tags.map((t) => (isObj(t) ? String(t.name) : '')) : [];
-  return Array.from(new Set(declared.concat(ops.map((o) => o.tag), 'Other'))).filter((t) => ops.some((o) => o.tag === t));
+  return Array.from(
+    new Set(
+      declared.concat(
+        ops.map((o) => o.tag),
+        'Other',
+      ),
+    ),
+  ).filter((t) => ops.some((o) => o.tag === t));
 }
 
 export function tagDescription(spec: Obj, tag: string): string {
@@ -61,5 +68,9 @@ export function tagDescription(spec: Obj, tag: string): string {
 /** Every word of the query (case-insensitive) occurs in summary, path, operationId, tag or method. */
 export function matchesSearch(entry: Operation, query: string): boolean {
   const hay = [entry.summary, entry.path, entry.operationId ?? '', entry.tag, entry.method].join(' ').toLowerCase();
-  return query.toLowerCase().split(/\s+/).filter((w) => w !== '').every((w) => hay.includes(w));
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '')
+    .every((w) => hay.includes(w));
 }

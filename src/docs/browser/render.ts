@@ -9,19 +9,37 @@ import { deref, facts, jsonMedia, mediaExample, schemaTree, typeLabel } from './
 import { tryPanel } from './try-it';
 
 export function methodBadge(method: string): HTMLElement {
-  return h('span', { class: 'method m-' + method }, method.toUpperCase());
+  return h('span', { class: `method m-${method}` }, method.toUpperCase());
 }
 
 export function paramsTable(spec: Obj, params: Obj[]): HTMLElement {
-  return h('ul', { class: 'params' }, params.map((p) => {
-    const s = deref(spec, p.schema).s;
-    const ex = p.example !== undefined ? p.example : s.example;
-    return h('li', { class: 'param' },
-      h('div', { class: 'srow' }, h('code', { class: 'pname' }, String(p.name)), h('span', { class: 'type' }, typeLabel(spec, s)),
-        h('span', { class: 'pin' }, 'in ' + String(p.in)), p.required ? h('span', { class: 'req' }, 'required') : null),
-      p.description ?? s.description ? h('div', { class: 'sdesc' }, md(p.description ?? s.description)) : null,
-      h('div', { class: 'srow' }, facts(s, false), ex === undefined ? null : h('span', { class: 'chip' }, 'example: ' + (typeof ex === 'string' ? ex : JSON.stringify(ex)))));
-  }));
+  return h(
+    'ul',
+    { class: 'params' },
+    params.map((p) => {
+      const s = deref(spec, p.schema).s;
+      const ex = p.example !== undefined ? p.example : s.example;
+      return h(
+        'li',
+        { class: 'param' },
+        h(
+          'div',
+          { class: 'srow' },
+          h('code', { class: 'pname' }, String(p.name)),
+          h('span', { class: 'type' }, typeLabel(spec, s)),
+          h('span', { class: 'pin' }, `in ${String(p.in)}`),
+          p.required ? h('span', { class: 'req' }, 'required') : null,
+        ),
+        (p.description ?? s.description) ? h('div', { class: 'sdesc' }, md(p.description ?? s.description)) : null,
+        h(
+          'div',
+          { class: 'srow' },
+          facts(s, false),
+          ex === undefined ? null : h('span', { class: 'chip' }, `example: ${typeof ex === 'string' ? ex : JSON.stringify(ex)}`),
+        ),
+      );
+    }),
+  );
 }
 
 /** Accessible tabs (arrow keys move between them); the first is selected. */
@@ -36,7 +54,18 @@ export function tabs(label: string, items: { name: string; panel: HTMLElement }[
     if (focus) buttons[index]?.focus();
   };
   items.forEach((item, i) => {
-    const b = h('button', { type: 'button', role: 'tab', class: 'tab', id: idPrefix + '-tab-' + i, 'aria-controls': idPrefix + '-panel-' + i, 'data-tab': item.name }, item.name);
+    const b = h(
+      'button',
+      {
+        type: 'button',
+        role: 'tab',
+        class: 'tab',
+        id: `${idPrefix}-tab-${i}`,
+        'aria-controls': `${idPrefix}-panel-${i}`,
+        'data-tab': item.name,
+      },
+      item.name,
+    );
     b.addEventListener('click', () => select(i, false));
     b.addEventListener('keydown', (e: Event) => {
       const key = (e as KeyboardEvent).key;
@@ -47,11 +76,16 @@ export function tabs(label: string, items: { name: string; panel: HTMLElement }[
     });
     buttons.push(b);
     item.panel.setAttribute('role', 'tabpanel');
-    item.panel.setAttribute('id', idPrefix + '-panel-' + i);
-    item.panel.setAttribute('aria-labelledby', idPrefix + '-tab-' + i);
+    item.panel.setAttribute('id', `${idPrefix}-panel-${i}`);
+    item.panel.setAttribute('aria-labelledby', `${idPrefix}-tab-${i}`);
   });
   select(0, false);
-  return h('div', { class: 'tabs' }, h('div', { role: 'tablist', 'aria-label': label }, buttons), items.map((i) => i.panel));
+  return h(
+    'div',
+    { class: 'tabs' },
+    h('div', { role: 'tablist', 'aria-label': label }, buttons),
+    items.map((i) => i.panel),
+  );
 }
 
 export function responseList(spec: Obj, entry: Operation): { list: Child[]; examples: { name: string; panel: HTMLElement }[] } {
@@ -61,11 +95,23 @@ export function responseList(spec: Obj, entry: Operation): { list: Child[]; exam
     const r = deref(spec, raw).s;
     const media = jsonMedia(spec, r.content);
     const example = mediaExample(spec, media);
-    list.push(h('div', { class: 'resp', 'data-status': status },
-      h('span', { class: 'status s' + status.charAt(0) }, status), ' ', md(r.description ?? ''),
-      media && media.schema !== undefined ? h('details', { class: 'rschema' }, h('summary', {}, 'Schema'), schemaTree(spec, media.schema, null, false, [])) : null));
+    list.push(
+      h(
+        'div',
+        { class: 'resp', 'data-status': status },
+        h('span', { class: `status s${status.charAt(0)}` }, status),
+        ' ',
+        md(r.description ?? ''),
+        media && media.schema !== undefined
+          ? h('details', { class: 'rschema' }, h('summary', {}, 'Schema'), schemaTree(spec, media.schema, null, false, []))
+          : null,
+      ),
+    );
     if (example !== undefined) {
-      examples.push({ name: status, panel: codeBlock('Example response ' + status, JSON.stringify(example, null, 2), { 'data-example': 'response ' + status }) });
+      examples.push({
+        name: status,
+        panel: codeBlock(`Example response ${status}`, JSON.stringify(example, null, 2), { 'data-example': `response ${status}` }),
+      });
     }
   }
   return { list, examples };
@@ -79,27 +125,62 @@ export function renderOperation(spec: Obj, entry: Operation, baseUrl: string): H
   const rb = isObj(op.requestBody) ? deref(spec, op.requestBody).s : null;
   const reqMedia = rb ? jsonMedia(spec, rb.content) : null;
   if (rb) {
-    main.push(h('h4', {}, 'Request body', rb.required ? h('span', { class: 'req' }, 'required') : null),
+    main.push(
+      h('h4', {}, 'Request body', rb.required ? h('span', { class: 'req' }, 'required') : null),
       rb.description ? h('p', { class: 'desc' }, md(rb.description)) : null,
-      reqMedia && reqMedia.schema !== undefined ? schemaTree(spec, reqMedia.schema, null, false, []) : null);
+      reqMedia && reqMedia.schema !== undefined ? schemaTree(spec, reqMedia.schema, null, false, []) : null,
+    );
   }
   const responses = responseList(spec, entry);
   main.push(h('h4', {}, 'Responses'), responses.list);
 
   const input = sampleInput(spec, entry, baseUrl);
-  const side: Child[] = [h('h4', {}, 'Request'), tabs('Code samples', [
-    { name: 'curl', panel: codeBlock('curl sample', curlSample(entry, input), { 'data-sample': 'curl' }) },
-    { name: 'TypeScript client', panel: codeBlock('agent-gateway/client sample', clientSample(entry, input), { 'data-sample': 'client' }) },
-  ], entry.id + '-samples')];
-  if (reqMedia) side.push(h('h4', {}, 'Example request body'), codeBlock('Example request body', JSON.stringify(mediaExample(spec, reqMedia), null, 2), { 'data-example': 'request' }));
-  if (responses.examples.length) side.push(h('h4', {}, 'Example responses'), tabs('Example responses by status', responses.examples, entry.id + '-examples'));
+  const side: Child[] = [
+    h('h4', {}, 'Request'),
+    tabs(
+      'Code samples',
+      [
+        { name: 'curl', panel: codeBlock('curl sample', curlSample(entry, input), { 'data-sample': 'curl' }) },
+        {
+          name: 'TypeScript client',
+          panel: codeBlock('agent-gateway/client sample', clientSample(entry, input), { 'data-sample': 'client' }),
+        },
+      ],
+      `${entry.id}-samples`,
+    ),
+  ];
+  if (reqMedia)
+    side.push(
+      h('h4', {}, 'Example request body'),
+      codeBlock('Example request body', JSON.stringify(mediaExample(spec, reqMedia), null, 2), { 'data-example': 'request' }),
+    );
+  if (responses.examples.length)
+    side.push(h('h4', {}, 'Example responses'), tabs('Example responses by status', responses.examples, `${entry.id}-examples`));
 
-  return h('section', { class: 'op', id: entry.id, 'aria-labelledby': entry.id + '-title', 'data-operation': method.toUpperCase() + ' ' + path, 'data-operation-id': entry.operationId, 'data-auth': entry.secured ? 'bearer' : 'none' },
-    h('div', { class: 'ophead' },
-      h('h3', { id: entry.id + '-title' }, entry.summary),
-      h('p', { class: 'oppath' }, methodBadge(method), h('code', { class: 'path' }, pathText(path)),
+  return h(
+    'section',
+    {
+      class: 'op',
+      id: entry.id,
+      'aria-labelledby': `${entry.id}-title`,
+      'data-operation': `${method.toUpperCase()} ${path}`,
+      'data-operation-id': entry.operationId,
+      'data-auth': entry.secured ? 'bearer' : 'none',
+    },
+    h(
+      'div',
+      { class: 'ophead' },
+      h('h3', { id: `${entry.id}-title` }, entry.summary),
+      h(
+        'p',
+        { class: 'oppath' },
+        methodBadge(method),
+        h('code', { class: 'path' }, pathText(path)),
         entry.secured ? h('span', { class: 'lock', title: 'Send Authorization: Bearer <token>' }, 'requires bearer token') : null,
-        entry.operationId ? h('span', { class: 'opid', title: 'operationId' }, entry.operationId) : null)),
+        entry.operationId ? h('span', { class: 'opid', title: 'operationId' }, entry.operationId) : null,
+      ),
+    ),
     h('div', { class: 'opbody' }, h('div', { class: 'opmain' }, main), h('div', { class: 'opside' }, side)),
-    tryPanel(spec, entry));
+    tryPanel(spec, entry),
+  );
 }

@@ -29,42 +29,57 @@ export function deref(spec: Obj, node: unknown): Resolved {
     const rest: Obj = Object.assign({}, s);
     delete rest.$ref;
     const found = pointer(spec, target);
-    s = Object.assign({}, isObj(found) ? found : { description: 'Unresolved reference ' + target }, rest);
+    s = Object.assign({}, isObj(found) ? found : { description: `Unresolved reference ${target}` }, rest);
   }
   return { s, ref };
 }
 
 export function refName(ref: unknown): string {
-  return typeof ref === 'string' ? ref.split('/').pop() ?? '' : '';
+  return typeof ref === 'string' ? (ref.split('/').pop() ?? '') : '';
 }
 
 export function typeLabel(spec: Obj, s: Obj): string {
   let t = Array.isArray(s.type) ? s.type.join(' | ') : typeof s.type === 'string' ? s.type : '';
-  if (!t) t = s.properties ? 'object' : s.items ? 'array' : s.allOf ? 'allOf' : s.anyOf ? 'anyOf' : s.oneOf ? 'oneOf' : s.enum ? 'enum' : 'any';
-  if (t === 'array' && isObj(s.items)) t = 'array<' + (refName(s.items.$ref) || typeLabel(spec, deref(spec, s.items).s)) + '>';
-  return t + (typeof s.format === 'string' ? ' (' + s.format + ')' : '');
+  if (!t)
+    t = s.properties ? 'object' : s.items ? 'array' : s.allOf ? 'allOf' : s.anyOf ? 'anyOf' : s.oneOf ? 'oneOf' : s.enum ? 'enum' : 'any';
+  if (t === 'array' && isObj(s.items)) t = `array<${refName(s.items.$ref) || typeLabel(spec, deref(spec, s.items).s)}>`;
+  return t + (typeof s.format === 'string' ? ` (${s.format})` : '');
 }
 
 /** Constraint chips: enum, const, bounds, pattern, default, example. */
 export function facts(s: Obj, withExample: boolean): HTMLElement[] {
   const out: string[] = [];
-  if (Array.isArray(s.enum)) out.push('enum: ' + s.enum.map(show).join(' | '));
-  if (s.const !== undefined) out.push('const: ' + show(s.const));
-  for (const k of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'pattern', 'default']) {
-    if (s[k] !== undefined) out.push(k + ': ' + show(s[k]));
+  if (Array.isArray(s.enum)) out.push(`enum: ${s.enum.map(show).join(' | ')}`);
+  if (s.const !== undefined) out.push(`const: ${show(s.const)}`);
+  for (const k of [
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'exclusiveMaximum',
+    'minLength',
+    'maxLength',
+    'minItems',
+    'maxItems',
+    'pattern',
+    'default',
+  ]) {
+    if (s[k] !== undefined) out.push(`${k}: ${show(s[k])}`);
   }
   const ex = s.example !== undefined ? s.example : Array.isArray(s.examples) ? s.examples[0] : undefined;
-  if (withExample && ex !== undefined) out.push('example: ' + show(ex));
+  if (withExample && ex !== undefined) out.push(`example: ${show(ex)}`);
   return out.map((f) => h('span', { class: 'chip' }, f));
 }
 
 export function schemaTree(spec: Obj, node: unknown, name: string | null, required: boolean, stack: string[]): HTMLElement {
   const { s, ref } = deref(spec, node);
-  const row = h('span', { class: 'srow' },
+  const row = h(
+    'span',
+    { class: 'srow' },
     name !== null ? h('code', { class: 'pname' }, name) : null,
     required ? h('span', { class: 'req', title: 'required' }, 'required') : null,
-    h('span', { class: 'type' }, ref ? refName(ref) + ': ' + typeLabel(spec, s) : typeLabel(spec, s)),
-    facts(s, true));
+    h('span', { class: 'type' }, ref ? `${refName(ref)}: ${typeLabel(spec, s)}` : typeLabel(spec, s)),
+    facts(s, true),
+  );
   const desc = s.description ? h('div', { class: 'sdesc' }, md(s.description)) : null;
   if (ref && stack.includes(ref)) return h('div', { class: 'snode' }, row, h('span', { class: 'note' }, ' (recursive, see above)'));
   const next = ref ? stack.concat(ref) : stack;
@@ -75,7 +90,9 @@ export function schemaTree(spec: Obj, node: unknown, name: string | null, requir
   if (isObj(s.additionalProperties)) kids.push(schemaTree(spec, s.additionalProperties, '{key}', false, next));
   for (const kw of ['allOf', 'anyOf', 'oneOf']) {
     const list = s[kw];
-    if (Array.isArray(list)) list.forEach((v, i) => kids.push(schemaTree(spec, v, kw + ' #' + (i + 1), false, next)));
+    if (Array.isArray(list)) {
+      for (const [i, v] of list.entries()) kids.push(schemaTree(spec, v, `${kw} #${i + 1}`, false, next));
+    }
   }
   if (!kids.length) return h('div', { class: 'snode' }, row, desc);
   return h('details', { class: 'snode', open: next.length < 2 }, h('summary', {}, row), desc, kids);
