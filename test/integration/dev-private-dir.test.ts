@@ -14,16 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startPostgres } from '../../scripts/lib/postgres';
 import { packagedBinaries, userCan } from '../../scripts/lib/postgres-placement';
 import { freePort } from '../../scripts/lib/processes';
-import {
-  collectStackPids,
-  freeDevPorts,
-  killAll,
-  spawnDev,
-  stillRunning,
-  waitForStackFile,
-  waitUntil,
-  type ProcessRef,
-} from '../../scripts/lib/stack-processes';
+import { stillRunning, waitUntil } from '../../scripts/lib/stack-processes';
+import { startDevStack } from '../support/dev-run';
 
 const isRoot = process.getuid?.() === 0;
 const cleanups: (() => Promise<void>)[] = [];
@@ -103,23 +95,12 @@ describe.runIf(isRoot)('Postgres as root under a 0700 directory', () => {
 
   it('npm run dev with its state dir under a 0700 directory starts the stack and serves /health', async () => {
     const devDir = path.join(await privateDir(), '.dev');
-    const ports = await freeDevPorts();
-    const run = spawnDev(devDir, ports);
-    const known = new Map<number, ProcessRef>();
+    // Removed last (cleanups run in reverse): the data npm run dev moved out of the 0700 directory.
     cleanups.push(async () => {
-      collectStackPids(known, devDir, run.pid);
-      killAll(known);
-      await waitUntil(() => stillRunning(known).length === 0, 5_000);
       const link = path.join(devDir, 'postgres');
       if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) await rm(readlinkSync(link), { recursive: true, force: true });
     });
-    let stack;
-    try {
-      stack = await waitForStackFile(devDir, 90_000, { child: run.child, notBefore: run.spawnedAt });
-    } catch (err) {
-      throw new Error(`${err instanceof Error ? err.message : String(err)}\nnpm run dev output:\n${run.output().slice(-4000)}`);
-    }
-    collectStackPids(known, devDir, run.pid);
+    const { run, stack, known } = await startDevStack(devDir, cleanups);
     const res = await fetch(`${stack.testnet.baseUrl}/health`, { signal: AbortSignal.timeout(15_000) });
     expect(res.status, await res.text()).toBe(200);
     expect(run.output()).toContain('the postgres user cannot reach');

@@ -14,17 +14,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../scripts/lib/migrate';
 import { freePort } from '../../scripts/lib/processes';
-import {
-  collectStackPids,
-  freeDevPorts,
-  killAll,
-  spawnDev,
-  stillRunning,
-  waitForStackFile,
-  waitUntil,
-  type DevRun,
-  type ProcessRef,
-} from '../../scripts/lib/stack-processes';
+import { startDevStack } from '../support/dev-run';
 import { call } from '../support/http';
 import { login } from '../support/login';
 
@@ -81,26 +71,7 @@ describe("README's five-minute walk", () => {
       () => rm(devDir, { recursive: true, force: true }),
       () => rm(home, { recursive: true, force: true }),
     );
-    const run: DevRun = spawnDev(devDir, await freeDevPorts());
-    const known = new Map<number, ProcessRef>();
-    cleanups.push(async () => {
-      collectStackPids(known, devDir, run.pid);
-      try {
-        process.kill(run.pid, 'SIGTERM');
-      } catch {
-        /* gone */
-      }
-      await Promise.race([run.exited, new Promise((r) => setTimeout(r, 20_000))]);
-      killAll(known);
-      await waitUntil(() => stillRunning(known).length === 0, 5_000);
-    });
-    let stack;
-    try {
-      stack = await waitForStackFile(devDir, 90_000, { child: run.child, notBefore: run.spawnedAt });
-    } catch (err) {
-      throw new Error(`${err instanceof Error ? err.message : String(err)}\nnpm run dev output:\n${run.output().slice(-4000)}`);
-    }
-    collectStackPids(known, devDir, run.pid);
+    const { stack } = await startDevStack(devDir, cleanups);
 
     const toolPort = await freePort();
     // A newcomer's shell: the checkout as working directory, a fresh HOME (no saved logins), and
