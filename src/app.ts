@@ -2,7 +2,7 @@ import { cors } from 'hono/cors';
 import { agents } from './agents';
 import { agentGate } from './agents/gate';
 import { auth } from './auth';
-import { contexts } from './contexts';
+import { contexts, overlapOwnerCheck } from './contexts';
 import { mcp } from './mcp';
 import { settings } from './settings';
 import { bearer } from './auth/bearer';
@@ -29,6 +29,7 @@ export function createApp() {
   const app = createRouter();
   let table: RouteTable | undefined;
   const routes = () => (table ??= compileRouteTable(app.routes));
+  const overlapping = compileRouteTable(overlapOwnerCheck);
 
   app.use('*', requestId());
   app.use('*', withConfig());
@@ -54,7 +55,10 @@ export function createApp() {
     '/agent/:agentCollectionAddress/:agentTokenId/*',
     onKnownRoutes(routes, bearer()),
     onKnownRoutes(routes, walletRateLimit()),
-    onKnownRoutes(routes, agentGate()),
+    onKnownRoutes(
+      routes,
+      agentGate({ overlapsOwnerCheck: (c) => overlapping.methodsFor(c.req.path).includes(c.req.method) }),
+    ),
   );
 
   app.route('/', health);

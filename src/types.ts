@@ -14,8 +14,16 @@ export interface AppVariables {
   db: Database;
   /** Set by `bearer()`: the wallet the access token was issued to (EIP-55). */
   wallet: Address;
-  /** Set by `agentGate()`: the agent of the path, owned by `wallet` right now. */
+  /**
+   * Set by `agentGate()`: the agent of the path; `owner` is `wallet`, which `ownerCheck` confirms
+   * (on most routes before the handler runs).
+   */
   agent: Agent;
+  /**
+   * Set by `agentGate()`: the on-chain owner check; rejects with 404/403/503. Settled before the
+   * handler except on routes that overlap it with their reads, which await it before committing.
+   */
+  ownerCheck: Promise<void>;
 }
 
 export interface AppBindings {

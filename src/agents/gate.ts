@@ -1,4 +1,5 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Address, PublicClient } from 'viem';
 import { chainClient } from '../chain/client';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
@@ -6,12 +7,22 @@ import { AgentParamsSchema } from './identity';
 import { ownerOf } from './ownership';
 import { collectionKind } from './registry';
 
+export interface AgentGateOptions {
+  /**
+   * True for the requests whose handlers may start their storage work while the owner check is
+   * still on its way (DESIGN §2: a read costs max(RPC, DB), a write RPC + DB). Such a handler
+   * awaits `c.var.ownerCheck` before it commits anything, and its answer leaves only after the
+   * check passed: a failed check replaces it. Every other route runs after the check.
+   */
+  overlapsOwnerCheck: (c: Context<AppBindings>) => boolean;
+}
+
 /**
  * Gates 2 and 3 of every `/agent/{agentCollectionAddress}/{agentTokenId}/...` route (after
  * `bearer()`): the path names a registered collection and a valid token id (400/404), and the
  * token's current on-chain owner is the caller (404 missing token, 403 another owner, 503 RPC down).
  */
-export function agentGate(): MiddlewareHandler<AppBindings> {
+export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindings> {
   return async function agentGateMiddleware(c, next) {
     const parsed = AgentParamsSchema.safeParse({
       agentCollectionAddress: c.req.param('agentCollectionAddress'),
@@ -27,16 +38,34 @@ export function agentGate(): MiddlewareHandler<AppBindings> {
     const { config, db, wallet } = c.var;
     const collection = parsed.data.agentCollectionAddress;
     const tokenId = parsed.data.agentTokenId;
-    // The registry (Postgres) and the owner (chain) are independent: ask both at once.
-    const [kind, owner] = await Promise.all([
-      collectionKind(db, config.chainId, collection),
-      ownerOf(chainClient(config), collection, tokenId),
-    ]);
-    if (kind === null || owner === null) throw new AppError('agent_not_found', 'Agent not found');
-    if (owner.toLowerCase() !== wallet.toLowerCase()) {
-      throw new AppError('not_owner', 'You are not the owner of this agent');
+    // The owner (chain) is asked first and the registry (usually cached) meanwhile.
+    const ownerCheck = checkOwner(chainClient(config), collection, tokenId, wallet);
+    ownerCheck.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+    let kind: string | null;
+    try {
+      kind = await collectionKind(db, config.chainId, collection);
+    } catch (err) {
+      // A chain verdict (404/403) outranks a database fault, as when both were awaited together.
+      await ownerCheck;
+      throw err;
     }
-    c.set('agent', { chainId: config.chainId, collection, tokenId, kind, owner });
+    if (kind === null) throw new AppError('agent_not_found', 'Agent not found');
+    // If the check passes, the owner is the caller: that is what it checks.
+    c.set('agent', { chainId: config.chainId, collection, tokenId, kind, owner: wallet });
+    c.set('ownerCheck', ownerCheck);
+    if (!options.overlapsOwnerCheck(c)) {
+      await ownerCheck;
+      await next();
+      return;
+    }
     await next();
+    // Whatever the handler answered (data, 404, a fault), a failed check answers instead.
+    await ownerCheck;
   };
+}
+
+async function checkOwner(chain: PublicClient, collection: Address, tokenId: bigint, wallet: Address): Promise<void> {
+  const owner = await ownerOf(chain, collection, tokenId);
+  if (owner === null) throw new AppError('agent_not_found', 'Agent not found');
+  if (owner.toLowerCase() !== wallet.toLowerCase()) throw new AppError('not_owner', 'You are not the owner of this agent');
 }

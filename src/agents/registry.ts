@@ -1,16 +1,38 @@
 import type { Address } from 'viem';
 import { databaseError, type Database } from '../storage/db';
 
+/**
+ * How long an isolate trusts a registration it has read (DESIGN §2): registrations change rarely,
+ * and the gate runs on every agent request, so a hit saves a database round trip. Only found
+ * registrations are kept: a newly added collection is served at once, a removed one (or a changed
+ * kind) is noticed within this time. Never the owner: that is read on-chain on every request.
+ */
+export const REGISTRY_CACHE_MS = 60_000;
+/** Entries one isolate keeps at most; the oldest goes first. */
+export const REGISTRY_CACHE_ENTRIES = 1_000;
+
+const registered = new Map<string, { kind: string; until: number }>();
+
 /** The kind of a registered collection on a chain (`internal`, `expert`, ...), or null when unregistered. */
-export async function collectionKind(db: Database, chainId: number, collection: Address): Promise<string | null> {
+export async function collectionKind(db: Database, chainId: number, collection: Address, now = Date.now()): Promise<string | null> {
+  const id = `${chainId}:${collection.toLowerCase()}`;
+  const hit = registered.get(id);
+  if (hit && hit.until > now) return hit.kind;
+  registered.delete(id);
+  let kind: string | null;
   try {
     // One-shot over HTTP: the gate runs on every agent request and needs no connection of its own.
     const { rows } = await db.sql.query<{ kind: string }>(
       'select kind from "gateway"."collections" where chain_id = $1 and address = $2 limit 1',
       [chainId, collection.toLowerCase()],
     );
-    return rows[0]?.kind ?? null;
+    kind = rows[0]?.kind ?? null;
   } catch (err) {
     throw databaseError(err);
   }
+  if (kind !== null) {
+    if (registered.size >= REGISTRY_CACHE_ENTRIES) registered.delete(registered.keys().next().value!);
+    registered.set(id, { kind, until: now + REGISTRY_CACHE_MS });
+  }
+  return kind;
 }

@@ -11,12 +11,12 @@ import { consumedNonces } from '../storage/schema';
  */
 export async function consumeNonce(db: Database, chainId: number, nonce: string): Promise<boolean> {
   try {
-    const rows = await db.orm
-      .insert(consumedNonces)
-      .values({ key: `nonce:${chainId}:${nonce}` })
-      .onConflictDoNothing()
-      .returning({ key: consumedNonces.key });
-    return rows.length === 1;
+    // One statement over HTTP (one round trip; no WebSocket to open on the login path).
+    const { rowCount } = await db.sql.query(
+      'insert into "gateway"."consumed_nonces" (key) values ($1) on conflict do nothing',
+      [`nonce:${chainId}:${nonce}`],
+    );
+    return rowCount === 1;
   } catch (err) {
     throw databaseError(err);
   }

@@ -5,9 +5,16 @@ import type * as routes from './contexts.routes';
 import { createKey, createKeys, listKeys } from './contexts.service';
 import { appendMessages, readMessages, type Idempotency, type MessagesDeps } from './messages.service';
 
-function messagesDeps(c: Context<AppBindings>): MessagesDeps {
-  const { db } = c.var;
-  return { sql: db.sql, pool: db.pool };
+/** The agent's storage and the owner check, which these routes overlap with their reads (DESIGN §2). */
+function storeDeps(c: Context<AppBindings>): MessagesDeps {
+  const { db, ownerCheck } = c.var;
+  return {
+    sql: db.sql,
+    get pool() {
+      return db.pool; // opened only when provisioning needs a transaction
+    },
+    ownerCheck,
+  };
 }
 
 /**
@@ -30,7 +37,7 @@ async function idempotencyFor(
 
 export const listKeysHandler: RouteHandler<typeof routes.listContextKeys, AppBindings> = async (c) => {
   const query = c.req.valid('query');
-  const page = await listKeys(c.var.db, c.var.agent, {
+  const page = await listKeys(storeDeps(c), c.var.agent, {
     page: query.page,
     elementsPerPage: query.elementsPerPage,
     search: query.search,
@@ -40,12 +47,12 @@ export const listKeysHandler: RouteHandler<typeof routes.listContextKeys, AppBin
 };
 
 export const createContextHandler: RouteHandler<typeof routes.createContext, AppBindings> = async (c) => {
-  await createKey(c.var.db, c.var.agent, c.req.valid('json').key);
+  await createKey(storeDeps(c), c.var.agent, c.req.valid('json').key);
   return c.body(null, 200);
 };
 
 export const createContextsHandler: RouteHandler<typeof routes.createContexts, AppBindings> = async (c) => {
-  const results = await createKeys(c.var.db, c.var.agent, c.req.valid('json').keys);
+  const results = await createKeys(storeDeps(c), c.var.agent, c.req.valid('json').keys);
   return c.json({ results }, 200);
 };
 
@@ -53,7 +60,7 @@ export const appendMessageHandler: RouteHandler<typeof routes.appendMessage, App
   const body = c.req.valid('json');
   const { contextKey } = c.req.valid('param');
   const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], contextKey, body);
-  const result = await appendMessages(messagesDeps(c), c.var.agent, contextKey, [body], idempotency);
+  const result = await appendMessages(storeDeps(c), c.var.agent, contextKey, [body], idempotency);
   if (result.replayed) c.header('Idempotent-Replayed', 'true');
   return c.json(result.messages[0]!, 200);
 };
@@ -62,7 +69,7 @@ export const appendMessagesHandler: RouteHandler<typeof routes.appendMessages, A
   const body = c.req.valid('json');
   const { contextKey } = c.req.valid('param');
   const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], contextKey, body);
-  const result = await appendMessages(messagesDeps(c), c.var.agent, contextKey, body.messages, idempotency);
+  const result = await appendMessages(storeDeps(c), c.var.agent, contextKey, body.messages, idempotency);
   if (result.replayed) c.header('Idempotent-Replayed', 'true');
   return c.json({ messages: result.messages }, 200);
 };
@@ -70,6 +77,6 @@ export const appendMessagesHandler: RouteHandler<typeof routes.appendMessages, A
 export const readMessagesHandler: RouteHandler<typeof routes.readMessages, AppBindings> = async (c) => {
   const { contextKey } = c.req.valid('param');
   const query = c.req.valid('query');
-  const page = await readMessages(messagesDeps(c), c.var.agent, contextKey, { cursor: query.cursor, limit: query.limit });
+  const page = await readMessages(storeDeps(c), c.var.agent, contextKey, { cursor: query.cursor, limit: query.limit });
   return c.json(page, 200);
 };

@@ -96,6 +96,7 @@ async function insertKeys(sql: SqlClient, schema: AgentSchema, keys: string[]): 
 export async function createKey(deps: ContextsDeps, agent: Agent, key: string): Promise<void> {
   requireContextKind(agent);
   const schema = await ensureAgentSchema(deps, agent);
+  await deps.ownerCheck;
   const created = await insertKeys(deps.sql, schema, [key]);
   if (!created.has(key)) {
     throw new AppError('context_exists', `agent context with key ${key} already exists`);
@@ -114,6 +115,7 @@ export async function createKeys(deps: ContextsDeps, agent: Agent, keys: string[
   let created = new Set<string>();
   if (valid.length > 0) {
     const schema = await ensureAgentSchema(deps, agent);
+    await deps.ownerCheck;
     created = await insertKeys(deps.sql, schema, valid);
   }
   const reported = new Set<string>();

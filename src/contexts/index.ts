@@ -9,3 +9,16 @@ export const contexts = createRouter()
   .openapi(routes.appendMessage, handlers.appendMessageHandler)
   .openapi(routes.appendMessages, handlers.appendMessagesHandler)
   .openapi(routes.readMessages, handlers.readMessagesHandler);
+
+/**
+ * Routes whose storage work overlaps the owner check (DESIGN §2): their services read while the
+ * check runs and await it before committing anything; the gate answers only after it passed.
+ */
+export const overlapOwnerCheck = [
+  routes.listContextKeys,
+  routes.readMessages,
+  routes.createContext,
+  routes.createContexts,
+  routes.appendMessage,
+  routes.appendMessages,
+];

@@ -1,7 +1,7 @@
 import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
 import { findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';
-import type { SqlClient, SqlPool } from '../storage/sql-client';
+import type { SqlClient } from '../storage/sql-client';
 import { databaseError } from '../storage/db';
 import type { ROLES } from './rules';
 
@@ -88,6 +88,7 @@ export async function appendMessages(
   // Appending never provisions storage: without a schema there is no context to append to.
   const schema = await findAgentSchema(deps, agent);
   if (!schema) throw contextNotFound();
+  await deps.ownerCheck;
   if (!idempotency) {
     let stored: StoredMessage[];
     try {
@@ -98,57 +99,94 @@ export async function appendMessages(
     if (stored.length === 0) throw contextNotFound();
     return { messages: stored, replayed: false };
   }
-  return appendOnce(deps.pool, schema, key, messages, idempotency);
+  return appendOnce(deps.sql, schema, key, messages, idempotency);
 }
 
+/** `createdAt` as `toISOString()` writes it, in SQL, so a remembered answer reads like a fresh one. */
+const ISO_TIME = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /**
- * The idempotent path, in one transaction: claim the key (a concurrent twin waits on the unique
- * index until the first commits), then append and remember the result. A failed append rolls the
- * claim back, so a retry can succeed later.
+ * The idempotent append as one statement (one round trip, over HTTP): an earlier record under the
+ * key answers instead; otherwise the context row is locked, the messages inserted and the record
+ * written with the answer, all or nothing. A twin running at the same time waits on the context
+ * row (or the record's unique key), then fails on the unique key and rolls back whole; it then
+ * reads the winner's record. A missing context appends and remembers nothing.
+ * Exported so the benchmark can run the same SQL as a floor.
  */
+export function appendOnceSql(
+  schema: AgentSchema,
+  key: string,
+  messages: NewMessage[],
+  idem: Idempotency,
+): { text: string; values: unknown[] } {
+  const s = schema.quoted;
+  return {
+    text: `WITH prior AS (SELECT request_hash, response FROM ${s}.idempotency WHERE key = $4),
+     c AS (UPDATE ${s}.contexts SET updated_at = now() WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM prior) RETURNING key),
+     ins AS (
+       INSERT INTO ${s}.messages (context_key, role, message)
+       SELECT c.key, m.role, m.message
+       FROM c CROSS JOIN unnest($2::text[], $3::text[]) WITH ORDINALITY AS m(role, message, ord)
+       ORDER BY m.ord
+       RETURNING id, role, message, created_at),
+     answer AS (
+       SELECT count(*) AS n,
+              coalesce(json_agg(json_build_object('id', id, 'role', role, 'message', message, 'createdAt', ${ISO_TIME}) ORDER BY id),
+                       '[]'::json) AS messages
+       FROM ins),
+     remembered AS (
+       INSERT INTO ${s}.idempotency (key, request_hash, response)
+       SELECT $4, $5, messages::jsonb FROM answer WHERE n > 0
+       RETURNING 1)
+     SELECT (SELECT request_hash FROM prior) AS prior_hash, (SELECT response FROM prior) AS prior_response,
+            (SELECT messages FROM answer) AS messages, (SELECT count(*) FROM remembered) AS remembered`,
+    values: [key, messages.map((m) => m.role), messages.map((m) => m.message), idem.key, idem.requestHash],
+  };
+}
+
+type OnceRow = { prior_hash: string | null; prior_response: StoredMessage[] | null; messages: StoredMessage[] };
+
 async function appendOnce(
-  pool: SqlPool,
+  sql: SqlClient,
   schema: AgentSchema,
   key: string,
   messages: NewMessage[],
   idem: Idempotency,
 ): Promise<AppendResult> {
-  const s = schema.quoted;
-  let client: (SqlClient & { release(): void }) | undefined;
+  let row: OnceRow | undefined;
   try {
-    client = await pool.connect();
-    await client.query('BEGIN');
-    const claim = await client.query(
-      `INSERT INTO ${s}.idempotency (key, request_hash, response) VALUES ($1, $2, 'null'::jsonb)
-       ON CONFLICT (key) DO NOTHING RETURNING key`,
-      [idem.key, idem.requestHash],
-    );
-    if (claim.rowCount === 0) {
-      const { rows } = await client.query<{ request_hash: string; response: StoredMessage[] }>(
-        `SELECT request_hash, response FROM ${s}.idempotency WHERE key = $1`,
-        [idem.key],
-      );
-      await client.query('ROLLBACK');
-      const earlier = rows[0];
-      if (!earlier || earlier.request_hash !== idem.requestHash) {
-        throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request; use a new key');
-      }
-      return { messages: earlier.response, replayed: true };
-    }
-    const stored = await insertMessages(client, schema, key, messages);
-    if (stored.length === 0) {
-      await client.query('ROLLBACK');
-      throw contextNotFound();
-    }
-    await client.query(`UPDATE ${s}.idempotency SET response = $2::jsonb WHERE key = $1`, [idem.key, JSON.stringify(stored)]);
-    await client.query('COMMIT');
-    return { messages: stored, replayed: false };
+    const { text, values } = appendOnceSql(schema, key, messages, idem);
+    row = (await sql.query<OnceRow>(text, values)).rows[0];
   } catch (err) {
-    if (client) await client.query('ROLLBACK').catch(() => undefined);
-    throw databaseError(err);
-  } finally {
-    client?.release();
+    if (!isUniqueViolation(err)) throw databaseError(err);
+    // A twin committed first: its record answers.
+    row = await readRecord(sql, schema, idem.key);
   }
+  if (row?.prior_hash != null) {
+    if (row.prior_hash !== idem.requestHash) {
+      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request; use a new key');
+    }
+    return { messages: row.prior_response ?? [], replayed: true };
+  }
+  if (!row || row.messages.length === 0) throw contextNotFound();
+  return { messages: row.messages, replayed: false };
+}
+
+async function readRecord(sql: SqlClient, schema: AgentSchema, key: string): Promise<OnceRow> {
+  try {
+    const { rows } = await sql.query<{ request_hash: string; response: StoredMessage[] }>(
+      `SELECT request_hash, response FROM ${schema.quoted}.idempotency WHERE key = $1`,
+      [key],
+    );
+    // The twin's record exists (it made this statement fail); read as "remembered".
+    return { prior_hash: rows[0]?.request_hash ?? null, prior_response: rows[0]?.response ?? null, messages: [] };
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
 }
 
 export interface MessagePage {

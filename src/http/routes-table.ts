@@ -11,10 +11,15 @@ interface RouteLike {
   path: string;
 }
 
-/** Builds the table from hono's `app.routes`, ignoring middleware (`ALL` on wildcards). */
+/**
+ * Builds the table from hono's `app.routes` (or route definitions: `{param}` reads as `:param`),
+ * ignoring middleware (`ALL` on wildcards).
+ */
 export function compileRouteTable(routes: readonly RouteLike[]): RouteTable {
   const patterns = new Map<string, { regex: RegExp; methods: Set<string> }>();
-  for (const { method, path } of routes) {
+  for (const route of routes) {
+    const method = route.method.toUpperCase();
+    const path = route.path.replace(/\{(\w+)\}/g, ':$1');
     if (method === 'ALL' || path.includes('*')) continue;
     let entry = patterns.get(path);
     if (!entry) {

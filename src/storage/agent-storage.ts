@@ -3,10 +3,15 @@ import { databaseError } from './db';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION, type TemplateStep } from './agent-template';
 import type { SqlClient, SqlPool } from './sql-client';
 
-/** Where agent storage is reached: one-shot statements, and a pool for transactions. */
+/**
+ * Where agent storage is reached: one-shot statements, and a pool for transactions; and the
+ * caller's owner check, which may still be running while reads go ahead (DESIGN §2). Nothing is
+ * committed (not even a schema created or upgraded) before it resolves.
+ */
 export interface AgentStore {
   sql: SqlClient;
   pool: SqlPool;
+  ownerCheck: Promise<void>;
 }
 
 /** The quoted, schema-qualified name of an agent's storage: derived from identity, never user text. */
@@ -52,7 +57,10 @@ export async function findAgentSchema(store: AgentStore, agent: AgentIdentity): 
     );
     const version = rows[0]?.template_version;
     if (version === undefined) return null;
-    if (version < TEMPLATE_VERSION) await provision(store.pool, agent, schema);
+    if (version < TEMPLATE_VERSION) {
+      await store.ownerCheck;
+      await provision(store.pool, agent, schema);
+    }
     ready.add(schema.name);
     return schema;
   } catch (err) {
@@ -68,6 +76,7 @@ export async function ensureAgentSchema(store: AgentStore, agent: AgentIdentity)
   const existing = await findAgentSchema(store, agent);
   if (existing) return existing;
   const schema = await agentSchemaName(agent);
+  await store.ownerCheck;
   try {
     await provision(store.pool, agent, schema);
   } catch (err) {
