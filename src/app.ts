@@ -55,10 +55,7 @@ export function createApp() {
     '/agent/:agentCollectionAddress/:agentTokenId/*',
     onKnownRoutes(routes, bearer()),
     onKnownRoutes(routes, walletRateLimit()),
-    onKnownRoutes(
-      routes,
-      agentGate({ overlapsOwnerCheck: (c) => overlapping.methodsFor(c.req.path).includes(c.req.method) }),
-    ),
+    onKnownRoutes(routes, agentGate({ overlapsOwnerCheck: (c) => overlapping.methodsFor(c.req.path).includes(c.req.method) })),
   );
 
   app.route('/', health);

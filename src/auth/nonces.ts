@@ -12,10 +12,9 @@ import { consumedNonces } from '../storage/schema';
 export async function consumeNonce(db: Database, chainId: number, nonce: string): Promise<boolean> {
   try {
     // One statement over HTTP (one round trip; no WebSocket to open on the login path).
-    const { rowCount } = await db.sql.query(
-      'insert into "gateway"."consumed_nonces" (key) values ($1) on conflict do nothing',
-      [`nonce:${chainId}:${nonce}`],
-    );
+    const { rowCount } = await db.sql.query('insert into "gateway"."consumed_nonces" (key) values ($1) on conflict do nothing', [
+      `nonce:${chainId}:${nonce}`,
+    ]);
     return rowCount === 1;
   } catch (err) {
     throw databaseError(err);
