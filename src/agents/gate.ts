@@ -59,8 +59,13 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
       return;
     }
     await next();
-    // Whatever the handler answered (data, 404, a fault), a failed check answers instead.
-    await ownerCheck;
+    // Whatever the handler answered (data, 404, a fault), a failed check answers instead, unless
+    // the handler already answered with the check's own error.
+    try {
+      await ownerCheck;
+    } catch (err) {
+      if (c.error !== err) throw err;
+    }
   };
 }
 

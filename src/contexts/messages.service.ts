@@ -53,6 +53,18 @@ function toMessage(row: Row): StoredMessage {
   };
 }
 
+/** `createdAt` as `toISOString()` writes it, in SQL, so a remembered answer reads like a fresh one. */
+const ISO_TIME = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The stored messages, from the ids and times Postgres drew (in id order) and the request's own
+ * roles and texts: the texts are not sent back over the wire. Ids follow request order because
+ * the insert draws them in `ord` order.
+ */
+function stored(messages: NewMessage[], ids: readonly (string | number)[], times: readonly string[]): StoredMessage[] {
+  return ids.map((id, i) => ({ id: Number(id), role: messages[i]!.role, message: messages[i]!.message, createdAt: times[i]! }));
+}
+
 /**
  * Appends messages to an existing context, atomically and in order, in one statement: the context
  * row is locked (its updated_at bumped) before ids are drawn, so concurrent appends to one context
@@ -66,15 +78,20 @@ export function appendSql(schema: AgentSchema, key: string, messages: NewMessage
      SELECT c.key, m.role, m.message
      FROM c CROSS JOIN unnest($2::text[], $3::text[]) WITH ORDINALITY AS m(role, message, ord)
      ORDER BY m.ord
-     RETURNING id, role, message, created_at`,
+     RETURNING id, ${ISO_TIME} AS created_at`,
     values: [key, messages.map((m) => m.role), messages.map((m) => m.message)],
   };
 }
 
 async function insertMessages(db: SqlClient, schema: AgentSchema, key: string, messages: NewMessage[]): Promise<StoredMessage[]> {
   const { text, values } = appendSql(schema, key, messages);
-  const { rows } = await db.query<Row>(text, values);
-  return rows.map(toMessage).sort((a, b) => a.id - b.id);
+  const { rows } = await db.query<{ id: string; created_at: string }>(text, values);
+  rows.sort((a, b) => Number(a.id) - Number(b.id));
+  return stored(
+    messages,
+    rows.map((r) => r.id),
+    rows.map((r) => r.created_at),
+  );
 }
 
 /** Appends 1..100 messages to the context `key` (404 `Context not found` when it does not exist). */
@@ -102,9 +119,6 @@ export async function appendMessages(
   return appendOnce(deps.sql, schema, key, messages, idempotency);
 }
 
-/** `createdAt` as `toISOString()` writes it, in SQL, so a remembered answer reads like a fresh one. */
-const ISO_TIME = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 /**
  * The idempotent append as one statement (one round trip, over HTTP): an earlier record under the
  * key answers instead; otherwise the context row is locked, the messages inserted and the record
@@ -130,21 +144,20 @@ export function appendOnceSql(
        ORDER BY m.ord
        RETURNING id, role, message, created_at),
      answer AS (
-       SELECT count(*) AS n,
-              coalesce(json_agg(json_build_object('id', id, 'role', role, 'message', message, 'createdAt', ${ISO_TIME}) ORDER BY id),
-                       '[]'::json) AS messages
+       SELECT count(*) AS n, array_agg(id ORDER BY id) AS ids, array_agg(${ISO_TIME} ORDER BY id) AS times,
+              json_agg(json_build_object('id', id, 'role', role, 'message', message, 'createdAt', ${ISO_TIME}) ORDER BY id) AS messages
        FROM ins),
      remembered AS (
        INSERT INTO ${s}.idempotency (key, request_hash, response)
        SELECT $4, $5, messages::jsonb FROM answer WHERE n > 0
        RETURNING 1)
      SELECT (SELECT request_hash FROM prior) AS prior_hash, (SELECT response FROM prior) AS prior_response,
-            (SELECT messages FROM answer) AS messages, (SELECT count(*) FROM remembered) AS remembered`,
+            (SELECT ids FROM answer) AS ids, (SELECT times FROM answer) AS times, (SELECT count(*) FROM remembered) AS remembered`,
     values: [key, messages.map((m) => m.role), messages.map((m) => m.message), idem.key, idem.requestHash],
   };
 }
 
-type OnceRow = { prior_hash: string | null; prior_response: StoredMessage[] | null; messages: StoredMessage[] };
+type OnceRow = { prior_hash: string | null; prior_response: StoredMessage[] | null; ids: string[] | null; times: string[] | null };
 
 async function appendOnce(
   sql: SqlClient,
@@ -168,8 +181,8 @@ async function appendOnce(
     }
     return { messages: row.prior_response ?? [], replayed: true };
   }
-  if (!row || row.messages.length === 0) throw contextNotFound();
-  return { messages: row.messages, replayed: false };
+  if (!row?.ids?.length || !row.times) throw contextNotFound();
+  return { messages: stored(messages, row.ids, row.times), replayed: false };
 }
 
 async function readRecord(sql: SqlClient, schema: AgentSchema, key: string): Promise<OnceRow> {
@@ -179,7 +192,7 @@ async function readRecord(sql: SqlClient, schema: AgentSchema, key: string): Pro
       [key],
     );
     // The twin's record exists (it made this statement fail); read as "remembered".
-    return { prior_hash: rows[0]?.request_hash ?? null, prior_response: rows[0]?.response ?? null, messages: [] };
+    return { prior_hash: rows[0]?.request_hash ?? null, prior_response: rows[0]?.response ?? null, ids: null, times: null };
   } catch (err) {
     throw databaseError(err);
   }
