@@ -1,0 +1,147 @@
+/**
+ * `npm run bench [-- --only a,b] [--big N] [--small N] [--requests N] [--appends N] [--batches N]
+ * [--fresh N] [--seconds N] [--write]` (also `npm run bench:memory`): what agent memory and the
+ * critical path cost, against the running local stack (`DEV_RATE_LIMITS=0 npm run dev`, testnet
+ * worker). Every gateway request goes through the typed client (src/client), logged in with the
+ * client's login helper and a viem account; every figure stands beside its floor from the same run.
+ *
+ * Sections (`--only` picks some, comma-separated; all by default), one file each:
+ * - seeding.ts      two agents with `--big` (10^6) and `--small` (10^4) keys (run too for lists)
+ * - lists.ts        page 1, middle page, search; gateway vs listKeysSql, `--requests` (50) rounds
+ * - appends.ts      one message (1 and 16 clients, `--appends` 2000), batches of 100 with an
+ *                   Idempotency-Key (8 clients, `--batches` 200 calls) vs appendSql
+ * - provisioning.ts first vs second POST /context on `--fresh` (20) agents vs provision()
+ * - critical-path.ts each path's median over the no-I/O answer, in units of the stack's latency
+ * - ceiling.ts      gated reads vs the no-I/O answer, 16 clients, rounds of `--seconds` (5)
+ *
+ * `--write` replaces each run section's `## ` section of BENCHMARKS.md. Reads
+ * `<DEV_DIR>/stack.json` (default `.dev`); the data it creates stays in the dev database. Prints
+ * figures, never asserts on them; exits 1 only when the stack is not running or a request answers
+ * something unexpected. Never prints tokens or private keys.
+ */
+import os from 'node:os';
+import pg from 'pg';
+import {
+  BenchError,
+  booleanFlag,
+  count,
+  describeMachine,
+  machineFacts,
+  numberFlag,
+  parseFlags,
+  readStack,
+  rejectUnknownFlags,
+  runBench,
+} from '../lib';
+import { loggedInClient, newWallet, stackLatency } from '../lib/client';
+import { appendsSection } from './appends';
+import { ceilingSection } from './ceiling';
+import { WARM_UP, log, mintAgents, type BenchContext, type MemoryOptions, type SectionReport } from './common';
+import { criticalPathSection } from './critical-path';
+import { benchLists } from './lists';
+import { provisioningSection } from './provisioning';
+import { memoryReport, serverFacts, writeReports } from './report';
+import { checkWords, seedAgent } from './seeding';
+
+const SECTIONS = ['seeding', 'lists', 'appends', 'provisioning', 'critical-path', 'ceiling'] as const;
+type SectionName = (typeof SECTIONS)[number];
+const DEFAULTS = { big: 1_000_000, small: 10_000, requests: 50, appends: 2000, batches: 200, fresh: 20, seconds: 5 };
+
+function readOptions(): { options: MemoryOptions; only: Set<SectionName>; command: string } {
+  const flags = parseFlags();
+  rejectUnknownFlags(flags, [...Object.keys(DEFAULTS), 'only', 'write']);
+  const n = (name: keyof typeof DEFAULTS) => Math.round(numberFlag(flags, name, DEFAULTS[name]));
+  const options: MemoryOptions = {
+    big: n('big'),
+    small: n('small'),
+    requests: n('requests'),
+    appends: n('appends'),
+    batches: n('batches'),
+    fresh: n('fresh'),
+    seconds: numberFlag(flags, 'seconds', DEFAULTS.seconds),
+    write: booleanFlag(flags, 'write'),
+  };
+  if (options.small < 2 || options.big < 2)
+    throw new BenchError('--big and --small must be at least 2 (one key comes from the provisioning POST)');
+  const raw = flags.values.get('only');
+  const only = new Set<SectionName>();
+  for (const name of raw === undefined ? SECTIONS : raw.split(',').map((s) => s.trim())) {
+    if (!(SECTIONS as readonly string[]).includes(name))
+      throw new BenchError(`--only: unknown section ${JSON.stringify(name)}; known: ${SECTIONS.join(', ')}`);
+    only.add(name as SectionName);
+  }
+  if (only.has('lists')) only.add('seeding');
+  const args = [...flags.values.entries()].filter(([k]) => k !== 'write').map(([k, v]) => `--${k} ${v}`);
+  const command = `npm run bench -- ${[...args, ...(options.write ? ['--write'] : [])].join(' ')}`.trim();
+  return { options, only, command };
+}
+
+async function main(): Promise<number> {
+  const { options, only, command } = readOptions();
+  checkWords();
+  const stack = await readStack();
+  const { testnet } = stack;
+  const machine = machineFacts();
+  const loadAtStart = os.loadavg()[0] ?? NaN;
+  const startedAt = new Date();
+  const latency = stackLatency(stack);
+  log(
+    `stack: testnet ${testnet.baseUrl}, R = ${latency.rpcMs} ms, D = ${latency.dbMs} ms; ${describeMachine(machine)}; load average ${loadAtStart.toFixed(2)}`,
+  );
+  log(`sections: ${[...only].join(', ')}; ${WARM_UP} warm-up rounds; ${JSON.stringify(options)}`);
+
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 1 });
+  pool.on('error', () => undefined);
+  try {
+    const server = await serverFacts(db);
+    log(`database: ${server}`);
+    const owner = newWallet();
+    const client = await loggedInClient(testnet, owner);
+    const ctx: BenchContext = { stack, testnet, latency, options, db, pool, owner, client };
+    const wanted = (only.has('seeding') ? 2 : 0) + (only.has('appends') ? 1 : 0) + (only.has('provisioning') ? options.fresh : 0);
+    const agents = await mintAgents(ctx, wanted + (only.has('critical-path') ? 1 : 0) + (only.has('ceiling') ? 1 : 0));
+    const take = (k: number) => agents.splice(0, k);
+
+    const reports: SectionReport[] = [];
+    if (only.has('seeding')) {
+      const [a, b] = take(2) as [(typeof agents)[0], (typeof agents)[0]];
+      log('seeding two agents...');
+      const seededBig = await seedAgent(db, a, options.big, `A (${count(options.big)} keys)`);
+      const seededSmall = await seedAgent(db, b, options.small, `B (${count(options.small)} keys)`);
+      const lists = only.has('lists') ? await benchLists(ctx, seededSmall, seededBig) : null;
+      reports.push(memoryReport([seededSmall, seededBig], lists, options));
+    }
+    if (only.has('appends')) reports.push(await appendsSection(ctx, take(1)[0]!));
+    if (only.has('provisioning')) reports.push(await provisioningSection(ctx, take(options.fresh)));
+    if (only.has('critical-path')) reports.push(await criticalPathSection(ctx, take(1)[0]!));
+    if (only.has('ceiling')) reports.push(await ceilingSection(ctx, take(1)[0]!));
+
+    console.log(['', ...reports.flatMap((r) => [r.heading, '', r.body])].join('\n'));
+    for (const r of reports) if (r.notes) console.error(r.notes);
+    const unexpected = reports.reduce((n, r) => n + r.unexpected, 0);
+    if (options.write) {
+      const loadAtEnd = os.loadavg()[0] ?? NaN;
+      const marked = reports.map((r) =>
+        r.unexpected > 0
+          ? {
+              ...r,
+              body: `${r.body}\n**${r.unexpected} unexpected answers in this run** (see the Unexpected columns): treat its figures with care.\n`,
+            }
+          : r,
+      );
+      await writeReports(marked, { command, startedAt, machine, loadAtStart, loadAtEnd, server });
+    }
+    if (unexpected > 0) {
+      log(`${unexpected} requests answered something unexpected (see the tables)`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await db.end().catch(() => undefined);
+    await pool.end().catch(() => undefined);
+  }
+}
+
+runBench('bench:memory', main);
