@@ -27,7 +27,7 @@ interface PathCase extends Case {
 /** The unit each kind of path is measured in, and its target in that unit. */
 const TARGETS: Record<Exclude<Kind, 'floor'>, { unit: string; factor: number; of: (l: StackLatency) => number }> = {
   read: { unit: 'max(R, D)', factor: 1.2, of: (l) => Math.max(l.rpcMs, l.dbMs) },
-  write: { unit: 'R + D', factor: 1.2, of: (l) => l.rpcMs + l.dbMs },
+  write: { unit: '(R + D)', factor: 1.2, of: (l) => l.rpcMs + l.dbMs },
   login: { unit: 'D', factor: 1.5, of: (l) => l.dbMs },
 };
 
@@ -95,8 +95,9 @@ function cases(ctx: BenchContext, agent: BenchAgent): PathCase[] {
   ];
 }
 
-function units(value: number, unit: number): string {
-  return Number.isFinite(value) && unit > 0 ? value.toFixed(2) : 'n/a';
+/** `0.85 × max(R, D)`, or n/a when the unit is 0. */
+function units(added: number, unit: number, name: string): string {
+  return Number.isFinite(added) && unit > 0 ? `${(added / unit).toFixed(2)} × ${name}` : 'n/a';
 }
 
 function pathTable(list: PathCase[], results: PairResult[], latency: StackLatency): { table: string; verdicts: string[] } {
@@ -114,12 +115,12 @@ function pathTable(list: PathCase[], results: PairResult[], latency: StackLatenc
     let verdict = 'n/a (R or D is 0)';
     if (active) {
       verdict = Number.isFinite(inUnits) ? (inUnits <= target.factor ? '**met**' : '**not met**') : 'n/a';
-      verdicts.push(`${c.label}: ${verdict.replaceAll('*', '')} (${units(inUnits, unit)} × ${target.unit})`);
+      verdicts.push(`${c.label}: ${verdict.replaceAll('*', '')} (${units(added, unit, target.unit)} against ${target.factor})`);
     }
     return [
       ...base,
       ms(added),
-      `${units(inUnits, unit)} × ${target.unit}`,
+      units(added, unit, target.unit),
       `≤ ${target.factor} × ${target.unit}${unit > 0 ? ` = ${ms(target.factor * unit)}` : ''}`,
       verdict,
       failuresCell(r.failures),
