@@ -21,63 +21,20 @@
  */
 import os from 'node:os';
 import pg from 'pg';
-import {
-  BenchError,
-  booleanFlag,
-  count,
-  describeMachine,
-  machineFacts,
-  numberFlag,
-  parseFlags,
-  readStack,
-  rejectUnknownFlags,
-  runBench,
-} from '../lib';
+import { count, describeMachine, machineFacts, readStack, runBench } from '../lib';
 import { loggedInClient, newWallet, stackLatency } from '../lib/client';
 import { appendsSection } from './appends';
 import { ceilingSection } from './ceiling';
-import { WARM_UP, log, mintAgents, type BenchContext, type MemoryOptions, type SectionReport } from './common';
+import { WARM_UP, log, mintAgents, type BenchContext, type SectionReport } from './common';
 import { criticalPathSection } from './critical-path';
+import { readOptions } from './options';
 import { benchLists } from './lists';
 import { provisioningSection } from './provisioning';
 import { memoryReport, serverFacts, writeReports } from './report';
 import { checkWords, seedAgent } from './seeding';
 
-const SECTIONS = ['seeding', 'lists', 'appends', 'provisioning', 'critical-path', 'ceiling'] as const;
-type SectionName = (typeof SECTIONS)[number];
-const DEFAULTS = { big: 1_000_000, small: 10_000, requests: 50, appends: 2000, batches: 200, fresh: 20, seconds: 5 };
-
-function readOptions(): { options: MemoryOptions; only: Set<SectionName>; command: string } {
-  const flags = parseFlags();
-  rejectUnknownFlags(flags, [...Object.keys(DEFAULTS), 'only', 'write']);
-  const n = (name: keyof typeof DEFAULTS) => Math.round(numberFlag(flags, name, DEFAULTS[name]));
-  const options: MemoryOptions = {
-    big: n('big'),
-    small: n('small'),
-    requests: n('requests'),
-    appends: n('appends'),
-    batches: n('batches'),
-    fresh: n('fresh'),
-    seconds: numberFlag(flags, 'seconds', DEFAULTS.seconds),
-    write: booleanFlag(flags, 'write'),
-  };
-  if (options.small < 2 || options.big < 2)
-    throw new BenchError('--big and --small must be at least 2 (one key comes from the provisioning POST)');
-  const raw = flags.values.get('only');
-  const only = new Set<SectionName>();
-  for (const name of raw === undefined ? SECTIONS : raw.split(',').map((s) => s.trim())) {
-    if (!(SECTIONS as readonly string[]).includes(name))
-      throw new BenchError(`--only: unknown section ${JSON.stringify(name)}; known: ${SECTIONS.join(', ')}`);
-    only.add(name as SectionName);
-  }
-  if (only.has('lists')) only.add('seeding');
-  const args = [...flags.values.entries()].filter(([k]) => k !== 'write').map(([k, v]) => `--${k} ${v}`);
-  const command = `npm run bench -- ${[...args, ...(options.write ? ['--write'] : [])].join(' ')}`.trim();
-  return { options, only, command };
-}
-
 async function main(): Promise<number> {
-  const { options, only, command } = readOptions();
+  const { options, only, command } = readOptions(process.argv.slice(2));
   checkWords();
   const stack = await readStack();
   const { testnet } = stack;
