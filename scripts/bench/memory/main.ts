@@ -25,9 +25,9 @@ import { count, describeMachine, machineFacts, readStack, runBench } from '../li
 import { loggedInClient, newWallet, stackLatency } from '../lib/client';
 import { appendsSection } from './appends';
 import { ceilingSection } from './ceiling';
-import { WARM_UP, log, mintAgents, type BenchContext, type SectionReport } from './common';
+import { WARM_UP, log, mintAgents, type BenchAgent, type BenchContext, type SectionReport } from './common';
 import { criticalPathSection } from './critical-path';
-import { readOptions } from './options';
+import { readOptions, type SectionName } from './options';
 import { benchLists } from './lists';
 import { provisioningSection } from './provisioning';
 import { memoryReport, serverFacts, writeReports } from './report';
@@ -57,13 +57,24 @@ async function main(): Promise<number> {
     const owner = newWallet();
     const client = await loggedInClient(testnet, owner);
     const ctx: BenchContext = { stack, testnet, latency, options, db, pool, owner, client };
-    const wanted = (only.has('seeding') ? 2 : 0) + (only.has('appends') ? 1 : 0) + (only.has('provisioning') ? options.fresh : 0);
-    const agents = await mintAgents(ctx, wanted + (only.has('critical-path') ? 1 : 0) + (only.has('ceiling') ? 1 : 0));
+    /** Agents each section needs, minted up front. */
+    const needs: Record<SectionName, number> = {
+      seeding: 2,
+      lists: 0,
+      appends: 1,
+      provisioning: options.fresh,
+      'critical-path': 1,
+      ceiling: 1,
+    };
+    const agents = await mintAgents(
+      ctx,
+      [...only].reduce((n, name) => n + needs[name], 0),
+    );
     const take = (k: number) => agents.splice(0, k);
 
     const reports: SectionReport[] = [];
     if (only.has('seeding')) {
-      const [a, b] = take(2) as [(typeof agents)[0], (typeof agents)[0]];
+      const [a, b] = take(2) as [BenchAgent, BenchAgent];
       log('seeding two agents...');
       const seededBig = await seedAgent(db, a, options.big, `A (${count(options.big)} keys)`);
       const seededSmall = await seedAgent(db, b, options.small, `B (${count(options.small)} keys)`);
