@@ -5,23 +5,23 @@
  * 1. Logins: 16 fresh wallets log in on the testnet worker concurrently (init, personal_sign,
  *    finish) for `--seconds` (default 10); logins/s and full-login and finish latency.
  * 2. Gates: one agent minted to a fresh wallet; then sequential latency (50 warm-up requests,
- *    `--requests` (default 500) measured per case, cases round-robin so drift hits all alike) on
- *    `/agent/{collection}/{tokenId}`:
- *      (a) DELETE → 405: routing and middleware, no gate (the baseline)
- *      (b) GET with a mainnet token → 401: the bearer gate only
- *      (c) GET on an unregistered collection → 404: bearer + registry lookup
- *      (d) GET as the owner → 200: bearer + registry + ownerOf eth_call
+ *    `--requests` (default 500) measured per case, cases round-robin so drift hits all alike):
+ *      (a) GET /no-such-route → 404: routing and middleware, no gate, no I/O (the baseline)
+ *      (b) GET /agent/{collection}/{tokenId} with a mainnet token → 401: the bearer gate only
+ *      (c) the same on an unregistered collection → 404: bearer + registry lookup
+ *      (d) the same as the owner → 200: bearer + registry + ownerOf eth_call
  *    and throughput of (a) and (d) with 16 concurrent clients, in alternating rounds.
  * 3. Prints a markdown table; `--write` replaces the "## Identity (issue 3)" section of
  *    BENCHMARKS.md.
  *
- * Reads `<DEV_DIR>/stack.json` (default `.dev`). Prints figures, never asserts on them; exits 1
+ * Every gateway request goes through the typed client (src/client), except (a), which the client
+ * does not know (plain fetch). Reads `<DEV_DIR>/stack.json` (default `.dev`). Prints figures, never asserts on them; exits 1
  * only when the stack is not running or a request answers something other than expected.
  * Never prints tokens or private keys.
  */
 import os from 'node:os';
-import type { Address, Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { Address } from 'viem';
+import { createGatewayClient, isGatewayError, type GatewayClient } from '../../src/client';
 import { mintAgent } from '../lib/contracts';
 import {
   BenchError,
@@ -45,6 +45,7 @@ import {
   type Summary,
   runBench,
 } from './lib';
+import { failureOf, loggedInClient, newWallet, noIoRequest, rpc, timed, type Step, type Wallet } from './lib/client';
 
 const SECTION = '## Identity (issue 3)';
 const CONCURRENCY = 16;
@@ -65,56 +66,8 @@ function readFlags(): void {
   write = booleanFlag(flags, 'write');
 }
 
-type Wallet = PrivateKeyAccount & { privateKey: Hex };
-
-function newWallet(): Wallet {
-  const privateKey = generatePrivateKey();
-  return Object.assign(privateKeyToAccount(privateKey), { privateKey });
-}
-
 function log(message: string): void {
   console.error(`bench:identity: ${message}`);
-}
-
-// ---------------------------------------------------------------------------
-// HTTP
-// ---------------------------------------------------------------------------
-
-interface Answer {
-  status: number;
-  text: string;
-}
-
-async function request(url: string, init: RequestInit): Promise<Answer> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
-  return { status: res.status, text: await res.text() };
-}
-
-function postJson(url: string, body: unknown): Promise<Answer> {
-  return request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-}
-
-/** The error code of an error body, for messages (never the body itself: it could echo input). */
-function errorCode(answer: Answer): string {
-  try {
-    const code = (JSON.parse(answer.text) as { error?: { code?: unknown } }).error?.code;
-    return typeof code === 'string' ? code : '';
-  } catch {
-    return '';
-  }
-}
-
-function networkError(err: unknown): string {
-  if (!(err instanceof Error)) return 'error';
-  const cause = (err as Error & { cause?: { code?: unknown } }).cause;
-  return typeof cause?.code === 'string' ? cause.code : err.name;
-}
-
-async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<unknown> {
-  const answer = await postJson(rpcUrl, { jsonrpc: '2.0', id: 1, method, params });
-  const body = JSON.parse(answer.text) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new BenchError(`${method} on ${rpcUrl}: ${body.error.message}`);
-  return body.result;
 }
 
 // ---------------------------------------------------------------------------
@@ -127,44 +80,32 @@ interface LoginTiming {
   full: number;
   /** finish alone, ms */
   finish: number;
-  token?: string;
   /** What went wrong, for counting: `init 429`, `finish 401 nonce_used`, `finish ECONNRESET`. */
   failure?: string;
 }
 
+/** init, sign, finish through the client's calls, on a client of no token. */
 async function timedLogin(deployment: DeploymentInfo, wallet: Wallet): Promise<LoginTiming> {
   const walletAddress = wallet.address;
   const chainId = deployment.chainId;
+  const client = createGatewayClient({ baseUrl: deployment.baseUrl, timeoutMs: 30_000 });
   const t0 = now();
-  let init: Answer;
+  let challenge: { message: string; nonce: string };
   try {
-    init = await postJson(`${deployment.baseUrl}/auth/jwt/init`, { walletAddress, chainId });
+    challenge = await client.initLogin({ walletAddress, chainId });
   } catch (err) {
-    return { ok: false, full: now() - t0, finish: NaN, failure: `init ${networkError(err)}` };
+    return { ok: false, full: now() - t0, finish: NaN, failure: `init ${failureOf(err)}` };
   }
-  if (init.status !== 200) return { ok: false, full: now() - t0, finish: NaN, failure: `init ${init.status} ${errorCode(init)}`.trim() };
-  const { message } = JSON.parse(init.text) as { message: string };
-  const signature = await wallet.signMessage({ message });
+  const signature = await wallet.signMessage({ message: challenge.message });
   const t1 = now();
-  let finish: Answer;
   try {
-    finish = await postJson(`${deployment.baseUrl}/auth/jwt/finish`, { walletAddress, chainId, signature });
+    await client.finishLogin({ walletAddress, chainId, signature, nonce: challenge.nonce });
   } catch (err) {
     const t = now();
-    return { ok: false, full: t - t0, finish: t - t1, failure: `finish ${networkError(err)}` };
+    return { ok: false, full: t - t0, finish: t - t1, failure: `finish ${failureOf(err)}` };
   }
   const t2 = now();
-  if (finish.status !== 200)
-    return { ok: false, full: t2 - t0, finish: t2 - t1, failure: `finish ${finish.status} ${errorCode(finish)}`.trim() };
-  const { token } = JSON.parse(finish.text) as { token: string };
-  return { ok: true, full: t2 - t0, finish: t2 - t1, token };
-}
-
-/** One login that must succeed; returns the token. */
-async function login(deployment: DeploymentInfo, wallet: Wallet): Promise<string> {
-  const result = await timedLogin(deployment, wallet);
-  if (!result.ok || !result.token) throw new BenchError(`login on chain ${deployment.chainId} failed: ${result.failure ?? 'no token'}`);
-  return result.token;
+  return { ok: true, full: t2 - t0, finish: t2 - t1 };
 }
 
 interface LoginResult {
@@ -205,25 +146,19 @@ type CaseName = 'a' | 'b' | 'c' | 'd';
 interface GateCase {
   name: CaseName;
   label: string;
-  method: 'GET' | 'DELETE';
-  url: string;
-  headers: Record<string, string>;
-  expectStatus: number;
-  expectCode?: string;
+  /** One request, timed; a failure unless it answered as the case expects. */
+  send: () => Promise<Step>;
 }
 
-async function sendCase(c: GateCase): Promise<{ status: number; ms: number; failure?: string }> {
+/** Times a call that must fail with `status` and `code` (a GatewayError); anything else is the failure. */
+async function expectError(call: () => Promise<unknown>, status: number, code: string): Promise<Step> {
   const t0 = now();
   try {
-    const answer = await request(c.url, { method: c.method, headers: c.headers });
-    const elapsed = now() - t0;
-    if (answer.status !== c.expectStatus)
-      return { status: answer.status, ms: elapsed, failure: `${answer.status} ${errorCode(answer)}`.trim() };
-    if (c.expectCode && errorCode(answer) !== c.expectCode)
-      return { status: answer.status, ms: elapsed, failure: `${answer.status} ${errorCode(answer)}` };
-    return { status: answer.status, ms: elapsed };
+    await call();
+    return { ms: now() - t0, failure: `answered 2xx, not ${status} ${code}` };
   } catch (err) {
-    return { status: 0, ms: now() - t0, failure: networkError(err) };
+    const elapsed = now() - t0;
+    return isGatewayError(err) && err.status === status && err.code === code ? { ms: elapsed } : { ms: elapsed, failure: failureOf(err) };
   }
 }
 
@@ -238,52 +173,33 @@ async function setUpGates(testnet: DeploymentInfo, mainnet: DeploymentInfo): Pro
   await rpc(testnet.rpcUrl, 'anvil_setBalance', [minter.address, '0x56BC75E2D63100000']); // 100 ETH
   const tokenId = (BigInt(Date.now()) << 16n) + BigInt(Math.floor(Math.random() * 65_536));
   await mintAgent(testnet.rpcUrl, minter.privateKey, testnet.collection, owner.address, tokenId);
-  const token = await login(testnet, owner);
-  const mainnetToken = await login(mainnet, owner);
+  const client = await loggedInClient(testnet, owner);
+  const mainnetClient: GatewayClient = createGatewayClient({
+    baseUrl: testnet.baseUrl,
+    token: (await loggedInClient(mainnet, owner)).token,
+  });
   const unregistered: Address = newWallet().address; // a random address: no collection there
-  const url = (collection: Address) => `${testnet.baseUrl}/agent/${collection}/${tokenId}`;
-  const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
   const cases: Record<CaseName, GateCase> = {
-    a: {
-      name: 'a',
-      label: '(a) DELETE → 405, no gates (baseline)',
-      method: 'DELETE',
-      url: url(testnet.collection),
-      headers: bearer(token),
-      expectStatus: 405,
-      expectCode: 'method_not_allowed',
-    },
+    a: { name: 'a', label: '(a) GET /no-such-route → 404, no gates, no I/O (baseline)', send: () => noIoRequest(testnet.baseUrl) },
     b: {
       name: 'b',
       label: '(b) GET, mainnet token → 401: bearer',
-      method: 'GET',
-      url: url(testnet.collection),
-      headers: bearer(mainnetToken),
-      expectStatus: 401,
-      expectCode: 'token_wrong_chain',
+      send: () => expectError(() => mainnetClient.agent(testnet.collection, tokenId).getAgent(), 401, 'token_wrong_chain'),
     },
     c: {
       name: 'c',
       label: '(c) GET, unregistered collection → 404: bearer + registry',
-      method: 'GET',
-      url: url(unregistered),
-      headers: bearer(token),
-      expectStatus: 404,
-      expectCode: 'agent_not_found',
+      send: () => expectError(() => client.agent(unregistered, tokenId).getAgent(), 404, 'agent_not_found'),
     },
     d: {
       name: 'd',
       label: '(d) GET as owner → 200: bearer + registry + ownerOf',
-      method: 'GET',
-      url: url(testnet.collection),
-      headers: bearer(token),
-      expectStatus: 200,
+      send: () => timed(() => client.agent(testnet.collection, tokenId).getAgent()),
     },
   };
   for (const c of Object.values(cases)) {
-    const first = await sendCase(c);
-    if (first.failure)
-      throw new BenchError(`${c.label}: expected ${c.expectStatus}${c.expectCode ? ` ${c.expectCode}` : ''}, got ${first.failure}`);
+    const first = await c.send();
+    if (first.failure) throw new BenchError(`${c.label}: got ${first.failure}`);
   }
   return { cases, tokenId };
 }
@@ -300,7 +216,7 @@ async function benchSequential(cases: Record<CaseName, GateCase>): Promise<Seque
   const failures: Record<CaseName, Counter<string>> = { a: new Counter(), b: new Counter(), c: new Counter(), d: new Counter() };
   for (let i = 0; i < WARM_UP + requests; i++) {
     for (const name of names) {
-      const r = await sendCase(cases[name]);
+      const r = await cases[name].send();
       if (i < WARM_UP) continue;
       if (r.failure) failures[name].add(r.failure);
       else samples[name].push(r.ms);
@@ -330,7 +246,7 @@ async function benchThroughput(cases: Record<CaseName, GateCase>): Promise<Recor
     for (const name of ['a', 'd'] as const) {
       const target = acc[name];
       const { elapsedMs } = await runForDuration(CONCURRENCY, roundMs, async () => {
-        const r = await sendCase(cases[name]);
+        const r = await cases[name].send();
         if (r.failure) target.failures.add(r.failure);
         else {
           target.requests++;
@@ -497,9 +413,9 @@ async function main(): Promise<number> {
       `Machine: ${facts.cores} cores (${facts.model}), Node ${facts.node}, ${facts.os}; load average ${loadAtStart.toFixed(2)} when the run started (the stack, and whatever else runs, share these cores with the benchmark client).`,
       '',
       `Logins: ${CONCURRENCY} fresh wallets on the testnet worker (chain ${testnet.chainId}), each looping init → personal_sign → finish for ${seconds} s. ` +
-        `Gates: one agent minted to a fresh wallet; ${requests} sequential requests per case after ${WARM_UP} warm-up, the four cases round-robin, all on ` +
-        '`/agent/{collection}/{tokenId}`; throughput of (a) and (d) with ' +
-        `${CONCURRENCY} concurrent clients in ${THROUGHPUT_ROUNDS} alternating rounds. Latency is client-side, request sent to body read.`,
+        `Gates: one agent minted to a fresh wallet; ${requests} sequential requests per case after ${WARM_UP} warm-up, the four cases round-robin, (b) to (d) on ` +
+        '`/agent/{collection}/{tokenId}` through the typed client (`src/client`), (a) the no-I/O answer by plain fetch; throughput of (a) and (d) with ' +
+        `${CONCURRENCY} concurrent clients in ${THROUGHPUT_ROUNDS} alternating rounds. Latency is client-side, request sent to body parsed.`,
       '',
       tableText,
       '',
