@@ -104,12 +104,20 @@ async function main(): Promise<number> {
     const provisioned = await catalogStats(db);
     log(`first requests of ${fresh} new agents at ${count(provisioned.schemas)} schemas...`);
     const firstAfter = await firstRequests(client, testnet.collection, tokenIds.slice(fresh + 1), pool, synthetic, provisioned.schemas);
+    const preUpgrade = await catalogStats(db);
     log(`npm run agents:upgrade to v${TEMPLATE_VERSION}, killed half way, then rerun...`);
     const upgrade = await upgradeKillAndResume(db, stack.databaseUrl);
     const upgraded = await catalogStats(db);
     const loadAtEnd = os.loadavg()[0] ?? NaN;
 
-    const figures: Figures = { agents, provisioning, catalog: { before, provisioned, upgraded }, firstBefore, firstAfter, upgrade };
+    const figures: Figures = {
+      agents,
+      provisioning,
+      catalog: { before, provisioned, preUpgrade, upgraded },
+      firstBefore,
+      firstAfter,
+      upgrade,
+    };
     const report = [
       `### Provisioning ${count(agents)} agent schemas (\`provision()\` from Node, template v1, ${concurrency} at a time)`,
       '',

@@ -8,7 +8,8 @@ import type { RunFigures, UpgradeFigures } from './upgrade-run';
 export interface Figures {
   agents: number;
   provisioning: ProvisionFigures;
-  catalog: { before: CatalogStats; provisioned: CatalogStats; upgraded: CatalogStats };
+  /** `preUpgrade`: after the second round of first requests, which adds schemas at the last version. */
+  catalog: { before: CatalogStats; provisioned: CatalogStats; preUpgrade: CatalogStats; upgraded: CatalogStats };
   firstBefore: FirstRequests;
   firstAfter: FirstRequests;
   upgrade: UpgradeFigures;
@@ -38,7 +39,7 @@ export function provisioningTable(p: ProvisionFigures): string {
 }
 
 export function catalogTable(f: Figures): string {
-  const { before: b, provisioned: p, upgraded: u } = f.catalog;
+  const { before: b, provisioned: p, preUpgrade: q, upgraded: u } = f.catalog;
   const n = Math.max(1, f.provisioning.created);
   const row = (label: string, get: (s: CatalogStats) => number, show: (v: number) => string): string[] => [
     label,
@@ -46,7 +47,7 @@ export function catalogTable(f: Figures): string {
     show(get(p)),
     show(get(u)),
     show((get(p) - get(b)) / n),
-    show((get(u) - get(p)) / Math.max(1, f.upgrade.total)),
+    show((get(u) - get(q)) / Math.max(1, f.upgrade.total)),
     ratio(get(p), get(b)),
   ];
   const one = (v: number) => (Number.isInteger(v) ? count(v) : v.toFixed(1));
@@ -86,7 +87,7 @@ export function firstRequestsTable(f: Figures): string {
       `${x.failures.total() + y.failures.total()}`,
     ];
   };
-  const at = (x: FirstRequests) => count(x.schemas);
+  const at = (x: FirstRequests) => `${count(x.schemas)} schemas`;
   return markdownTable(
     [
       'Median of a new agent',
@@ -132,7 +133,7 @@ export function reading(f: Figures): string[] {
   const p = f.provisioning;
   const first = p.batches[0];
   const last = p.batches[p.batches.length - 1];
-  const { before: b, provisioned: v1, upgraded: v2 } = f.catalog;
+  const { before: b, provisioned: v1, preUpgrade: v1plus, upgraded: v2 } = f.catalog;
   const n = Math.max(1, p.created);
   const perAgentBytes = (v1.catalogBytes - b.catalogBytes) / n;
   const within = (x: number, y: number) => Math.abs(y - x) <= 0.2 * x;
@@ -144,7 +145,7 @@ export function reading(f: Figures): string[] {
       (first && last && p.batches.length > 1
         ? `; the first batch ran at ${perSecond(first.created, first.elapsedMs)} and the last, with ${count(last.schemasBefore)} schemas already there, at ${perSecond(last.created, last.elapsedMs)}.`
         : '.'),
-    `**Catalog.** Each v1 schema adds ${((v1.pgClass - b.pgClass) / n).toFixed(1)} pg_class rows, ${((v1.pgAttribute - b.pgAttribute) / n).toFixed(1)} pg_attribute rows and about ${bytes(perAgentBytes)} of catalog; the v2 index adds ${((v2.pgClass - v1.pgClass) / Math.max(1, u.total)).toFixed(1)} pg_class row per schema. ` +
+    `**Catalog.** Each v1 schema adds ${((v1.pgClass - b.pgClass) / n).toFixed(1)} pg_class rows, ${((v1.pgAttribute - b.pgAttribute) / n).toFixed(1)} pg_attribute rows and about ${bytes(perAgentBytes)} of catalog; the v2 index adds ${((v2.pgClass - v1plus.pgClass) / Math.max(1, u.total)).toFixed(1)} pg_class row per schema. ` +
       `At this rate 100,000 agents would hold about ${bytes(perAgentBytes * 100_000)} of catalog and ${count(Math.round(((v1.pgClass - b.pgClass) / n) * 100_000))} pg_class rows.`,
     `**A new agent at ${count(fb.schemas)} and at ${count(fa.schemas)} schemas.** First read ${ms(fb.read.gateway.median)} → ${ms(fa.read.gateway.median)} (floor ${ms(fb.read.floor.median)} → ${ms(fa.read.floor.median)}), first write ${ms(fb.write.gateway.median)} → ${ms(fa.write.gateway.median)} (floor ${ms(fb.write.floor.median)} → ${ms(fa.write.floor.median)}), medians of ${fb.read.gateway.n}: ` +
       (within(fb.read.gateway.median, fa.read.gateway.median) && within(fb.write.gateway.median, fa.write.gateway.median)
