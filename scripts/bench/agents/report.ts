@@ -56,9 +56,9 @@ export function catalogTable(f: Figures): string {
       'Measurement',
       'Before',
       `+${count(f.provisioning.created)} at v1`,
-      `All at v${TEMPLATE_VERSION}`,
+      `After the upgrade to v${TEMPLATE_VERSION}`,
       'Per agent (v1)',
-      'Per agent (v1 → v2)',
+      `Per agent (v1 → v${TEMPLATE_VERSION})`,
       'v1 / before',
     ],
     [
