@@ -65,13 +65,18 @@ export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: nu
 /** Deletes old idempotency records of several agent schemas in one statement; returns how many. */
 async function pruneIdempotency(sql: SqlClient, schemas: string[]): Promise<number> {
   if (schemas.length === 0) return 0;
+  const { rows } = await sql.query<{ deleted: string | number }>(pruneIdempotencySql(schemas), [IDEMPOTENCY_RETENTION_HOURS]);
+  return Number(rows[0]?.deleted ?? 0);
+}
+
+/**
+ * The clean-up's statement over `schemas` (bare names, checked by the caller), `$1` the retention
+ * in hours. Each DELETE is served by the template's `idempotency_created_at` index (v2).
+ */
+export function pruneIdempotencySql(schemas: readonly string[]): string {
   const deletes = schemas.map(
     (name, i) => `d${i} AS (DELETE FROM "${name}".idempotency WHERE created_at < now() - make_interval(hours => $1) RETURNING 1)`,
   );
-  const { rows } = await sql.query<{ deleted: string | number }>(
-    `WITH ${deletes.join(',\n')}
-     SELECT count(*) AS deleted FROM (${schemas.map((_, i) => `SELECT 1 FROM d${i}`).join(' UNION ALL ')}) AS gone`,
-    [IDEMPOTENCY_RETENTION_HOURS],
-  );
-  return Number(rows[0]?.deleted ?? 0);
+  return `WITH ${deletes.join(',\n')}
+     SELECT count(*) AS deleted FROM (${schemas.map((_, i) => `SELECT 1 FROM d${i}`).join(' UNION ALL ')}) AS gone`;
 }

@@ -8,6 +8,9 @@
  * v1: contexts (key sorted in byte order, pg_trgm index for substring search), messages (ordered
  *     by an identity id within a context), idempotency records, and a one-row key counter so an
  *     unfiltered list answers totalElements without counting 10^6 rows.
+ * v2: an index on idempotency(created_at), so the scheduled clean-up's
+ *     `DELETE … WHERE created_at < now() - 48 h` (src/maintenance/cleanup.ts) finds the old records
+ *     by an index scan instead of reading every record of every schema it visits.
  */
 export interface TemplateStep {
   version: number;
@@ -44,6 +47,10 @@ export const AGENT_TEMPLATE: readonly TemplateStep[] = [
       )`,
       `INSERT INTO ${s}.key_count DEFAULT VALUES`,
     ],
+  },
+  {
+    version: 2,
+    statements: (s) => [`CREATE INDEX idempotency_created_at ON ${s}.idempotency (created_at)`],
   },
 ];
 

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getAddress } from 'viem';
 import { migrateGateway } from '../../scripts/lib/migrate';
 import { ensureDatabase } from '../../scripts/lib/postgres';
-import { agentSchemaName, provision } from '../../src/storage/agent-storage';
+import { IDEMPOTENCY_RETENTION_HOURS } from '../../src/contexts/messages.service';
+import { pruneIdempotencySql } from '../../src/maintenance/cleanup';
+import { agentSchemaName, findAgentSchema, provision } from '../../src/storage/agent-storage';
 import type { SqlPool } from '../../src/storage/sql-client';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION } from '../../src/storage/agent-template';
 import { upgradeAgentSchemas, type UpgradeProgress } from '../../src/storage/agent-upgrade';
@@ -87,5 +89,75 @@ describe('per-agent template upgrades', () => {
     const result = await upgradeAgentSchemas(sql(), { template: V3 });
     expect(result).toMatchObject({ done: 6, failed: 1 });
     expect(result.failures[0]?.schema).toBe(broken.name);
+  });
+});
+
+describe('template v2: the index the idempotency clean-up needs', () => {
+  const V1 = AGENT_TEMPLATE.slice(0, 1);
+  const fresh = (i: number) => ({
+    chainId: 80002,
+    collection: getAddress(`0x${'cd'.repeat(19)}${i.toString(16).padStart(2, '0')}`),
+    tokenId: 1n,
+  });
+
+  async function version(schema: string): Promise<number | undefined> {
+    const { rows } = await pool.query<{ template_version: number }>(
+      'select template_version from gateway.agent_storage where schema_name = $1',
+      [schema],
+    );
+    return rows[0]?.template_version;
+  }
+
+  async function hasIndex(schema: string): Promise<boolean> {
+    const { rowCount } = await pool.query('select 1 from pg_indexes where schemaname = $1 and indexname = $2', [
+      schema,
+      'idempotency_created_at',
+    ]);
+    return rowCount === 1;
+  }
+
+  /** The plan of the clean-up's own statement over this schema. */
+  async function cleanupPlan(schema: string): Promise<string> {
+    const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${pruneIdempotencySql([schema])}`, [IDEMPOTENCY_RETENTION_HOURS]);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  }
+
+  it('walks a v1 schema to v2: the clean-up statement then finds old records by index instead of a sequential scan', async () => {
+    expect(TEMPLATE_VERSION).toBe(2);
+    const agent = fresh(1);
+    const schema = await agentSchemaName(agent);
+    expect(await provision(sql(), agent, schema, V1)).toBe(0);
+    expect(await version(schema.name)).toBe(1);
+    expect(await hasIndex(schema.name)).toBe(false);
+    // A day of records (one a minute, three days' worth of keys) and 10 past the retention, as between two clean-up runs.
+    await pool.query(
+      `insert into ${schema.quoted}.idempotency (key, request_hash, response, created_at)
+       select 'k' || n, 'h', '{}'::jsonb, now() - make_interval(mins => n % 1440) from generate_series(1, 5000) as n
+       union all select 'old' || n, 'h', '{}'::jsonb, now() - interval '72 hours' from generate_series(1, 10) as n`,
+    );
+    await pool.query(`analyze ${schema.quoted}.idempotency`);
+    expect(await cleanupPlan(schema.name)).toMatch(/Seq Scan on idempotency/);
+
+    const result = await upgradeAgentSchemas(sql());
+    expect(result).toMatchObject({ done: 1, failed: 0 });
+    expect(await version(schema.name)).toBe(TEMPLATE_VERSION);
+    expect(await hasIndex(schema.name)).toBe(true);
+    const plan = await cleanupPlan(schema.name);
+    expect(plan).toMatch(/Index Scan using idempotency_created_at|Bitmap Index Scan on idempotency_created_at/);
+    expect(plan).not.toMatch(/Seq Scan/);
+    const { rows } = await pool.query<{ deleted: string }>(pruneIdempotencySql([schema.name]), [IDEMPOTENCY_RETENTION_HOURS]);
+    expect(Number(rows[0]?.deleted)).toBe(10);
+    // Upgraded once: a second walk finds nothing to do, and provisioning again reports v2.
+    expect(await upgradeAgentSchemas(sql())).toMatchObject({ done: 0, total: 0 });
+    expect(await provision(sql(), agent, schema)).toBe(TEMPLATE_VERSION);
+  });
+
+  it('upgrades a v1 schema lazily on the next request that looks it up', async () => {
+    const agent = fresh(2);
+    const schema = await agentSchemaName(agent);
+    await provision(sql(), agent, schema, V1);
+    expect(await findAgentSchema({ sql: sql(), pool: sql() }, agent)).toEqual(schema);
+    expect(await version(schema.name)).toBe(TEMPLATE_VERSION);
+    expect(await hasIndex(schema.name)).toBe(true);
   });
 });
