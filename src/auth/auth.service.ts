@@ -5,8 +5,9 @@ import { AppError } from '../errors';
 import type { Database } from '../storage/db';
 import { issueAccessToken } from './jwt';
 import { listPendingLogins, loadPendingLogin, savePendingLogin, type PendingLogin } from './login-store';
+import { issuedAt, issueNonce } from './issued-nonce';
 import { consumeNonce } from './nonces';
-import { buildSiweMessage, checkSiweMessage, newNonce, type MessagePurpose, type SiweCheckFailure } from './siwe';
+import { buildSiweMessage, checkSiweMessage, type MessagePurpose, type SiweCheckFailure } from './siwe';
 import { recoversTo, verifiedOnChain } from './signature';
 
 export interface AuthDeps {
@@ -55,20 +56,49 @@ export async function startLogin(
   const { config } = deps;
   requireDeploymentChain(config, input.chainId);
   const now = deps.now();
-  const nonce = newNonce();
-  const message = buildSiweMessage(input.purpose, {
-    domain: config.siweDomain,
-    uri: config.siweUri,
-    address: input.wallet,
-    chainId: config.chainId,
-    nonce,
-    issuedAt: now,
-    expirationTime: new Date(now.getTime() + config.nonceTtlSeconds * 1000),
-  });
+  const nonce = await issueNonce(config.jwtSecret, { purpose: input.purpose, chainId: config.chainId, wallet: input.wallet }, now);
+  const message = messageFor(config, input.purpose, input.wallet, nonce, now);
   if (input.purpose === 'login') {
     await savePendingLogin(deps.kv, config.chainId, input.wallet, { message, nonce, issuedAt: now.toISOString() }, config.nonceTtlSeconds);
   }
   return { nonce, message };
+}
+
+/** The message init hands out: a function of the deployment, the wallet, the nonce and the time only. */
+function messageFor(config: Config, purpose: MessagePurpose, wallet: Address, nonce: string, at: Date): string {
+  return buildSiweMessage(purpose, {
+    domain: config.siweDomain,
+    uri: config.siweUri,
+    address: wallet,
+    chainId: config.chainId,
+    nonce,
+    issuedAt: at,
+    expirationTime: new Date(at.getTime() + config.nonceTtlSeconds * 1000),
+  });
+}
+
+/**
+ * The quick way through finish (DESIGN §3): the nonce proves that init issued it to this wallet
+ * at a given time, so the message is rebuilt rather than read back from KV, and an ordinary
+ * wallet's signature over it is checked locally. Null when that does not settle it (a nonce of
+ * another shape, a lifetime changed since init, an expired message, a smart wallet, a wrong
+ * signature): the pending message in KV decides then, as for every other finish.
+ */
+async function rebuiltSignedLogin(deps: AuthDeps, wallet: Address, nonce: string, signature: Hex, now: Date): Promise<boolean> {
+  const { config } = deps;
+  const at = await issuedAt(config.jwtSecret, { purpose: 'login', chainId: config.chainId, wallet }, nonce);
+  if (!at) return false;
+  const message = messageFor(config, 'login', wallet, nonce, at);
+  const check = checkSiweMessage(message, {
+    purpose: 'login',
+    domain: config.siweDomain,
+    uri: config.siweUri,
+    chainId: config.chainId,
+    address: wallet,
+    nonce,
+    now,
+  });
+  return check.ok && (await recoversTo({ address: wallet, message, signature }));
 }
 
 /**
@@ -82,6 +112,9 @@ export async function finishLogin(
 ): Promise<{ token: string }> {
   const { config } = deps;
   requireDeploymentChain(config, input.chainId);
+  if (input.nonce !== undefined && (await rebuiltSignedLogin(deps, input.wallet, input.nonce, input.signature, deps.now()))) {
+    return tokenFor(deps, input.wallet, input.nonce);
+  }
   if (input.nonce === undefined) await deps.chargeCostlyCheck();
   const pending =
     input.nonce === undefined
@@ -106,15 +139,23 @@ export async function finishLogin(
   if (live.length === 0) throw messageRejected(failures[0] ?? 'malformed');
   const signed = await findSignedLogin(deps, input.wallet, live, input.signature);
   if (!signed) throw new AppError('signature_invalid', "The signature is not the wallet's over a pending login message");
-  await consumeOrReject(deps, signed.nonce);
-  const { token } = await issueAccessToken({
-    secret: config.jwtSecret,
-    wallet: input.wallet,
-    chainId: config.chainId,
-    lifetimeSeconds: config.jwtLifetimeSeconds,
-    now,
-  });
-  return { token };
+  return tokenFor(deps, input.wallet, signed.nonce);
+}
+
+/** Consumes the nonce (once, in the database) while the token is signed; the token leaves only if the nonce was fresh. */
+async function tokenFor(deps: AuthDeps, wallet: Address, nonce: string): Promise<{ token: string }> {
+  const { config } = deps;
+  const [, issued] = await Promise.all([
+    consumeOrReject(deps, nonce),
+    issueAccessToken({
+      secret: config.jwtSecret,
+      wallet,
+      chainId: config.chainId,
+      lifetimeSeconds: config.jwtLifetimeSeconds,
+      now: deps.now(),
+    }),
+  ]);
+  return { token: issued.token };
 }
 
 async function findSignedLogin(deps: AuthDeps, wallet: Address, logins: PendingLogin[], signature: Hex): Promise<PendingLogin | null> {

@@ -14,12 +14,6 @@ export const STATEMENTS: Readonly<Record<MessagePurpose, string>> = Object.freez
     'Link this wallet to a chat on agent-gateway. This does not sign you in, will not trigger a blockchain transaction and costs no gas fees.',
 });
 
-/** A nonce of 192 random bits as 48 hex digits (alphanumeric, as EIP-4361 requires). */
-export function newNonce(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 export interface LoginMessageInput {
   domain: string;
   uri: string;

@@ -156,7 +156,7 @@ describe('template v2: the index the idempotency clean-up needs', () => {
     const agent = fresh(2);
     const schema = await agentSchemaName(agent);
     await provision(sql(), agent, schema, V1);
-    expect(await findAgentSchema({ sql: sql(), pool: sql() }, agent)).toEqual(schema);
+    expect(await findAgentSchema({ sql: sql(), pool: sql(), ownerCheck: Promise.resolve() }, agent)).toEqual(schema);
     expect(await version(schema.name)).toBe(TEMPLATE_VERSION);
     expect(await hasIndex(schema.name)).toBe(true);
   });

@@ -12,7 +12,7 @@ const testnet = deployment('testnet');
 const mainnet = deployment('mainnet');
 
 describe('POST /auth/jwt/init', () => {
-  it('returns a nonce of at least 128 bits and an EIP-4361 message built from config, not the request', async () => {
+  it("returns a nonce of 128 random bits (with its issue time and the gateway's tag) and an EIP-4361 message built from config, not the request", async () => {
     const wallet = newWallet();
     const res = await call<{ nonce: string; message: string }>(testnet.baseUrl, '/auth/jwt/init', {
       method: 'POST',
@@ -20,7 +20,7 @@ describe('POST /auth/jwt/init', () => {
       headers: { host: 'evil.example' },
     });
     expect(res.status).toBe(200);
-    expect(res.body.nonce).toMatch(/^[0-9a-f]{32,}$/);
+    expect(res.body.nonce).toMatch(/^[0-9a-z]{9}[0-9a-f]{64}$/);
     const origin = new URL(testnet.baseUrl);
     const lines = res.body.message.split('\n');
     expect(lines[0]).toBe(`${origin.host} wants you to sign in with your Ethereum account:`);

@@ -2,17 +2,43 @@ import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { issueAccessToken, verifyAccessToken } from '../../src/auth/jwt';
-import { buildLoginMessage, buildSiweMessage, checkSiweMessage, newNonce, STATEMENTS } from '../../src/auth/siwe';
+import { issuedAt, issueNonce } from '../../src/auth/issued-nonce';
+import { buildLoginMessage, buildSiweMessage, checkSiweMessage, STATEMENTS } from '../../src/auth/siwe';
 
 const secret = new TextEncoder().encode('s'.repeat(32));
 const wallet = privateKeyToAccount(generatePrivateKey()).address;
 const now = new Date('2026-06-01T12:00:00Z');
 
-describe('newNonce', () => {
-  it('is 192 random bits as 48 hex digits, different every time', () => {
-    const nonces = new Set(Array.from({ length: 1000 }, newNonce));
+describe('issued nonces', () => {
+  const scope = { purpose: 'login' as const, chainId: 80002, wallet };
+
+  it('are 73 alphanumeric characters, different every time, and give back when they were issued', async () => {
+    const nonces = new Set(await Promise.all(Array.from({ length: 1000 }, () => issueNonce(secret, scope, now))));
     expect(nonces.size).toBe(1000);
-    for (const n of nonces) expect(n).toMatch(/^[0-9a-f]{48}$/);
+    for (const n of nonces) {
+      expect(n).toMatch(/^[0-9a-z]{9}[0-9a-f]{64}$/);
+      expect(await issuedAt(secret, scope, n)).toEqual(now);
+    }
+  });
+
+  it('are not accepted for another wallet, chain or purpose, under another secret, or edited', async () => {
+    const nonce = await issueNonce(secret, scope, now);
+    const other = privateKeyToAccount(generatePrivateKey()).address;
+    expect(await issuedAt(secret, { ...scope, wallet: other }, nonce)).toBeNull();
+    expect(await issuedAt(secret, { ...scope, chainId: 137 }, nonce)).toBeNull();
+    expect(await issuedAt(secret, { ...scope, purpose: 'pairing' }, nonce)).toBeNull();
+    expect(await issuedAt(new TextEncoder().encode('t'.repeat(32)), scope, nonce)).toBeNull();
+    // Another time with the same tag (a message claiming a later issue time), a flipped tag digit.
+    const later = (now.getTime() + 60_000).toString(36).padStart(9, '0');
+    expect(await issuedAt(secret, scope, later + nonce.slice(9))).toBeNull();
+    const flipped = nonce.slice(0, -1) + (nonce.endsWith('0') ? '1' : '0');
+    expect(await issuedAt(secret, scope, flipped)).toBeNull();
+    expect(await issuedAt(secret, scope, 'a'.repeat(48))).toBeNull();
+  });
+
+  it('accept the wallet in any spelling of its address', async () => {
+    const nonce = await issueNonce(secret, scope, now);
+    expect(await issuedAt(secret, { ...scope, wallet: wallet.toLowerCase() as typeof wallet }, nonce)).toEqual(now);
   });
 });
 
