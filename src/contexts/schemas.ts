@@ -51,3 +51,18 @@ export const RoleSchema = z
   .openapi({ description: "user: as if a human said it; assistant: the agent's reply or a note; system: an instruction" });
 
 export const NewMessageSchema = z.object({ message: MessageTextSchema, role: RoleSchema }).openapi('NewContextMessage');
+
+/**
+ * A keyset cursor of the key list: any key that could be created (the rules of `NewKeySchema`), in
+ * practice the `nextAfter` of the previous page. It need not exist.
+ */
+export const KeyCursorSchema = z
+  .string()
+  .min(KEY_MIN_CHARS, `after ${KEY_PROBLEM_TEXT.too_short}`)
+  .max(KEY_MAX_CHARS, `after ${KEY_PROBLEM_TEXT.too_long}`)
+  .superRefine((key, ctx) => {
+    // Length is the `.min`/`.max` above (so the OpenAPI document shows it).
+    const problem = keyProblem(key);
+    if (problem === 'bad_characters' || problem === 'reserved')
+      ctx.addIssue({ code: 'custom', message: `after ${KEY_PROBLEM_TEXT[problem]}` });
+  });

@@ -103,7 +103,9 @@ describe('client types', () => {
       search?: string | undefined;
       sortBy?: 'key';
       sortDirection?: 'asc' | 'desc';
+      after?: string | undefined;
     }>();
+    expectTypeOf<T.ContextKeyPage['nextAfter']>().toEqualTypeOf<string | null>();
     expectTypeOf<T.MessagesQuery>().toEqualTypeOf<{ cursor?: string | undefined; limit?: number }>();
     expectTypeOf<T.DatabaseSettings['active']>().toEqualTypeOf<T.DatabaseSetup | null>();
     expectTypeOf<T.DatabaseFirstStep['port']>().toEqualTypeOf<number | undefined>();
