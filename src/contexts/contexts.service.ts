@@ -56,9 +56,12 @@ export function listKeysSql(schema: AgentSchema, query: ListQuery): { text: stri
       ? `WHERE ${filter} ORDER BY key ${direction} LIMIT $1::int + 1 OFFSET ${param((query.page - 1) * query.elementsPerPage)}`
       : `WHERE ${filter} AND key ${direction === 'DESC' ? '<' : '>'} ${param(query.after)} ORDER BY key ${direction} LIMIT $1::int + 1`;
   return {
-    text: `SELECT total, coalesce(k[1:$1::int], '{}') AS keys, CASE WHEN cardinality(k) > $1::int THEN k[$1::int] END AS next_after
-             FROM (SELECT ${total} AS total,
-                          (SELECT array_agg(key ORDER BY key ${direction}) FROM (SELECT key FROM ${s}.contexts ${window}) page) AS k) listing`,
+    // MATERIALIZED: the page is read once; inlined, each use of `k` below would run it again.
+    text: `WITH listing AS MATERIALIZED (
+             SELECT ${total} AS total,
+                    (SELECT array_agg(key ORDER BY key ${direction}) FROM (SELECT key FROM ${s}.contexts ${window}) page) AS k)
+           SELECT total, coalesce(k[1:$1::int], '{}') AS keys, CASE WHEN cardinality(k) > $1::int THEN k[$1::int] END AS next_after
+             FROM listing`,
     values,
   };
 }

@@ -3,8 +3,10 @@
  * Postgres and anvil: walks in both orders with and without search, hidden keys, validation, and
  * stability when keys are created behind the cursor.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createGatewayClient } from '../../src/client';
+import { listKeysSql, type ListQuery } from '../../src/contexts/contexts.service';
 import { freshAgent, type TestAgent } from '../support/agent';
 import { deployment, expectError, type JsonResponse } from '../support/http';
 import { agentSchema, closePg, quoted, schemaCount, expectedSchemaName, sql, storageRows } from '../support/pg';
@@ -208,6 +210,36 @@ describe('GET …/contexts/keys?after=<key> (keyset cursor)', () => {
     expect(res.body).toEqual({ page: 1, elementsPerPage: 10, totalElements: 0, contextKeys: [], nextAfter: null });
     expect(await storageRows(stack.databaseUrl, fresh)).toEqual([]);
     expect(await schemaCount(stack.databaseUrl, expectedSchemaName(fresh))).toBe(0);
+  });
+
+  it('runs one statement that reads the table once: a keyset page is an index range scan (listKeysSql)', async () => {
+    const name = await agentSchema(stack.databaseUrl, agent);
+    const plan = async (query: ListQuery): Promise<string> => {
+      const { text, values } = listKeysSql({ name, quoted: quoted(name) }, query);
+      const client = new pg.Client({ connectionString: stack.databaseUrl });
+      await client.connect();
+      try {
+        // A 280-row table may be cheaper to sort than to walk; the plan shape is what matters here.
+        await client.query('BEGIN');
+        await client.query('SET LOCAL enable_seqscan = off');
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${text}`, values);
+        await client.query('ROLLBACK');
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      } finally {
+        await client.end();
+      }
+    };
+    const scans = (text: string) => text.split('\n').filter((line) => / on contexts\b/.test(line)).length;
+    const asc = await plan({ page: 1, elementsPerPage: 100, sortDirection: 'asc', after: 'beta' });
+    expect(asc).toMatch(/Index Only Scan using contexts_pkey on contexts/);
+    expect(asc).toContain("Index Cond: (key > 'beta'::text)");
+    expect(asc).not.toMatch(/Sort|OFFSET|Offset/);
+    expect(scans(asc)).toBe(1);
+    const desc = await plan({ page: 1, elementsPerPage: 100, sortDirection: 'desc', after: 'beta' });
+    expect(desc).toMatch(/Index Only Scan Backward using contexts_pkey on contexts/);
+    expect(desc).toContain("Index Cond: (key < 'beta'::text)");
+    expect(scans(desc)).toBe(1);
+    expect(scans(await plan({ page: 3, elementsPerPage: 100, sortDirection: 'asc' }))).toBe(1);
   });
 
   it('the typed client walks every key by cursor (contextKeys, contextKeyPages)', async () => {
