@@ -457,6 +457,15 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         let after = q.after;
         for (;;) {
           const page = await self.listContextKeys({ ...q, elementsPerPage, after }, o);
+          // A gateway without the cursor leaves nextAfter out: stopping there would drop keys silently.
+          if (page.nextAfter === undefined) {
+            throw new GatewayError({
+              status: 200,
+              code: 'invalid_response',
+              message: 'the key page has no nextAfter (a gateway older than the key cursor)',
+              operation: `GET ${prefix}/contexts/keys`,
+            });
+          }
           yield page;
           if (page.nextAfter === null || page.contextKeys.length === 0) return;
           after = page.nextAfter;

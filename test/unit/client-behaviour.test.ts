@@ -408,6 +408,18 @@ describe('pages, paths and headers', () => {
     expect(gateway.seen.slice(3).map((r) => r.query.get('after'))).toEqual(['key-199', 'key-219', 'key-239']);
   });
 
+  it('contextKeys() refuses a key page without nextAfter (an older gateway) instead of stopping early', async () => {
+    const gateway = fakeFetch(() => ({ json: { page: 1, elementsPerPage: 100, totalElements: 500, contextKeys: ['k1', 'k2'] } }));
+    const agent = client(gateway, { token: jwt('t') }).agent(COLLECTION, 1n);
+    const keys: string[] = [];
+    const walk = async () => {
+      for await (const key of agent.contextKeys()) keys.push(key);
+    };
+    await expect(walk()).rejects.toMatchObject({ name: 'GatewayError', code: 'invalid_response' });
+    expect(keys).toEqual([]);
+    expect(gateway.seen).toHaveLength(1);
+  });
+
   it('appends send Idempotency-Key and report Idempotent-Replayed', async () => {
     const gateway = fakeFetch((req) => {
       const replay = req.headers.get('idempotency-key') === 'again' ? { 'idempotent-replayed': 'true' } : undefined;
