@@ -111,7 +111,7 @@ Needs a login and the agent (--collection, --token-id).`,
   },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
-    const query = listQuery(values);
+    const query = contextsListQuery(values);
     const walk = values.all === true || (query.after === undefined && values.limit === undefined);
     const session = await openSession(values as GlobalValues, env, io);
     const agent = agentOf(session, values as GlobalValues, env);
@@ -154,7 +154,7 @@ Needs a login and the agent (--collection, --token-id).`,
 };
 
 /** The list query of the options; a bad --after or --limit is a usage error before any request. */
-function listQuery(values: OptionValues): ContextKeysQuery {
+export function contextsListQuery(values: OptionValues): ContextKeysQuery {
   const after = stringValue(values, 'after');
   if (after !== undefined) {
     const problem = keyProblem(after);
