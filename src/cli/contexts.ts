@@ -1,8 +1,9 @@
-/** `agent-gateway contexts create --file keys.txt` and `agent-gateway contexts list`. */
+/** `agent-gateway contexts create --file keys.txt` and `agent-gateway contexts list [--after KEY] [--all]`. */
 import { readFile } from 'node:fs/promises';
-import { progressBar } from './progress';
-import type { ContextBatchResultItem } from '../client/types';
-import { stringValue, type Command } from './command';
+import type { ContextBatchResultItem, ContextKeysQuery } from '../client/types';
+import { KEY_PROBLEM_TEXT, keyProblem } from '../contexts/rules';
+import { type ProgressBar, progressBar } from './progress';
+import { stringValue, type Command, type OptionValues } from './command';
 import { CliError, UsageError } from './output';
 import { withRetry } from './retry';
 import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
@@ -84,31 +85,87 @@ Exit code 1 when any key is invalid. Needs a login and the agent (--collection, 
 
 export const contextsListCommand: Command = {
   path: ['contexts', 'list'],
-  usage: 'agent-gateway contexts list [--search TEXT] [--desc] [--json]',
-  help: `Lists every context key of the agent in byte order, walking all pages.
+  usage: 'agent-gateway contexts list [--search TEXT] [--desc] [--after KEY] [--limit N] [--all] [--json]',
+  help: `Lists the agent's context keys in byte order, by keyset cursor.
+
+Without --after or --limit it prints every key, walking all pages (as --all does). With --after
+or --limit it prints one page: the keys that come after KEY in the chosen order, and on stderr
+the next cursor to pass as --after (or that no more keys follow).
 
 Options:
   --search TEXT   only keys containing TEXT (case-insensitive)
-  --desc          reverse byte order
-  --json          print a JSON array instead of one key per line
+  --desc          reverse byte order (--after then means: keys before KEY)
+  --after KEY     start after KEY (any valid key; it need not exist)
+  --limit N       keys per page, 1..100 (default 100)
+  --all           every key from --after on, walking pages by cursor; progress on stderr
+  --json          every key: a JSON array; one page: { contextKeys, nextAfter, totalElements }
 
 Needs a login and the agent (--collection, --token-id).`,
-  options: { search: { type: 'string' }, desc: { type: 'boolean' }, json: { type: 'boolean' } },
+  options: {
+    search: { type: 'string' },
+    desc: { type: 'boolean' },
+    after: { type: 'string' },
+    limit: { type: 'string' },
+    all: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
+    const query = contextsListQuery(values);
+    const walk = values.all === true || (query.after === undefined && values.limit === undefined);
     const session = await openSession(values as GlobalValues, env, io);
     const agent = agentOf(session, values as GlobalValues, env);
-    const keys: string[] = [];
     try {
-      const search = stringValue(values, 'search');
-      for await (const key of agent.contextKeys({ elementsPerPage: 100, search, sortDirection: values.desc === true ? 'desc' : 'asc' })) {
-        if (values.json === true) keys.push(key);
-        else io.out(key);
+      if (!walk) {
+        const page = await agent.listContextKeys(query);
+        if (values.json === true) {
+          io.out(JSON.stringify({ contextKeys: page.contextKeys, nextAfter: page.nextAfter, totalElements: page.totalElements }, null, 2));
+        } else {
+          for (const key of page.contextKeys) io.out(key);
+        }
+        io.err(page.nextAfter === null ? 'contexts list: no more keys' : `contexts list: more keys follow: --after ${page.nextAfter}`);
+        return 0;
       }
+      const keys: string[] = [];
+      let bar: ProgressBar | undefined;
+      let done = 0;
+      let total = 0;
+      for await (const page of agent.contextKeyPages(query)) {
+        // The bar appears once a second page is needed. Its total counts every matching key, also
+        // those before --after, so a walk from a cursor ends short of 100%.
+        if (!bar && page.nextAfter !== null) {
+          total = page.totalElements;
+          bar = progressBar('contexts list', total, io.stderr);
+        }
+        for (const key of page.contextKeys) {
+          if (values.json === true) keys.push(key);
+          else io.out(key);
+        }
+        done += page.contextKeys.length;
+        bar?.update(done);
+      }
+      bar?.finish(`contexts list: ${done} keys listed (${total} match in all)`);
+      if (values.json === true) io.out(JSON.stringify(keys, null, 2));
     } catch (err) {
       gatewayFailure(err, 'listing keys');
     }
-    if (values.json === true) io.out(JSON.stringify(keys, null, 2));
     return 0;
   },
 };
+
+/** The list query of the options; a bad --after or --limit is a usage error before any request. */
+export function contextsListQuery(values: OptionValues): ContextKeysQuery {
+  const after = stringValue(values, 'after');
+  if (after !== undefined) {
+    const problem = keyProblem(after);
+    if (problem) throw new UsageError(`--after ${KEY_PROBLEM_TEXT[problem]}`);
+  }
+  const limit = stringValue(values, 'limit');
+  if (limit !== undefined && !/^(100|[1-9]\d?)$/.test(limit)) throw new UsageError('--limit must be a whole number from 1 to 100');
+  return {
+    elementsPerPage: limit === undefined ? BATCH : Number(limit),
+    search: stringValue(values, 'search'),
+    sortDirection: values.desc === true ? 'desc' : 'asc',
+    after,
+  };
+}

@@ -127,7 +127,12 @@ export interface AgentClient {
 
   /** `GET …/contexts/keys`: one page. */
   listContextKeys(query?: ContextKeysQuery, options?: CallOptions): Promise<ContextKeyPage>;
-  /** Every key matching the query, walking all pages (100 per page unless given). */
+  /**
+   * Every page of keys matching the query, walked by keyset cursor (`nextAfter` → `after`, 100 per
+   * page unless given), from the start or from `query.after`: keys created meanwhile never shift it.
+   */
+  contextKeyPages(query?: Omit<ContextKeysQuery, 'page'>, options?: CallOptions): AsyncGenerator<ContextKeyPage, void, undefined>;
+  /** Every key matching the query, walking all pages by cursor (see `contextKeyPages`). */
   contextKeys(query?: Omit<ContextKeysQuery, 'page'>, options?: CallOptions): AsyncGenerator<string, void, undefined>;
   /** `POST …/context`: 200 with an empty body; a duplicate is 400 `context_exists`. */
   createContext(key: string, options?: CallOptions): Promise<void>;
@@ -445,14 +450,29 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
           search: q.search,
           sortBy: q.sortBy,
           sortDirection: q.sortDirection,
+          after: q.after,
         }),
-      async *contextKeys(q = {}, o = {}) {
+      async *contextKeyPages(q = {}, o = {}) {
         const elementsPerPage = q.elementsPerPage ?? 100;
-        for (let page = 1; ; page++) {
-          const result = await self.listContextKeys({ ...q, elementsPerPage, page }, o);
-          yield* result.contextKeys;
-          if (result.contextKeys.length === 0 || page * result.elementsPerPage >= result.totalElements) return;
+        let after = q.after;
+        for (;;) {
+          const page = await self.listContextKeys({ ...q, elementsPerPage, after }, o);
+          // A gateway without the cursor leaves nextAfter out: stopping there would drop keys silently.
+          if (page.nextAfter === undefined) {
+            throw new GatewayError({
+              status: 200,
+              code: 'invalid_response',
+              message: 'the key page has no nextAfter (a gateway older than the key cursor)',
+              operation: `GET ${prefix}/contexts/keys`,
+            });
+          }
+          yield page;
+          if (page.nextAfter === null || page.contextKeys.length === 0) return;
+          after = page.nextAfter;
         }
+      },
+      async *contextKeys(q = {}, o = {}) {
+        for await (const page of self.contextKeyPages(q, o)) yield* page.contextKeys;
       },
       createContext: async (key, o = {}) => {
         await post<undefined>('/context', { key }, o.signal);

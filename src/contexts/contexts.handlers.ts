@@ -42,6 +42,7 @@ export const listKeysHandler: RouteHandler<typeof routes.listContextKeys, AppBin
     elementsPerPage: query.elementsPerPage,
     search: query.search,
     sortDirection: query.sortDirection,
+    after: query.after,
   });
   return c.json(page, 200);
 };

@@ -4,72 +4,15 @@ import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
 import { headerRef } from '../http/openapi-responses';
-import { KeyParamSchema, MessageTextSchema, NewKeySchema, NewMessageSchema, RoleSchema } from './schemas';
-
-const MAX_PAGE = 1_000_000_000;
-
-const ListQuerySchema = z.object({
-  page: z
-    .string()
-    .regex(/^\d+$/, 'page must be a whole number >= 1')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= MAX_PAGE, `page must be between 1 and ${MAX_PAGE}`)
-    .optional()
-    .default(1)
-    .openapi({
-      param: { name: 'page', in: 'query' },
-      type: 'integer',
-      minimum: 1,
-      maximum: MAX_PAGE,
-      default: 1,
-      example: 1,
-      description: '1-indexed page number (default 1)',
-    }),
-  elementsPerPage: z
-    .string()
-    .regex(/^-?\d{1,12}$/, 'elementsPerPage must be a whole number')
-    .transform((v) => Math.min(100, Math.max(1, Number(v))))
-    .optional()
-    .default(10)
-    .openapi({
-      param: { name: 'elementsPerPage', in: 'query' },
-      type: 'integer',
-      minimum: 1,
-      maximum: 100,
-      default: 10,
-      example: 10,
-      description:
-        'Page size, 1..100 (default 10). A whole number outside the range is clamped to it (0 reads as 1, 500 as 100); the answer says the size used.',
-    }),
-  search: z
-    .string()
-    .max(255, 'search must be at most 255 characters')
-    .optional()
-    .openapi({
-      param: { name: 'search', in: 'query' },
-      example: 'notes',
-      description: 'Case-insensitive substring; % _ \\ are matched literally',
-    }),
-  sortBy: z
-    .enum(['key'], { error: 'sortBy must be key' })
-    .optional()
-    .default('key')
-    .openapi({ param: { name: 'sortBy', in: 'query' }, description: 'Only `key` is supported' }),
-  sortDirection: z
-    .enum(['asc', 'desc'], { error: 'sortDirection must be asc or desc' })
-    .optional()
-    .default('asc')
-    .openapi({ param: { name: 'sortDirection', in: 'query' }, description: 'Byte order of the keys, `asc` (default) or `desc`' }),
-});
-
-const KeyPageSchema = z
-  .object({
-    page: z.number().int().openapi({ example: 1 }),
-    elementsPerPage: z.number().int().openapi({ example: 10 }),
-    totalElements: z.number().int().openapi({ example: 2, description: 'Number of keys matching the filter (internal keys excluded)' }),
-    contextKeys: z.array(z.string()).openapi({ example: ['customer:42/notes', 'customer:42/preferences'] }),
-  })
-  .openapi('ContextKeyPage');
+import {
+  KeyListQuerySchema,
+  KeyPageSchema,
+  KeyParamSchema,
+  MessageTextSchema,
+  NewKeySchema,
+  NewMessageSchema,
+  RoleSchema,
+} from './schemas';
 
 const ContextParamsSchema = AgentParamsSchema.extend({ contextKey: KeyParamSchema });
 
@@ -102,10 +45,16 @@ export const listContextKeys = createRoute({
   tags: ['Contexts'],
   summary: "List the agent's context keys",
   description:
-    'Keys in byte order, paged. Keys under `conversation-context-discovery/` are internal and never listed. An agent that has never written has no keys.',
+    "Keys in byte order, paged by `page` number or by keyset cursor: pass `nextAfter` as `after` to read on (every page then costs what page 1 costs, and keys created meanwhile behind the cursor do not shift later pages). With `after`, the answer's `page` is 1: the first page after the cursor. `totalElements` counts every key matching `search`, wherever the cursor stands. Keys under `conversation-context-discovery/` are internal and never listed. An agent that has never written has no keys.",
   security: agentRoute.security,
-  request: { params: agentRoute.params, query: ListQuerySchema },
-  responses: { 200: jsonResponse('A page of keys', KeyPageSchema), ...agentRoute.errors },
+  request: { params: agentRoute.params, query: KeyListQuerySchema },
+  responses: {
+    200: jsonResponse('A page of keys', KeyPageSchema),
+    ...agentRoute.errors,
+    400: errorResponse(
+      '`validation_failed`: bad collection address or token id, a query parameter out of its rules (`page`, `sortBy`, `sortDirection`, `search` over 255, `after` not a valid key), or `after` with a `page` other than 1',
+    ),
+  },
 });
 
 export const createContext = createRoute({

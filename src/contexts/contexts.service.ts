@@ -18,6 +18,8 @@ export interface KeyPage {
   elementsPerPage: number;
   totalElements: number;
   contextKeys: string[];
+  /** The last key of this page when more keys follow in this order, else null: the next `after`. */
+  nextAfter: string | null;
 }
 
 /** Escapes `%`, `_` and `\` so a search string matches literally inside ILIKE. */
@@ -30,38 +32,50 @@ export interface ListQuery {
   elementsPerPage: number;
   search?: string;
   sortDirection: 'asc' | 'desc';
+  /** Keyset cursor: only keys after this one in `sortDirection` (then `page` is 1 and no OFFSET runs). */
+  after?: string;
 }
 
 /**
- * The one statement behind a key page: the page and its total together. Exported so the
- * benchmark can run the very same SQL straight against Postgres as the floor.
+ * The one statement behind a key page: the total, the page and the next cursor together. A page
+ * by number skips with OFFSET; a page `after` a key starts with a B-tree descent to it (a range
+ * condition on the primary key), so every page costs what page 1 costs. One row more than the page
+ * is read to tell whether more follow. Exported so the benchmark can run the very same SQL straight
+ * against Postgres as the floor.
  */
 export function listKeysSql(schema: AgentSchema, query: ListQuery): { text: string; values: unknown[] } {
   const s = schema.quoted;
   const direction = query.sortDirection === 'desc' ? 'DESC' : 'ASC';
-  const offset = (query.page - 1) * query.elementsPerPage;
-  const search = query.search ? likeSubstring(query.search) : null;
-  const filter = search ? `${VISIBLE} AND key ILIKE $3` : VISIBLE;
+  const values: unknown[] = [query.elementsPerPage];
+  const param = (value: unknown): string => `$${values.push(value)}`;
+  const filter = query.search ? `${VISIBLE} AND key ILIKE ${param(likeSubstring(query.search))}` : VISIBLE;
   // Unfiltered totals come from the counter kept with every insert: counting 10^6 rows is not O(1).
-  const total = search ? `(SELECT count(*) FROM ${s}.contexts WHERE ${filter})` : `(SELECT visible FROM ${s}.key_count)`;
+  const total = query.search ? `(SELECT count(*) FROM ${s}.contexts WHERE ${filter})` : `(SELECT visible FROM ${s}.key_count)`;
+  const window =
+    query.after === undefined
+      ? `WHERE ${filter} ORDER BY key ${direction} LIMIT $1::int + 1 OFFSET ${param((query.page - 1) * query.elementsPerPage)}`
+      : `WHERE ${filter} AND key ${direction === 'DESC' ? '<' : '>'} ${param(query.after)} ORDER BY key ${direction} LIMIT $1::int + 1`;
   return {
-    text: `SELECT ${total} AS total,
-              coalesce((SELECT array_agg(key ORDER BY key ${direction})
-                        FROM (SELECT key FROM ${s}.contexts WHERE ${filter} ORDER BY key ${direction} LIMIT $1 OFFSET $2) page), '{}') AS keys`,
-    values: search ? [query.elementsPerPage, offset, search] : [query.elementsPerPage, offset],
+    // MATERIALIZED: the page is read once; inlined, each use of `k` below would run it again.
+    text: `WITH listing AS MATERIALIZED (
+             SELECT ${total} AS total,
+                    (SELECT array_agg(key ORDER BY key ${direction}) FROM (SELECT key FROM ${s}.contexts ${window}) page) AS k)
+           SELECT total, coalesce(k[1:$1::int], '{}') AS keys, CASE WHEN cardinality(k) > $1::int THEN k[$1::int] END AS next_after
+             FROM listing`,
+    values,
   };
 }
 
-/** Lists the agent's visible keys in byte order; an agent without storage has none. */
+/** Lists the agent's visible keys in byte order, by page number or after a key; an agent without storage has none. */
 export async function listKeys(deps: ContextsDeps, agent: Agent, query: ListQuery): Promise<KeyPage> {
-  const empty: KeyPage = { page: query.page, elementsPerPage: query.elementsPerPage, totalElements: 0, contextKeys: [] };
+  const empty: KeyPage = { page: query.page, elementsPerPage: query.elementsPerPage, totalElements: 0, contextKeys: [], nextAfter: null };
   const schema = await findAgentSchema(deps, agent);
   if (!schema) return empty;
   const { text, values } = listKeysSql(schema, query);
   try {
-    const { rows } = await deps.sql.query<{ total: string; keys: string[] }>(text, values);
+    const { rows } = await deps.sql.query<{ total: string; keys: string[]; next_after: string | null }>(text, values);
     const row = rows[0];
-    return { ...empty, totalElements: Number(row?.total ?? 0), contextKeys: row?.keys ?? [] };
+    return { ...empty, totalElements: Number(row?.total ?? 0), contextKeys: row?.keys ?? [], nextAfter: row?.next_after ?? null };
   } catch (err) {
     throw databaseError(err);
   }

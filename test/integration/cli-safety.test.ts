@@ -62,7 +62,7 @@ describe('a stack file that points elsewhere', () => {
         listen((req, res) =>
           req.path === '/health'
             ? json(res, 200, HEALTH)
-            : json(res, 200, { contextKeys: [], page: 1, elementsPerPage: 100, totalElements: 0 }),
+            : json(res, 200, { contextKeys: [], page: 1, elementsPerPage: 100, totalElements: 0, nextAfter: null }),
         ),
       );
       const repo = path.join(home, 'cloned-repo');

@@ -16,6 +16,7 @@ interface KeyPage {
   elementsPerPage: number;
   totalElements: number;
   contextKeys: string[];
+  nextAfter: string | null;
 }
 interface BatchResult {
   results: { key: string; status: 'created' | 'exists' | 'invalid'; reason?: string; message?: string }[];
@@ -49,6 +50,9 @@ async function walk(agent: TestAgent, params: Record<string, string | number>, e
     expect(res.body.elementsPerPage).toBe(elementsPerPage);
     totals.add(res.body.totalElements);
     keys.push(...res.body.contextKeys);
+    // Page numbers also answer the cursor: the last key when more follow, else null.
+    const more = page * elementsPerPage < res.body.totalElements;
+    expect(res.body.nextAfter).toBe(more ? res.body.contextKeys.at(-1) : null);
     if (res.body.contextKeys.length < elementsPerPage) break;
   }
   return { keys, totals: [...totals] };
@@ -61,12 +65,13 @@ describe('GET /agent/{c}/{t}/contexts/keys', () => {
     const agent = await freshAgent(testnet);
     const res = await list(agent);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ page: 1, elementsPerPage: 10, totalElements: 0, contextKeys: [] });
+    expect(res.body).toEqual({ page: 1, elementsPerPage: 10, totalElements: 0, contextKeys: [], nextAfter: null });
     expect((await list(agent, { search: 'x', page: 3, elementsPerPage: 5, sortDirection: 'desc' })).body).toEqual({
       page: 3,
       elementsPerPage: 5,
       totalElements: 0,
       contextKeys: [],
+      nextAfter: null,
     });
     expectError(await agent.call(`/context/${seg('some-key')}/messages`), 404, 'context_not_found');
     expectError(
@@ -90,7 +95,7 @@ describe('GET /agent/{c}/{t}/contexts/keys', () => {
     it('defaults to page 1, 10 per page, ascending', async () => {
       const res = await list(agent);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ page: 1, elementsPerPage: 10, totalElements: 120, contextKeys: keys.slice(0, 10) });
+      expect(res.body).toEqual({ page: 1, elementsPerPage: 10, totalElements: 120, contextKeys: keys.slice(0, 10), nextAfter: keys[9] });
       expect((await list(agent, { sortBy: 'key', sortDirection: 'asc' })).body).toEqual(res.body);
     });
 
@@ -133,15 +138,17 @@ describe('GET /agent/{c}/{t}/contexts/keys', () => {
     it('answers the largest page number with an empty page, not an overflow', async () => {
       const res = await list(agent, { page: 1_000_000_000, elementsPerPage: 100 });
       expect(res.status, res.text).toBe(200);
-      expect(res.body).toEqual({ page: 1_000_000_000, elementsPerPage: 100, totalElements: 120, contextKeys: [] });
+      expect(res.body).toEqual({ page: 1_000_000_000, elementsPerPage: 100, totalElements: 120, contextKeys: [], nextAfter: null });
     });
 
     it('answers a page past the end with no keys and the true total', async () => {
       const res = await list(agent, { page: 13 });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ page: 13, elementsPerPage: 10, totalElements: 120, contextKeys: [] });
+      expect(res.body).toEqual({ page: 13, elementsPerPage: 10, totalElements: 120, contextKeys: [], nextAfter: null });
       const last = await list(agent, { page: 12 });
       expect(last.body.contextKeys).toEqual(keys.slice(110));
+      expect(last.body.nextAfter).toBeNull();
+      expect((await list(agent, { page: 11 })).body.nextAfter).toBe(keys[109]);
     });
   });
 
@@ -236,9 +243,10 @@ describe('GET /agent/{c}/{t}/contexts/keys', () => {
 
     it('keeps the total honest on a page past the end of a search', async () => {
       const res = await list(agent, { search: 'notes', page: 2, elementsPerPage: 2 });
-      expect(res.body).toEqual({ page: 2, elementsPerPage: 2, totalElements: 3, contextKeys: ['notes-two'] });
+      expect(res.body).toEqual({ page: 2, elementsPerPage: 2, totalElements: 3, contextKeys: ['notes-two'], nextAfter: null });
       const past = await list(agent, { search: 'notes', page: 5, elementsPerPage: 2 });
-      expect(past.body).toEqual({ page: 5, elementsPerPage: 2, totalElements: 3, contextKeys: [] });
+      expect(past.body).toEqual({ page: 5, elementsPerPage: 2, totalElements: 3, contextKeys: [], nextAfter: null });
+      expect((await list(agent, { search: 'notes', elementsPerPage: 2 })).body.nextAfter).toBe('Notes_one');
     });
   });
 

@@ -118,7 +118,7 @@ describe('when Postgres stops and comes back', () => {
     postgres = await startPostgres({ dataDir, port });
     const list = await at('/contexts/keys');
     expect(list.status, list.text).toBe(200);
-    expect(list.body).toEqual({ page: 1, elementsPerPage: 10, totalElements: 1, contextKeys: ['before-outage'] });
+    expect(list.body).toEqual({ page: 1, elementsPerPage: 10, totalElements: 1, contextKeys: ['before-outage'], nextAfter: null });
     const messages = await at(`/context/${seg('before-outage')}/messages`);
     expect(messages.status).toBe(200);
     expect(messages.body.messages.map((m: { message: string }) => m.message)).toEqual(['kept']);

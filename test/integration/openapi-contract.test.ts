@@ -121,6 +121,9 @@ describe('the gateway answers as its OpenAPI document says', () => {
     ).toBe(200);
     expect((await onAgent(agent, 'GET', '/contexts/keys?page=1&elementsPerPage=500&sortDirection=desc')).status).toBe(200);
     expect((await onAgent(agent, 'GET', '/contexts/keys?page=0')).status).toBe(400);
+    expect((await onAgent(agent, 'GET', '/contexts/keys?after=notes&elementsPerPage=1')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/contexts/keys?after=x')).status).toBe(400);
+    expect((await onAgent(agent, 'GET', '/contexts/keys?after=notes&page=2')).status).toBe(400);
     expect((await onAgent(agent, 'PUT', '/contexts/keys')).status).toBe(405);
     const once = { 'idempotency-key': `contract-${randomBytes(4).toString('hex')}` };
     expect(

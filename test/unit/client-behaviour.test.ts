@@ -383,20 +383,41 @@ describe('pages, paths and headers', () => {
     expect(gateway.seen).toHaveLength(1);
   });
 
-  it('contextKeys() walks pages up to totalElements with the query', async () => {
+  it('contextKeys() walks pages by cursor (nextAfter → after) with the query, from the start or from an after', async () => {
     const all = Array.from({ length: 250 }, (_, i) => `key-${String(i).padStart(3, '0')}`);
     const gateway = fakeFetch((req) => {
-      const page = Number(req.query.get('page'));
+      const after = req.query.get('after');
       const per = Number(req.query.get('elementsPerPage'));
-      return { json: { page, elementsPerPage: per, totalElements: all.length, contextKeys: all.slice((page - 1) * per, page * per) } };
+      const from = after === null ? 0 : all.indexOf(after) + 1;
+      const contextKeys = all.slice(from, from + per);
+      const nextAfter = from + per < all.length ? contextKeys[contextKeys.length - 1] : null;
+      return { json: { page: 1, elementsPerPage: per, totalElements: all.length, contextKeys, nextAfter } };
     });
     const agent = client(gateway, { token: jwt('t') }).agent(COLLECTION, 1n);
     const keys: string[] = [];
     for await (const key of agent.contextKeys({ search: 'key', sortDirection: 'asc' })) keys.push(key);
     expect(keys).toEqual(all);
-    expect(gateway.seen.map((r) => r.query.get('page'))).toEqual(['1', '2', '3']);
+    expect(gateway.seen.map((r) => r.query.get('after'))).toEqual([null, 'key-099', 'key-199']);
+    expect(gateway.seen.every((r) => !r.query.has('page'))).toBe(true);
     expect(gateway.seen[0]!.query.get('search')).toBe('key');
     expect(gateway.seen[0]!.query.get('sortDirection')).toBe('asc');
+
+    const sizes: number[] = [];
+    for await (const page of agent.contextKeyPages({ after: 'key-199', elementsPerPage: 20 })) sizes.push(page.contextKeys.length);
+    expect(sizes).toEqual([20, 20, 10]);
+    expect(gateway.seen.slice(3).map((r) => r.query.get('after'))).toEqual(['key-199', 'key-219', 'key-239']);
+  });
+
+  it('contextKeys() refuses a key page without nextAfter (an older gateway) instead of stopping early', async () => {
+    const gateway = fakeFetch(() => ({ json: { page: 1, elementsPerPage: 100, totalElements: 500, contextKeys: ['k1', 'k2'] } }));
+    const agent = client(gateway, { token: jwt('t') }).agent(COLLECTION, 1n);
+    const keys: string[] = [];
+    const walk = async () => {
+      for await (const key of agent.contextKeys()) keys.push(key);
+    };
+    await expect(walk()).rejects.toMatchObject({ name: 'GatewayError', code: 'invalid_response' });
+    expect(keys).toEqual([]);
+    expect(gateway.seen).toHaveLength(1);
   });
 
   it('appends send Idempotency-Key and report Idempotent-Replayed', async () => {

@@ -58,7 +58,7 @@ const COMPONENT_TYPES = [
 
 /** Client members that are not one operation: state, helpers walking pages, older names. */
 type NotOperations = 'baseUrl' | 'token' | 'setToken' | 'login' | 'agent' | 'health';
-type NotAgentOperations = 'collection' | 'tokenId' | 'path' | 'contextKeys' | 'messagePages' | 'messages' | 'summary';
+type NotAgentOperations = 'collection' | 'tokenId' | 'path' | 'contextKeys' | 'contextKeyPages' | 'messagePages' | 'messages' | 'summary';
 
 /** One call of every operation method; the compiler insists every method is listed. */
 const GATEWAY_CALLS: { [K in Exclude<keyof GatewayClient, NotOperations>]: (c: GatewayClient) => Promise<unknown> } = {
@@ -103,7 +103,9 @@ describe('client types', () => {
       search?: string | undefined;
       sortBy?: 'key';
       sortDirection?: 'asc' | 'desc';
+      after?: string | undefined;
     }>();
+    expectTypeOf<T.ContextKeyPage['nextAfter']>().toEqualTypeOf<string | null>();
     expectTypeOf<T.MessagesQuery>().toEqualTypeOf<{ cursor?: string | undefined; limit?: number }>();
     expectTypeOf<T.DatabaseSettings['active']>().toEqualTypeOf<T.DatabaseSetup | null>();
     expectTypeOf<T.DatabaseFirstStep['port']>().toEqualTypeOf<number | undefined>();

@@ -73,7 +73,7 @@ describe('the served OpenAPI document, for tools', () => {
     security?: unknown[];
     requestBody?: unknown;
     responses: Record<string, Response>;
-    parameters?: { name: string; schema: Record<string, unknown> }[];
+    parameters?: { name: string; required?: boolean; schema: Record<string, unknown> }[];
   };
   const load = async () =>
     (await openApiDocument()) as {
@@ -125,6 +125,9 @@ describe('the served OpenAPI document, for tools', () => {
     expect(param('listContextKeys', 'page')).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
     expect(param('listContextKeys', 'elementsPerPage')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 10 });
     expect(param('listContextKeys', 'elementsPerPage')?.description).toContain('clamped');
+    expect(param('listContextKeys', 'after')).toMatchObject({ type: 'string', minLength: 2, maxLength: 255 });
+    expect(byId.listContextKeys?.parameters?.find((p) => p.name === 'after')?.required).toBeFalsy();
+    expect(doc.components.schemas.ContextKeyPage?.properties).toMatchObject({ nextAfter: { type: ['string', 'null'] } });
     expect(param('readMessages', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
     expect(doc.components.schemas.DatabaseSettings?.properties).toMatchObject({
       active: { anyOf: [{ $ref: '#/components/schemas/DatabaseSetup' }, { type: 'null' }] },
