@@ -1,6 +1,7 @@
 /**
- * Lists, per seeded agent: page 1 (10 per page), the middle page (100 per page) and a substring
- * search (page 1), through the client's `listContextKeys`, each checked against its floor (the
+ * Lists, per seeded agent: page 1 (10 per page), the middle page (100 per page, by page number:
+ * OFFSET), the middle of the keys by keyset cursor (`after=<key>`, 10 per page, like page 1) and
+ * a substring search (page 1), through the client's `listContextKeys`, each checked against its floor (the
  * same `listKeysSql` run from Node): median and p99 over `--requests` sequential rounds after
  * the warm-up, every case once per round; the small agent's row beside the big one's, and the
  * gated no-op (`GET /agent/{c}/{t}`) in the same rounds.
@@ -15,7 +16,8 @@ import { PAIR_ALIGN, PAIR_HEADERS, measureCases, met, pairRow, type Case, type P
 import { WARM_UP, log, type BenchContext } from './common';
 import { SEARCH_WORD, type Seeded } from './seeding';
 
-type OpName = 'page1' | 'deep' | 'search';
+type OpName = 'page1' | 'deep' | 'cursor' | 'search';
+const OPS: readonly OpName[] = ['page1', 'deep', 'cursor', 'search'];
 
 interface ListResult {
   op: OpName;
@@ -26,16 +28,32 @@ interface ListResult {
   result: PairResult;
 }
 
-function listQueries(total: number): Record<OpName, ListQuery> {
-  const pages = Math.ceil(total / 100);
-  return {
-    page1: { page: 1, elementsPerPage: 10, sortDirection: 'asc' },
-    deep: { page: Math.max(1, Math.ceil(pages / 2)), elementsPerPage: 100, sortDirection: 'asc' },
-    search: { page: 1, elementsPerPage: 10, search: SEARCH_WORD, sortDirection: 'asc' },
-  };
+/** The key in the middle of the agent's visible keys: where the cursor case starts. */
+async function middleKey(db: pg.Client, seeded: Seeded): Promise<string> {
+  const half = Math.floor(seeded.keys / 2);
+  const { text, values } = listKeysSql(seeded.agent.schema, { page: half, elementsPerPage: 1, sortDirection: 'asc' });
+  const { rows } = await db.query<{ keys: string[] }>(text, values);
+  const key = rows[0]?.keys[0];
+  if (key === undefined) throw new Error(`no key at position ${half}`);
+  return key;
 }
 
-function clientQuery(q: ListQuery): { page: number; elementsPerPage: number; search?: string } {
+async function listQueries(db: pg.Client, seeded: Seeded, op: OpName): Promise<ListQuery> {
+  const pages = Math.ceil(seeded.keys / 100);
+  switch (op) {
+    case 'page1':
+      return { page: 1, elementsPerPage: 10, sortDirection: 'asc' };
+    case 'deep':
+      return { page: Math.max(1, Math.ceil(pages / 2)), elementsPerPage: 100, sortDirection: 'asc' };
+    case 'cursor':
+      return { page: 1, elementsPerPage: 10, sortDirection: 'asc', after: await middleKey(db, seeded) };
+    case 'search':
+      return { page: 1, elementsPerPage: 10, search: SEARCH_WORD, sortDirection: 'asc' };
+  }
+}
+
+function clientQuery(q: ListQuery): { page?: number; elementsPerPage: number; search?: string; after?: string } {
+  if (q.after !== undefined) return { elementsPerPage: q.elementsPerPage, after: q.after };
   return q.search
     ? { page: q.page, elementsPerPage: q.elementsPerPage, search: q.search }
     : { page: q.page, elementsPerPage: q.elementsPerPage };
@@ -51,7 +69,7 @@ interface ListCase extends Case {
 
 /** One list request of one agent: the gateway call (checked against the floor's answer) and the floor. */
 async function listCase(db: pg.Client, seeded: Seeded, op: OpName): Promise<ListCase> {
-  const query = listQueries(seeded.keys)[op];
+  const query = await listQueries(db, seeded, op);
   const { text, values } = listKeysSql(seeded.agent.schema, query);
   const expected = await db.query<{ total: string; keys: string[] }>(text, values);
   const total = Number(expected.rows[0]?.total ?? NaN);
@@ -61,7 +79,9 @@ async function listCase(db: pg.Client, seeded: Seeded, op: OpName): Promise<List
       ? 'List page 1, 10 per page'
       : op === 'deep'
         ? `List middle page (${count(query.page)} of ${count(Math.ceil(seeded.keys / 100))}), 100 per page`
-        : `Search \`${SEARCH_WORD}\`, page 1 of 10 (${count(total)} matches, ${((100 * total) / seeded.keys).toFixed(1)}%)`;
+        : op === 'cursor'
+          ? 'List the middle of the keys by cursor (`after=<middle key>`), 10 per page'
+          : `Search \`${SEARCH_WORD}\`, page 1 of 10 (${count(total)} matches, ${((100 * total) / seeded.keys).toFixed(1)}%)`;
   return {
     op,
     label,
@@ -102,7 +122,7 @@ async function explain(db: pg.Client, schema: AgentSchema, query: ListQuery): Pr
 export async function benchLists(ctx: BenchContext, seededSmall: Seeded, seededBig: Seeded): Promise<ListPart> {
   const { db, options } = ctx;
   const requests = options.requests;
-  const ops: OpName[] = ['page1', 'deep', 'search'];
+  const ops = OPS;
   const baseline: Case = { gateway: () => timed(() => seededBig.agent.api.getAgent()), floor: null };
   const cases: ListCase[] = [];
   for (const op of ops) cases.push(await listCase(db, seededSmall, op), await listCase(db, seededBig, op));
@@ -126,7 +146,7 @@ export async function benchLists(ctx: BenchContext, seededSmall: Seeded, seededB
 
 export function listTable(part: ListPart): string {
   const rows: string[][] = [pairRow('Gated no-op: GET /agent/{c}/{t} (gates only, no storage query)', '', part.baseline)];
-  for (const op of ['page1', 'deep', 'search'] as const) {
+  for (const op of OPS) {
     const s = part.small[op];
     const b = part.big[op];
     rows.push(pairRow(s.label, count(s.keys), s.result));
@@ -163,10 +183,10 @@ function listReading(lists: ListPart): string[] {
   paragraphs.push(
     `**Lists.** Page 1 at ${bigKeys} keys: ${met(p1.gateway.median, 50)} at the gateway against the 50 ms target. ` +
       `The SQL takes ${ms(p1.floor.median)} of it at the floor; the other ${ms(overhead)} (${Math.round((100 * Math.max(0, overhead)) / p1.gateway.median)}%) is per-request cost outside the statement, ` +
-      `about what the gated no-op request costs in the same rounds (${ms(base)}: bearer check, then the registry lookup (one SQL-over-HTTP statement) and the \`ownerOf\` eth_call in parallel, plus wrangler dev's own proxying: a gate-less request already costs about 5 ms here). ` +
+      `about what the gated no-op request costs in the same rounds (${ms(base)}: bearer check, the registry (cached per isolate) and the \`ownerOf\` eth_call, plus wrangler dev's own proxying: a gate-less request already costs about 5 ms here). ` +
       `So the gates and the worker's round trips dominate, not the query. ` +
-      `The middle page at ${bigKeys} keys is ${met(deep.gateway.median, 50)} against the same target; the floor alone takes ${ms(deep.floor.median)}: OFFSET walks ${count(lists.big.deep.query.elementsPerPage * (lists.big.deep.query.page - 1))} index entries before the page (an index-only scan, no heap fetches), so the cost grows with the page number, ` +
-      `and only a keyset cursor (\`key > last key\`) would make every page a B-tree descent. ` +
+      `The middle page at ${bigKeys} keys is ${met(deep.gateway.median, 50)} against the same target; the floor alone takes ${ms(deep.floor.median)}: OFFSET walks ${count(lists.big.deep.query.elementsPerPage * (lists.big.deep.query.page - 1))} index entries before the page (an index-only scan, no heap fetches), so the cost grows with the page number. ` +
+      `By keyset cursor (\`after=<key>\`: \`key > after\`, a B-tree descent) the middle of the keys costs ${met(lists.big.cursor.result.gateway.median, 1.5 * p1.gateway.median)} at the gateway, ${ratio(lists.big.cursor.result.gateway.median, p1.gateway.median)} page 1 (target ≤ 1.5x; floor ${ms(lists.big.cursor.result.floor.median)} against ${ms(p1.floor.median)}). ` +
       `Search for a word in 2% of keys: ${met(search.gateway.median, 150)} against the 150 ms target (floor ${ms(search.floor.median)})` +
       (Number.isFinite(countMs) && Number.isFinite(pageMs)
         ? `; in its plan the count behind totalElements (${count(lists.big.search.matched)} matches from the trigram index, each heap row rechecked) takes ${ms(countMs)} and the page itself ${ms(pageMs)} (key-ordered index scan, stops after 10 matches).`
@@ -182,7 +202,7 @@ function listReading(lists: ListPart): string[] {
   );
   const rows: [string, Summary][] = [
     ['the gated no-op', lists.baseline.gateway],
-    ...(['page1', 'deep', 'search'] as const).flatMap((op): [string, Summary][] => [
+    ...OPS.flatMap((op): [string, Summary][] => [
       [`${lists.small[op].label} (${smallKeys} keys)`, lists.small[op].result.gateway],
       [`${lists.big[op].label} (${bigKeys} keys)`, lists.big[op].result.gateway],
     ]),
@@ -214,23 +234,18 @@ function planSummary(plan: string[]): string[] {
 export function listFailures(lists: ListPart): number {
   return (
     lists.baseline.failures.total() +
-    (['page1', 'deep', 'search'] as const).reduce(
-      (n, op) => n + lists.small[op].result.failures.total() + lists.big[op].result.failures.total(),
-      0,
-    )
+    OPS.reduce((n, op) => n + lists.small[op].result.failures.total() + lists.big[op].result.failures.total(), 0)
   );
 }
 
 /** The lists' tables, their reading, and (for stderr) the big agent's plans. */
 export function listReport(lists: ListPart): { body: string; notes: string } {
-  const notes = (['page1', 'deep', 'search'] as const)
-    .map((op) =>
-      [
-        `EXPLAIN ANALYZE, ${lists.big[op].label} at ${count(lists.big[op].keys)} keys:`,
-        ...planSummary(lists.plans[op]).map((l) => `    ${l}`),
-      ].join('\n'),
-    )
-    .join('\n\n');
+  const notes = OPS.map((op) =>
+    [
+      `EXPLAIN ANALYZE, ${lists.big[op].label} at ${count(lists.big[op].keys)} keys:`,
+      ...planSummary(lists.plans[op]).map((l) => `    ${l}`),
+    ].join('\n'),
+  ).join('\n\n');
   const body = [
     '### Lists and search',
     '',
