@@ -15,6 +15,9 @@
  * bridge answer each POST /sql, each WebSocket upgrade and each chunk from Postgres D ms late
  * (integers 0..10000; anything else stops the start, naming the variable). stack.json records
  * them as `latency: { rpcMs, dbMs }`.
+ * DEV_WRANGLER=0 runs the deployable bundle (`wrangler deploy --dry-run`) in workerd through
+ * Miniflare instead of `wrangler dev`: no live reload, no DevTools, KV in memory, but none of
+ * wrangler dev's proxy and inspector cost per request either (for benchmarks).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -32,6 +35,7 @@ import {
   type Backends,
   type DeploymentName,
 } from './lib/stack';
+import { buildWorker, startBundledWorker } from './lib/worker-bundle';
 import { startWranglerDev, type RunningWorker } from './lib/wrangler-dev';
 
 const startedAt = Date.now();
@@ -51,8 +55,9 @@ function port(name: string, fallback: number): { name: string; port: number } {
 
 let switches: ReturnType<typeof devSwitches>['bindings'];
 let latency: ReturnType<typeof devSwitches>['latency'];
+let wranglerDev: boolean;
 try {
-  ({ bindings: switches, latency } = devSwitches(process.env));
+  ({ bindings: switches, latency, wranglerDev } = devSwitches(process.env));
 } catch (err) {
   fail(err instanceof Error ? err.message : String(err));
 }
@@ -173,22 +178,26 @@ async function main(): Promise<void> {
   });
   const ready = backends;
 
-  console.log('starting both workers under wrangler dev...');
+  console.log(`starting both workers ${wranglerDev ? 'under wrangler dev' : 'in workerd through Miniflare (DEV_WRANGLER=0)'}...`);
   const secrets = { jwtSecret: await loadSecret('jwt-secret', newJwtSecret), vaultKek: await loadSecret('vault-kek', newVaultKek) };
+  const bundle = wranglerDev ? undefined : await buildWorker(path.join(stateDir, 'bundle'));
   const started = await Promise.all(
     DEPLOYMENT_NAMES.map(async (name: DeploymentName) => {
       const workerPort = ports[name].port;
       const origin = `http://127.0.0.1:${workerPort}`;
-      const worker = await startWranglerDev({
-        configFile: `wrangler.${name}.toml`,
-        port: workerPort,
-        inspectorPort: ports[`${name}Inspector`].port,
-        stateDir,
-        name,
-        bindings: { ...workerBindings(ready, name, origin, secrets), ...switches },
-      });
+      const bindings = { ...workerBindings(ready, name, origin, secrets), ...switches };
+      const worker = bundle
+        ? await startBundledWorker({ scriptPath: bundle, deployment: name, port: workerPort, bindings })
+        : await startWranglerDev({
+            configFile: `wrangler.${name}.toml`,
+            port: workerPort,
+            inspectorPort: ports[`${name}Inspector`].port,
+            stateDir,
+            name,
+            bindings,
+          });
       workers.push(worker);
-      await recordPid(`wrangler-${name}`, worker.pid, true);
+      await recordPid(bundle ? `workerd-${name}` : `wrangler-${name}`, worker.pid, !bundle);
       return [name, worker] as const;
     }),
   );
@@ -224,6 +233,9 @@ async function main(): Promise<void> {
       `  loopback targets       ${switches.DEV_LOOPBACK_TARGETS === '1' ? "accepted: http://127.0.0.1:PORT tool servers, loopback databases (DEV_LOOPBACK_TARGETS=0 for production's policy)" : 'refused, as in production (DEV_LOOPBACK_TARGETS=0)'}`,
       `  rate limits            ${switches.DEV_RATE_LIMITS === '1' ? "production's (DEV_RATE_LIMITS=0 turns them off for benchmarks)" : 'off (DEV_RATE_LIMITS=0)'}`,
       ...latencyBanner(),
+      ...(wranglerDev
+        ? []
+        : ['  workers                the bundle in workerd through Miniflare: no live reload, no DevTools (DEV_WRANGLER=0)']),
       `  stack description      ${path.relative(process.cwd(), stackFile) || stackFile}`,
       `  ready in ${seconds} s. Ctrl-C stops everything.`,
       '',
@@ -234,7 +246,9 @@ async function main(): Promise<void> {
 /** The banner's line about the latency switches, when one is set. */
 function latencyBanner(): string[] {
   if (latency.rpcMs === 0 && latency.dbMs === 0) return [];
-  return [`  latency                chain RPC ${latency.rpcMs} ms, database ${latency.dbMs} ms per exchange (DEV_RPC_LATENCY_MS, DEV_DB_LATENCY_MS)`];
+  return [
+    `  latency                chain RPC ${latency.rpcMs} ms, database ${latency.dbMs} ms per exchange (DEV_RPC_LATENCY_MS, DEV_DB_LATENCY_MS)`,
+  ];
 }
 
 function deploymentInfo(name: DeploymentName, started: readonly (readonly [DeploymentName, RunningWorker])[]) {

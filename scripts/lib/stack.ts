@@ -144,8 +144,9 @@ export function newVaultKek(version = 1): string {
 
 /**
  * The local stack's switches (DESIGN §9), one table: `flag`s are passed to both workers as vars
- * (0 or 1, with a default); `latencyMs` switches stay in the stack's own stand-ins (the bridge,
- * the RPC proxy) and never reach a worker: integers 0..10000, unset or empty = 0.
+ * (0 or 1, with a default); `runner` (0 or 1) chooses how the workers run and `latencyMs`
+ * switches stay in the stack's own stand-ins (the bridge, the RPC proxy): neither ever reaches a
+ * worker. Latencies are integers 0..10000, unset or empty = 0.
  */
 const DEV_SWITCHES = {
   DEV_LOOPBACK_TARGETS: {
@@ -157,6 +158,12 @@ const DEV_SWITCHES = {
     kind: 'flag',
     default: '1',
     meaning: "use 1 (production's rate limits, the default) or 0 (no rate limits, for benchmarks)",
+  },
+  DEV_WRANGLER: {
+    kind: 'runner',
+    default: '1',
+    meaning:
+      "use 1 (both workers under wrangler dev: live reload, DevTools, the default) or 0 (the deployable bundle in workerd through Miniflare, without wrangler dev's proxy and inspector: for benchmarks)",
   },
   DEV_RPC_LATENCY_MS: {
     kind: 'latencyMs',
@@ -185,7 +192,7 @@ export const MAX_DEV_LATENCY_MS = 10_000;
 function switchValue(env: NodeJS.ProcessEnv, name: SwitchName): string {
   const spec = DEV_SWITCHES[name];
   const value = env[name];
-  if (spec.kind === 'flag') {
+  if (spec.kind === 'flag' || spec.kind === 'runner') {
     if (value === undefined || value === '') return spec.default;
     if (value !== '0' && value !== '1') throw new Error(`${name}=${value}: ${spec.meaning}`);
     return value;
@@ -201,12 +208,13 @@ function switchValue(env: NodeJS.ProcessEnv, name: SwitchName): string {
  * example tool server and loopback databases can be tried end to end. The test harness passes
  * none: its workers keep production's policy and its stand-ins add no delay.
  */
-export function devSwitches(env: NodeJS.ProcessEnv): { bindings: DevSwitchBindings; latency: DevLatency } {
+export function devSwitches(env: NodeJS.ProcessEnv): { bindings: DevSwitchBindings; latency: DevLatency; wranglerDev: boolean } {
   const values = Object.fromEntries(Object.keys(DEV_SWITCHES).map((name) => [name, switchValue(env, name as SwitchName)]));
   const flags = (Object.keys(DEV_SWITCHES) as SwitchName[]).filter((name) => DEV_SWITCHES[name].kind === 'flag');
   return {
     bindings: Object.fromEntries(flags.map((name) => [name, values[name]])) as DevSwitchBindings,
     latency: { rpcMs: Number(values.DEV_RPC_LATENCY_MS), dbMs: Number(values.DEV_DB_LATENCY_MS) },
+    wranglerDev: values.DEV_WRANGLER === '1',
   };
 }
 

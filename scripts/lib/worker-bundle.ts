@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Miniflare } from 'miniflare';
@@ -106,3 +106,39 @@ export default {
   },
 };
 `;
+
+/**
+ * `npm run dev` with `DEV_WRANGLER=0`: a deployment's bundle in workerd through Miniflare at
+ * `port`, without wrangler dev's proxy worker and DevTools inspector (which relays every outbound
+ * fetch as DevTools network events: more CPU than the worker's own on a gated request). No live
+ * reload; KV in memory. `pid` is workerd's, for the pid file and CPU accounting.
+ */
+export async function startBundledWorker(options: {
+  scriptPath: string;
+  deployment: DeploymentName;
+  port: number;
+  bindings: Record<string, string>;
+}): Promise<{ pid: number; baseUrl: string; stop(): Promise<void> }> {
+  const worker = await startMiniflare(options);
+  const pid = workerdPid(options.port);
+  if (pid === undefined) {
+    await worker.dispose();
+    throw new Error(`workerd serving port ${options.port} not found`);
+  }
+  return { pid, baseUrl: worker.url, stop: () => worker.dispose() };
+}
+
+/** The workerd process whose entry socket is 127.0.0.1:`port`. */
+function workerdPid(port: number): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (cmdline.includes('workerd') && cmdline.includes(`entry=127.0.0.1:${port}\0`)) return Number(entry);
+  }
+  return undefined;
+}
