@@ -22,15 +22,19 @@
  * Prints figures, never asserts on them; exits 1 when the stack is not running or a line failed.
  * Never prints the token or the private key.
  */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { parseHydrateFile } from '../../src/cli/hydrate-parse';
 import { planHydration } from '../../src/cli/hydrate-plan';
-import { runHydration, type HydrateResult } from '../../src/cli/hydrate-run';
+import { DEFAULT_PARALLEL, runHydration, type HydrateResult } from '../../src/cli/hydrate-run';
 import { createGatewayClient, type AgentClient } from '../../src/client';
 import { agentSchemaName } from '../../src/storage/agent-storage';
 import { mintAgent } from '../lib/contracts';
+import { REPO_ROOT } from '../lib/migrate';
 import { progressBar } from '../../src/cli/progress';
 import {
   BenchError,
@@ -120,7 +124,7 @@ async function main(): Promise<number> {
   const total = Math.round(numberFlag(flags, 'messages', 100_000));
   const keyCount = Math.round(numberFlag(flags, 'keys', 20));
   const singleCount = Math.min(total, Math.round(numberFlag(flags, 'single', 10_000)));
-  const parallel = Math.round(numberFlag(flags, 'parallel', 4));
+  const parallel = Math.round(numberFlag(flags, 'parallel', DEFAULT_PARALLEL));
   const write = booleanFlag(flags, 'write');
 
   const stack = await readStack();
@@ -156,7 +160,8 @@ async function main(): Promise<number> {
   );
 
   // Wallet, agents, login.
-  const owner = privateKeyToAccount(generatePrivateKey());
+  const ownerKey = generatePrivateKey();
+  const owner = privateKeyToAccount(ownerKey);
   const minterKey = generatePrivateKey();
   const minter = privateKeyToAccount(minterKey);
   await fetch(testnet.rpcUrl, {
@@ -165,8 +170,8 @@ async function main(): Promise<number> {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [minter.address, '0x56BC75E2D63100000'] }),
   }).then((r) => r.arrayBuffer());
   const base = (BigInt(Date.now()) << 16n) + BigInt(Math.floor(Math.random() * 65_536)) * 1000n;
-  const [tokenA, tokenB] = [base, base + 1n];
-  for (const tokenId of [tokenA, tokenB]) await mintAgent(testnet.rpcUrl, minterKey, testnet.collection, owner.address, tokenId);
+  const [tokenA, tokenB, tokenC] = [base, base + 1n, base + 2n];
+  for (const tokenId of [tokenA, tokenB, tokenC]) await mintAgent(testnet.rpcUrl, minterKey, testnet.collection, owner.address, tokenId);
   const samples = new Map<string, number[]>();
   const client = createGatewayClient({
     baseUrl: testnet.baseUrl,
@@ -192,6 +197,15 @@ async function main(): Promise<number> {
     'single',
   );
 
+  // The CLI itself, as users run it: its own process, login, reading and checking the file.
+  const cli = await runCli(content, {
+    baseUrl: testnet.baseUrl,
+    privateKey: ownerKey,
+    collection: testnet.collection,
+    tokenId: tokenC,
+    parallel,
+  });
+
   // 5. Check with SQL.
   const db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
@@ -200,7 +214,7 @@ async function main(): Promise<number> {
     const { rows } = await db.query<{ n: string }>(`select count(*) as n from ${schema.quoted}.messages`);
     return Number(rows[0]!.n);
   };
-  const [storedA, storedB] = [await stored(tokenA), await stored(tokenB)];
+  const [storedA, storedB, storedC] = [await stored(tokenA), await stored(tokenB), await stored(tokenC)];
   await db.end();
   const loadAtEnd = os.loadavg()[0] ?? NaN;
 
@@ -215,6 +229,8 @@ async function main(): Promise<number> {
     single.result.failed.length +
     (storedA !== total ? 1 : 0) +
     (storedB !== singleCount ? 1 : 0) +
+    (storedC !== total ? 1 : 0) +
+    (cli.code !== 0 ? 1 : 0) +
     (replay.result.sent !== 0 ? 1 : 0);
 
   const f1 = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
@@ -231,6 +247,17 @@ async function main(): Promise<number> {
         ms(batch.latency.p99),
         count(storedA),
         String(batch.result.failed.length),
+      ],
+      [
+        `\`agent-gateway hydrate --create-missing --parallel ${parallel}\`: the CLI end to end (its own process, login, file read and checked)`,
+        count(total),
+        count(plan.batchCount),
+        cli.seconds.toFixed(1),
+        `${f1(total / cli.seconds)}/s`,
+        '',
+        '',
+        count(storedC),
+        String(cli.code === 0 ? 0 : 1),
       ],
       [
         'Same file again: every batch replayed, nothing stored',
@@ -276,7 +303,8 @@ async function main(): Promise<number> {
   const reading =
     `**Reading.** Batches of 100 store ${f1(batchRate)} messages/s against ${f1(singleRate)}/s one request at a time at the same concurrency (${ratio(batchRate, singleRate)}): ` +
     `${count(total)} messages take ${batch.result.seconds.toFixed(0)} s in ${count(batch.result.requests)} requests instead of ${extrapolated ? 'an extrapolated ' : ''}${singleSecondsAll.toFixed(0)} s in ${count(total)}. ` +
-    `A batch request takes ${ms(batch.latency.median)} at the median against ${ms(single.latency.median)} for one message, so the per-request cost (the three gates: bearer, registry lookup over a fresh Postgres connection, \`ownerOf\`; see the identity and memory sections) is paid once per 100 messages. ` +
+    `A batch request takes ${ms(batch.latency.median)} at the median against ${ms(single.latency.median)} for one message, so the per-request cost (the three gates: bearer, registry (cached per isolate), \`ownerOf\`; see the identity and memory sections) is paid once per 100 messages. ` +
+    `The CLI as users run it, in a process of its own that logs in, reads and checks the file, then sends it, stores ${f1(total / cli.seconds)} messages/s end to end. ` +
     `A rerun of the finished file (what resuming after a crash costs for the part already done) answers every batch from its idempotency record in ${replay.result.seconds.toFixed(1)} s (${f1(rate(replay))} messages/s) and stores nothing: SQL still counts ${count(storedA)} rows.`;
 
   console.log(['', table, '', reading].join('\n'));
@@ -319,6 +347,49 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** Runs `agent-gateway hydrate` on `content` in a process of its own (a temporary HOME and token file); wall time from spawn to exit. */
+async function runCli(
+  content: string,
+  target: { baseUrl: string; privateKey: string; collection: string; tokenId: bigint; parallel: number },
+): Promise<{ code: number | null; seconds: number }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-hydrate-'));
+  try {
+    const file = path.join(dir, 'messages.jsonl');
+    await writeFile(file, content);
+    const args = ['hydrate', '--file', file, '--create-missing', '--parallel', String(target.parallel), '--collection', target.collection];
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      AGENT_GATEWAY_URL: target.baseUrl,
+      AGENT_GATEWAY_PRIVATE_KEY: target.privateKey,
+      AGENT_GATEWAY_TOKEN_FILE: path.join(dir, 'token.json'),
+    };
+    const t0 = now();
+    const child = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin/agent-gateway.mjs'), ...args, '--token-id', target.tokenId.toString()],
+      {
+        cwd: dir,
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2000);
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', resolve);
+    });
+    const seconds = (now() - t0) / 1000;
+    if (code !== 0) log(`agent-gateway hydrate exited ${code}: ${stderr.split('\n').slice(-5).join(' | ')}`);
+    return { code, seconds };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 runBench('bench:hydrate', main);

@@ -5,7 +5,7 @@ import { progressBar } from './progress';
 import { stringValue, type Command } from './command';
 import { parseHydrateFile, type FailedLine } from './hydrate-parse';
 import { planHydration } from './hydrate-plan';
-import { failedLinesJsonl, runHydration, type HydrateResult } from './hydrate-run';
+import { DEFAULT_PARALLEL, failedLinesJsonl, runHydration, type HydrateResult } from './hydrate-run';
 import { CliError, UsageError, type Io } from './output';
 import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
 
@@ -60,7 +60,7 @@ Options:
   --file FILE          the JSONL file (required)
   --create-missing     create the file's context keys first (without it, lines of a key that does
                        not exist fail with context_not_found)
-  --parallel N         keys sent at once (default 4); one key's batches are always sent in order
+  --parallel N         keys sent at once (default 8); one key's batches are always sent in order
   --failed-out FILE    where failed lines go (default <file>.failed.jsonl next to the input), one
                        {"line", "reason", "key", "role", "message"} per line: fix them and feed
                        the file back
@@ -84,7 +84,7 @@ Needs a login (agent-gateway login) and the agent (--collection, --token-id).`,
   async run({ values, env, io }) {
     const file = stringValue(values, 'file');
     if (!file) throw new UsageError('--file is required');
-    const parallel = positiveInteger(stringValue(values, 'parallel'), 'parallel', 4, 64);
+    const parallel = positiveInteger(stringValue(values, 'parallel'), 'parallel', DEFAULT_PARALLEL, 64);
     const failedOut = path.resolve(stringValue(values, 'failed-out') ?? defaultFailedPath(file));
     const json = values.json === true;
 
