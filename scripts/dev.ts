@@ -9,6 +9,12 @@
  * the state directory with DEV_DIR (default .dev).
  * Local-stack switches passed to both workers (DESIGN §9): DEV_LOOPBACK_TARGETS (default 1; 0 =
  * production's outbound policy) and DEV_RATE_LIMITS (default 1; 0 = no rate limits, for benchmarks).
+ * Latency switches, kept in the stack's own stand-ins and never passed to a worker:
+ * DEV_RPC_LATENCY_MS=R puts a loopback JSON-RPC proxy in front of each anvil that forwards every
+ * request R ms late (unset or 0: the workers talk to anvil directly), DEV_DB_LATENCY_MS=D makes the
+ * bridge answer each POST /sql, each WebSocket upgrade and each chunk from Postgres D ms late
+ * (integers 0..10000; anything else stops the start, naming the variable). stack.json records
+ * them as `latency: { rpcMs, dbMs }`.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,7 +24,7 @@ import { isAlive, isPortFree, stopProcessGroup, waitForExit } from './lib/proces
 import {
   CHAIN_OF,
   DEPLOYMENT_NAMES,
-  devSwitchBindings,
+  devSwitches,
   newJwtSecret,
   newVaultKek,
   startBackends,
@@ -43,9 +49,10 @@ function port(name: string, fallback: number): { name: string; port: number } {
   return { name, port: value };
 }
 
-let switches: ReturnType<typeof devSwitchBindings>;
+let switches: ReturnType<typeof devSwitches>['bindings'];
+let latency: ReturnType<typeof devSwitches>['latency'];
 try {
-  switches = devSwitchBindings(process.env);
+  ({ bindings: switches, latency } = devSwitches(process.env));
 } catch (err) {
   fail(err instanceof Error ? err.message : String(err));
 }
@@ -162,6 +169,7 @@ async function main(): Promise<void> {
       anvil: { mainnet: ports.anvilMainnet.port, testnet: ports.anvilTestnet.port },
     },
     onStarted: (kind, pid) => void recordPid(kind, pid, kind.startsWith('anvil')),
+    latency,
   });
   const ready = backends;
 
@@ -191,6 +199,7 @@ async function main(): Promise<void> {
     mainnet: deploymentInfo('mainnet', started),
     testnet: deploymentInfo('testnet', started),
     accounts: ready.accounts,
+    latency,
   };
   await writeFile(stackFile, `${JSON.stringify(stack, null, 2)}\n`);
 
@@ -214,11 +223,18 @@ async function main(): Promise<void> {
       `  database               ${ready.databaseUrl}`,
       `  loopback targets       ${switches.DEV_LOOPBACK_TARGETS === '1' ? "accepted: http://127.0.0.1:PORT tool servers, loopback databases (DEV_LOOPBACK_TARGETS=0 for production's policy)" : 'refused, as in production (DEV_LOOPBACK_TARGETS=0)'}`,
       `  rate limits            ${switches.DEV_RATE_LIMITS === '1' ? "production's (DEV_RATE_LIMITS=0 turns them off for benchmarks)" : 'off (DEV_RATE_LIMITS=0)'}`,
+      ...latencyBanner(),
       `  stack description      ${path.relative(process.cwd(), stackFile) || stackFile}`,
       `  ready in ${seconds} s. Ctrl-C stops everything.`,
       '',
     ].join('\n'),
   );
+}
+
+/** The banner's line about the latency switches, when one is set. */
+function latencyBanner(): string[] {
+  if (latency.rpcMs === 0 && latency.dbMs === 0) return [];
+  return [`  latency                chain RPC ${latency.rpcMs} ms, database ${latency.dbMs} ms per exchange (DEV_RPC_LATENCY_MS, DEV_DB_LATENCY_MS)`];
 }
 
 function deploymentInfo(name: DeploymentName, started: readonly (readonly [DeploymentName, RunningWorker])[]) {

@@ -207,6 +207,8 @@ export interface StackFile {
   mainnet: StackDeployment;
   testnet: StackDeployment;
   accounts: { address: string; privateKey: string }[];
+  /** DEV_RPC_LATENCY_MS and DEV_DB_LATENCY_MS as the stand-ins apply them (0 = none). */
+  latency: { rpcMs: number; dbMs: number };
 }
 
 export interface StackDeployment {

@@ -6,6 +6,7 @@ import { registerCollection } from './collections';
 import { ANVIL_ACCOUNTS, compileContracts, deployDemoAgents } from './contracts';
 import { migrateGateway } from './migrate';
 import { ensureDatabase, startPostgres, type RunningPostgres } from './postgres';
+import { startRpcProxy } from './rpc-proxy';
 import { startWsBridge, type RunningBridge } from './ws-bridge';
 
 export const DEPLOYMENT_NAMES = ['mainnet', 'testnet'] as const;
@@ -22,7 +23,10 @@ export interface BackendPorts {
 
 export interface ChainBackend {
   chainId: number;
+  /** anvil itself (scripts, tests). */
   rpcUrl: string;
+  /** What the worker's RPC_URL is: anvil, or the delaying proxy in front of it when rpcMs > 0. */
+  workerRpcUrl: string;
   /** The demo ERC-721, registered as a collection of kind `internal`. */
   collection: string;
   anvil: AnvilInstance;
@@ -48,7 +52,10 @@ export async function startBackends(options: {
   ports: BackendPorts;
   log?: (line: string) => void;
   onStarted?: (kind: string, pid: number | undefined) => void;
+  /** Delays in the stand-ins (DEV_RPC_LATENCY_MS, DEV_DB_LATENCY_MS); none by default. */
+  latency?: DevLatency;
 }): Promise<Backends> {
+  const latency = options.latency ?? { rpcMs: 0, dbMs: 0 };
   const started: { stop(): Promise<void> }[] = [];
   const stopAll = async () => {
     for (const part of started.reverse()) await part.stop().catch(() => undefined);
@@ -69,7 +76,7 @@ export async function startBackends(options: {
     });
     started.push(postgres);
     options.onStarted?.('postgres', postgres.pid);
-    const bridge = await startWsBridge(options.ports.bridge);
+    const bridge = await startWsBridge(options.ports.bridge, { latencyMs: latency.dbMs });
     started.push(bridge);
     await ensureDatabase(postgres.adminUrl, DATABASE_NAME);
     const databaseUrl = postgres.databaseUrl(DATABASE_NAME);
@@ -84,7 +91,13 @@ export async function startBackends(options: {
     ] as const) {
       const collection = await deployDemoAgents(anvil.rpcUrl, deployer.privateKey);
       await registerCollection(databaseUrl, { chainId: CHAIN_OF[name], address: collection, kind: 'internal' });
-      chains[name] = { chainId: CHAIN_OF[name], rpcUrl: anvil.rpcUrl, collection, anvil };
+      let workerRpcUrl = anvil.rpcUrl; // R = 0: the worker talks to anvil directly, no proxy to pay for
+      if (latency.rpcMs > 0) {
+        const proxy = await startRpcProxy(anvil.rpcUrl, { latencyMs: latency.rpcMs });
+        started.push({ stop: proxy.close });
+        workerRpcUrl = proxy.url;
+      }
+      chains[name] = { chainId: CHAIN_OF[name], rpcUrl: anvil.rpcUrl, workerRpcUrl, collection, anvil };
     }
     return {
       postgres,
@@ -110,7 +123,7 @@ export function workerBindings(
   const chain = backends.chains[name];
   return {
     CHAIN_ID: String(chain.chainId),
-    RPC_URL: chain.rpcUrl,
+    RPC_URL: chain.workerRpcUrl,
     SIWE_DOMAIN: new URL(origin).host,
     SIWE_URI: origin,
     DB_WS_PROXY: backends.bridge.proxy,
@@ -129,29 +142,75 @@ export function newVaultKek(version = 1): string {
   return `v${version}:${randomBytes(32).toString('base64')}`;
 }
 
-/** The local stack's switches (DESIGN §9): their defaults under `npm run dev` and what 0 and 1 mean. */
+/**
+ * The local stack's switches (DESIGN §9), one table: `flag`s are passed to both workers as vars
+ * (0 or 1, with a default); `latencyMs` switches stay in the stack's own stand-ins (the bridge,
+ * the RPC proxy) and never reach a worker: integers 0..10000, unset or empty = 0.
+ */
 const DEV_SWITCHES = {
   DEV_LOOPBACK_TARGETS: {
+    kind: 'flag',
     default: '1',
     meaning: "use 1 (loopback tool servers and databases accepted, the default) or 0 (production's policy)",
   },
-  DEV_RATE_LIMITS: { default: '1', meaning: "use 1 (production's rate limits, the default) or 0 (no rate limits, for benchmarks)" },
+  DEV_RATE_LIMITS: {
+    kind: 'flag',
+    default: '1',
+    meaning: "use 1 (production's rate limits, the default) or 0 (no rate limits, for benchmarks)",
+  },
+  DEV_RPC_LATENCY_MS: {
+    kind: 'latencyMs',
+    meaning: 'use an integer 0..10000: ms each exchange between a worker and the chain RPC is delayed (unset = 0)',
+  },
+  DEV_DB_LATENCY_MS: {
+    kind: 'latencyMs',
+    meaning: 'use an integer 0..10000: ms each exchange between a worker and the database is delayed (unset = 0)',
+  },
 } as const;
 
-export type DevSwitchBindings = Record<keyof typeof DEV_SWITCHES, '0' | '1'>;
+type SwitchName = keyof typeof DEV_SWITCHES;
+type FlagName = { [K in SwitchName]: (typeof DEV_SWITCHES)[K]['kind'] extends 'flag' ? K : never }[SwitchName];
+
+export type DevSwitchBindings = Record<FlagName, '0' | '1'>;
+
+/** What the latency switches ask of the stand-ins, in ms (`.dev/stack.json`'s `latency`). */
+export interface DevLatency {
+  rpcMs: number;
+  dbMs: number;
+}
+
+export const MAX_DEV_LATENCY_MS = 10_000;
+
+/** One switch's value from the environment; throws naming it when the value is not allowed. */
+function switchValue(env: NodeJS.ProcessEnv, name: SwitchName): string {
+  const spec = DEV_SWITCHES[name];
+  const value = env[name];
+  if (spec.kind === 'flag') {
+    if (value === undefined || value === '') return spec.default;
+    if (value !== '0' && value !== '1') throw new Error(`${name}=${value}: ${spec.meaning}`);
+    return value;
+  }
+  if (value === undefined || value === '') return '0';
+  if (!/^\d{1,5}$/.test(value) || Number(value) > MAX_DEV_LATENCY_MS) throw new Error(`${name}=${value}: ${spec.meaning}`);
+  return String(Number(value));
+}
 
 /**
- * The switches `npm run dev` passes to both workers, from the developer's environment: each is its
- * default unless set to 0 or 1 (anything else throws, naming it). Loopback targets are on by
- * default so the example tool server and loopback databases can be tried end to end. The test
- * harness passes none: its workers keep production's policy.
+ * Every switch of `npm run dev` checked at once (the first bad one throws, naming it): the vars
+ * for both workers and the latencies for the stand-ins. Loopback targets are on by default so the
+ * example tool server and loopback databases can be tried end to end. The test harness passes
+ * none: its workers keep production's policy and its stand-ins add no delay.
  */
+export function devSwitches(env: NodeJS.ProcessEnv): { bindings: DevSwitchBindings; latency: DevLatency } {
+  const values = Object.fromEntries(Object.keys(DEV_SWITCHES).map((name) => [name, switchValue(env, name as SwitchName)]));
+  const flags = (Object.keys(DEV_SWITCHES) as SwitchName[]).filter((name) => DEV_SWITCHES[name].kind === 'flag');
+  return {
+    bindings: Object.fromEntries(flags.map((name) => [name, values[name]])) as DevSwitchBindings,
+    latency: { rpcMs: Number(values.DEV_RPC_LATENCY_MS), dbMs: Number(values.DEV_DB_LATENCY_MS) },
+  };
+}
+
+/** The switches `npm run dev` passes to both workers (see devSwitches). */
 export function devSwitchBindings(env: NodeJS.ProcessEnv): DevSwitchBindings {
-  const entries = Object.entries(DEV_SWITCHES).map(([name, spec]) => {
-    const value = env[name];
-    if (value === undefined || value === '') return [name, spec.default];
-    if (value !== '0' && value !== '1') throw new Error(`${name}=${value}: ${spec.meaning}`);
-    return [name, value];
-  });
-  return Object.fromEntries(entries) as DevSwitchBindings;
+  return devSwitches(env).bindings;
 }

@@ -29,8 +29,16 @@ export interface RunningBridge {
  * pipes bytes both ways (the driver's Pool and transactions), and `POST /sql` runs one-shot
  * queries on warm connections (the driver's `neon()` function). Loopback targets only; requests
  * carrying an `Origin` header (browsers) get 403.
+ *
+ * With `latencyMs` > 0 (`DEV_DB_LATENCY_MS`) the database is that far away: each `POST /sql` is
+ * run that many ms after it arrived, a WebSocket upgrade is accepted that much later, and each
+ * chunk from Postgres reaches the worker that much after Postgres sent it (FIFO, not cumulative),
+ * so every request/answer exchange costs one latency. At 0 nothing is delayed and no timer is set.
  */
-export async function startWsBridge(port: number): Promise<RunningBridge> {
+export async function startWsBridge(port: number, options: { latencyMs?: number } = {}): Promise<RunningBridge> {
+  const latencyMs = options.latencyMs ?? 0;
+  /** Runs `fn` one latency from now (at once when there is none). Equal delays keep their order. */
+  const later = latencyMs > 0 ? (fn: () => void) => void setTimeout(fn, latencyMs) : (fn: () => void) => fn();
   const sql = sqlOverHttp();
   const server = http.createServer((req, res) => {
     if (fromBrowser(req)) {
@@ -38,15 +46,18 @@ export async function startWsBridge(port: number): Promise<RunningBridge> {
       res.end(JSON.stringify({ message: 'requests from browsers (with an Origin header) are refused' }));
       return;
     }
-    sql.handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
+    later(() => {
+      sql.handle(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
     });
   });
   const wss = new WebSocketServer({
     server,
     perMessageDeflate: false,
-    verifyClient: (info, done) => (fromBrowser(info.req) ? done(false, 403, 'requests from browsers are refused') : done(true)),
+    verifyClient: (info, done) =>
+      fromBrowser(info.req) ? done(false, 403, 'requests from browsers are refused') : later(() => done(true)),
   });
   const open = new Set<{ ws: WebSocket; socket: net.Socket }>();
   wss.on('connection', (ws, req) => {
@@ -69,15 +80,19 @@ export async function startWsBridge(port: number): Promise<RunningBridge> {
       else socket.write(chunk);
     });
     socket.on('data', (chunk) => {
-      if (ws.readyState === ws.OPEN) ws.send(chunk);
+      later(() => {
+        if (ws.readyState === ws.OPEN) ws.send(chunk);
+      });
     });
     const close = () => {
       open.delete(tunnel);
       socket.destroy();
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.terminate();
     };
-    socket.on('error', close);
-    socket.on('close', close);
+    // Postgres hanging up reaches the worker after the chunks sent before it.
+    const closeFromPostgres = () => later(close);
+    socket.on('error', closeFromPostgres);
+    socket.on('close', closeFromPostgres);
     ws.on('close', close);
     ws.on('error', close);
   });
