@@ -234,7 +234,9 @@ async function main(): Promise<void> {
 /** The banner's line about the latency switches, when one is set. */
 function latencyBanner(): string[] {
   if (latency.rpcMs === 0 && latency.dbMs === 0) return [];
-  return [`  latency                chain RPC ${latency.rpcMs} ms, database ${latency.dbMs} ms per exchange (DEV_RPC_LATENCY_MS, DEV_DB_LATENCY_MS)`];
+  return [
+    `  latency                chain RPC ${latency.rpcMs} ms, database ${latency.dbMs} ms per exchange (DEV_RPC_LATENCY_MS, DEV_DB_LATENCY_MS)`,
+  ];
 }
 
 function deploymentInfo(name: DeploymentName, started: readonly (readonly [DeploymentName, RunningWorker])[]) {
