@@ -90,10 +90,12 @@ export function stackProcesses(devDir: string): StackProcesses {
     }
     return entry.pid;
   };
-  const wranglerTestnet = pidOf('wrangler-testnet');
-  const devNode = procStat(wranglerTestnet)?.ppid ?? 0;
+  // DEV_WRANGLER=0: each worker is a workerd of its own (Miniflare's, a child of dev.ts), no wrangler.
+  const bundled = entries.some((e) => e.kind === 'workerd-testnet');
+  const testnetRoot = pidOf(bundled ? 'workerd-testnet' : 'wrangler-testnet');
+  const devNode = procStat(testnetRoot)?.ppid ?? 0;
   if (!cmdlineOf(devNode).includes('scripts/dev.ts')) {
-    throw new BenchError(`the parent of wrangler (pid ${devNode}) is not scripts/dev.ts; cannot find the bridge's process`);
+    throw new BenchError(`the parent of the testnet worker (pid ${devNode}) is not scripts/dev.ts; cannot find the bridge's process`);
   }
   const postmaster = postmasterPid(devDir);
   if (postmaster === undefined || !procStat(postmaster)) throw new BenchError(`no running postmaster for ${devDir}`);
@@ -104,12 +106,17 @@ export function stackProcesses(devDir: string): StackProcesses {
       .filter((p) => cmdlineOf(p.pid).includes('workerd') && cmdlineOf(p.pid).includes('--inspector-addr'))
       .map((p) => p.pid);
   const parts: PartRoots[] = [
-    { part: 'worker', roots: () => workerdOf(wranglerTestnet), descendants: true, reaped: true },
-    { part: 'wrangler', roots: () => [wranglerTestnet], descendants: true, reaped: true },
+    { part: 'worker', roots: () => (bundled ? [testnetRoot] : workerdOf(testnetRoot)), descendants: true, reaped: true },
+    { part: 'wrangler', roots: () => (bundled ? [] : [testnetRoot]), descendants: true, reaped: true },
     { part: 'bridge', roots: () => [devNode], descendants: false, reaped: false },
     { part: 'anvil', roots: () => [pidOf('anvil-testnet')], descendants: true, reaped: true },
     { part: 'postgres', roots: () => [postmaster], descendants: true, reaped: true },
-    { part: 'idle', roots: () => [pidOf('wrangler-mainnet'), pidOf('anvil-mainnet')], descendants: true, reaped: true },
+    {
+      part: 'idle',
+      roots: () => [pidOf(bundled ? 'workerd-mainnet' : 'wrangler-mainnet'), pidOf('anvil-mainnet')],
+      descendants: true,
+      reaped: true,
+    },
   ];
   const members = (): Map<Part, { pids: number[]; reaped: boolean }> => {
     const claimed = new Set<number>();

@@ -32,7 +32,8 @@ async function timed(run: () => Promise<string | undefined>): Promise<Dependency
 export async function checkHealth(deps: { db: Database; chain: PublicClient; chainId: number }): Promise<HealthReport> {
   const [database, chain] = await Promise.all([
     timed(async () => {
-      await deps.db.pool.query('select 1');
+      // One statement over HTTP, as the hot paths use: no connection to open per health check.
+      await deps.db.sql.query('select 1');
       return undefined;
     }),
     timed(async () => {

@@ -5,7 +5,7 @@
  * bounds are asserted: that is the switches' function, and a loaded machine only adds time.
  * One `npm run dev` with both switches set checks the wiring end to end.
  */
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, neonConfig } from '@neondatabase/serverless';
@@ -129,14 +129,25 @@ describe('npm run dev with the latency switches', () => {
     expect(run.output()).toContain('DEV_DB_LATENCY_MS=20ms');
   }, 60_000);
 
-  it('records the latencies in stack.json, says so in the banner, and a gateway request pays them', async () => {
+  it('records the latencies in stack.json, says so in the banner, and a gateway request pays them (workers run as bundles: DEV_WRANGLER=0)', async () => {
     const devDir = await mkdtemp(path.join(tmpdir(), 'agent-gateway-latency-'));
     await chmod(devDir, 0o755); // Postgres runs as its own user when we are root
     cleanups.push(() => rm(devDir, { recursive: true, force: true }));
     const rpcMs = 300;
     const dbMs = 100;
-    const dev = await startDevStack(devDir, cleanups, undefined, { DEV_RPC_LATENCY_MS: String(rpcMs), DEV_DB_LATENCY_MS: String(dbMs) });
+    const dev = await startDevStack(devDir, cleanups, undefined, {
+      DEV_RPC_LATENCY_MS: String(rpcMs),
+      DEV_DB_LATENCY_MS: String(dbMs),
+      DEV_WRANGLER: '0',
+    });
     expect(dev.stack.latency).toEqual({ rpcMs, dbMs });
+    // DEV_WRANGLER=0: each worker is a workerd of its own (no wrangler dev), recorded for clean-up.
+    const pids = JSON.parse(await readFile(path.join(devDir, 'pids.json'), 'utf8')) as { kind: string; pid: number }[];
+    const kinds = pids.map((p) => p.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['workerd-mainnet', 'workerd-testnet']));
+    expect(kinds.some((k) => k.startsWith('wrangler-'))).toBe(false);
+    const workerd = pids.find((p) => p.kind === 'workerd-testnet')!;
+    expect(await readFile(`/proc/${workerd.pid}/cmdline`, 'utf8')).toContain('workerd');
     // /health asks the database and the chain at once: it waits for the slower of the two.
     const health = await timed(() => fetch(`${dev.stack.testnet.baseUrl}/health`, { signal: AbortSignal.timeout(15_000) }));
     expect(health.value.status).toBe(200);
@@ -153,6 +164,7 @@ describe('npm run dev with the latency switches', () => {
     const banner = `chain RPC ${rpcMs} ms, database ${dbMs} ms`;
     await waitUntil(() => dev.run.output().includes('ready in'), 30_000);
     expect(dev.run.output()).toContain(banner);
+    expect(dev.run.output()).toContain('no live reload, no DevTools (DEV_WRANGLER=0)');
     await dev.stop();
   }, 150_000);
 });

@@ -32,3 +32,17 @@ describe('DEV_RPC_LATENCY_MS and DEV_DB_LATENCY_MS', () => {
     expect(() => devSwitches({ DEV_RPC_LATENCY_MS: '60', DEV_RATE_LIMITS: 'off' })).toThrow(/DEV_RATE_LIMITS=off/);
   });
 });
+
+describe('DEV_WRANGLER', () => {
+  it('is on (wrangler dev) unless set to 0, and never reaches a worker', () => {
+    expect(devSwitches({}).wranglerDev).toBe(true);
+    expect(devSwitches({ DEV_WRANGLER: '' }).wranglerDev).toBe(true);
+    expect(devSwitches({ DEV_WRANGLER: '1' }).wranglerDev).toBe(true);
+    expect(devSwitches({ DEV_WRANGLER: '0' }).wranglerDev).toBe(false);
+    expect(Object.keys(devSwitches({ DEV_WRANGLER: '0' }).bindings)).not.toContain('DEV_WRANGLER');
+  });
+
+  it('refuses anything but 0 or 1, naming it', () => {
+    for (const bad of ['no', 'false', '2', ' 0']) expect(() => devSwitches({ DEV_WRANGLER: bad }), bad).toThrow(`DEV_WRANGLER=${bad}:`);
+  });
+});
