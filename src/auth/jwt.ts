@@ -45,6 +45,18 @@ export async function issueAccessToken(input: {
 
 export type TokenFailure = 'invalid' | 'expired' | 'wrong_chain';
 
+const verificationKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+
+/** The HS256 key, imported once per secret and isolate (jose would import the raw bytes on every call). */
+function verificationKey(secret: Uint8Array): Promise<CryptoKey> {
+  let key = verificationKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+    verificationKeys.set(secret, key);
+  }
+  return key;
+}
+
 /**
  * Verifies an access token: HS256 only (no `none`, no other algorithm), `exp`/`nbf`/`iat`/`sub`/`cId`
  * required, bounded clock skew, and `cId` equal to this deployment's chain.
@@ -54,7 +66,7 @@ export async function verifyAccessToken(
   options: { secret: Uint8Array; chainId: number; now: Date },
 ): Promise<{ ok: true; claims: AccessClaims } | { ok: false; reason: TokenFailure }> {
   try {
-    const { payload } = await jwtVerify(token, options.secret, {
+    const { payload } = await jwtVerify(token, await verificationKey(options.secret), {
       algorithms: ['HS256'],
       requiredClaims: ['exp', 'nbf', 'iat', 'sub', 'cId'],
       clockTolerance: CLOCK_TOLERANCE_SECONDS,

@@ -5,6 +5,47 @@ import type { Config } from '../config';
 /** Default deadline of one call to one RPC endpoint (`RPC_TIMEOUT_MS`): the gate answers 503 rather than hang. */
 export const RPC_TIMEOUT_MS = 4_000;
 
+/** The largest RPC answer read: our calls (ownerOf, a signature check, the chain id) answer in bytes. */
+export const RPC_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/**
+ * fetch for the RPC with the answer bounded. viem's own bound reads every answer through a stream
+ * reader (about a tenth of a gated request's CPU); here an answer that declares its length, as
+ * RPC providers do, is handed over as it is when within the bound and refused when over it (a
+ * transport failure: the next endpoint, or 503); only an undeclared length is read chunk by chunk.
+ */
+async function boundedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const res = await fetch(input, init);
+  const declared = res.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= RPC_MAX_RESPONSE_BYTES) return res;
+  const tooLarge = () => new Error(`the RPC answer is larger than ${RPC_MAX_RESPONSE_BYTES} bytes`);
+  if (declared !== null || !res.body) {
+    await res.body?.cancel();
+    if (declared !== null) throw tooLarge();
+    return res;
+  }
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > RPC_MAX_RESPONSE_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
 const clients = new WeakMap<Config, PublicClient>();
 
 /**
@@ -21,7 +62,7 @@ export function chainClient(config: Config): PublicClient {
     client = createPublicClient({
       chain: { ...DEPLOYMENTS[config.chainId].chain, id: config.chainId },
       transport: fallback(
-        config.rpcUrls.map((url) => http(url, { timeout, retryCount: 0, batch: false })),
+        config.rpcUrls.map((url) => http(url, { timeout, retryCount: 0, batch: false, maxResponseBodySize: false, fetchFn: boundedFetch })),
         { rank: false, retryCount: 0 },
       ),
     });

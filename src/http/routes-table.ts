@@ -1,5 +1,7 @@
 import type { Env, MiddlewareHandler } from 'hono';
 
+const RECENT_PATHS = 256;
+
 /** A compiled view of the app's routes: which methods each path pattern accepts. */
 export interface RouteTable {
   /** Methods registered for the concrete path, empty when no route has that path. */
@@ -33,13 +35,20 @@ export function compileRouteTable(routes: readonly RouteLike[]): RouteTable {
     entry.methods.add(method);
     if (method === 'GET') entry.methods.add('HEAD');
   }
+  // Several middlewares ask about the same path in one request: remember recent answers (bounded).
+  const recent = new Map<string, string[]>();
   return {
     methodsFor(path) {
+      const known = recent.get(path);
+      if (known) return known;
       const methods = new Set<string>();
       for (const entry of patterns.values()) {
         if (entry.regex.test(path)) for (const m of entry.methods) methods.add(m);
       }
-      return [...methods].sort();
+      const answer = [...methods].sort();
+      if (recent.size >= RECENT_PATHS) recent.delete(recent.keys().next().value!);
+      recent.set(path, answer);
+      return answer;
     },
   };
 }

@@ -81,6 +81,12 @@ function cases(ctx: BenchContext, agent: BenchAgent): PathCase[] {
       floor: null,
     },
     {
+      label: `POST …/context/{key}/messages (${BATCH} messages, a new Idempotency-Key each time)`,
+      kind: 'write',
+      gateway: () => timed(() => api.appendMessages(KEY, messages(), { idempotencyKey: `bench:cp-${run}-${n++}` })),
+      floor: null,
+    },
+    {
       label: 'POST …/context (a new key each time)',
       kind: 'write',
       gateway: () => timed(() => api.createContext(`bench:cp-${run}-${n++}`)),
