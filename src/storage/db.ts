@@ -37,6 +37,24 @@ function configureDriver(wsProxy: string | undefined): void {
   proxyConfigured = wsProxy;
 }
 
+const httpClients = new WeakMap<Config, SqlClient>();
+
+/** One-shot statements over HTTP: stateless (each is its own fetch), so built once per isolate. */
+function httpClient(config: Config): SqlClient {
+  let client = httpClients.get(config);
+  if (!client) {
+    const http = neon(config.databaseUrl, { fullResults: true });
+    client = {
+      async query<R = Record<string, unknown>>(text: string, values: unknown[] = []) {
+        const result = await http.query(text, values, { fullResults: true });
+        return { rows: result.rows as R[], rowCount: result.rowCount };
+      },
+    };
+    httpClients.set(config, client);
+  }
+  return client;
+}
+
 export function openDatabase(config: Config): Database {
   configureDriver(config.dbWsProxy);
   let pool: Pool | undefined;
@@ -49,13 +67,7 @@ export function openDatabase(config: Config): Database {
     });
     return pool;
   };
-  const http = neon(config.databaseUrl, { fullResults: true });
-  const sql: SqlClient = {
-    async query<R = Record<string, unknown>>(text: string, values: unknown[] = []) {
-      const result = await http.query(text, values, { fullResults: true });
-      return { rows: result.rows as R[], rowCount: result.rowCount };
-    },
-  };
+  const sql = httpClient(config);
   return {
     sql,
     get pool() {
