@@ -42,6 +42,7 @@ import {
   summarize,
   writeBenchmarkSection,
   BenchError,
+  stackRun,
 } from './lib';
 import { machineTicks, PART_LABELS, PARTS, perRequestMs, stackProcesses, clockTicks, type Part, type StackProcesses } from './proc-cpu';
 
@@ -197,7 +198,7 @@ async function main(): Promise<number> {
   const dominant = PARTS.filter((p) => p !== 'idle').reduce((a, b) => (keysRow.cpu[a] >= keysRow.cpu[b] ? a : b));
 
   const body = [
-    `Measured by \`npm run bench:cpu -- --requests ${requests} --clients ${clients}\` on ${describeMachine()}, load average ${loadAtStart.toFixed(2)} at the start;`,
+    `Measured by \`npm run bench:cpu -- --requests ${requests} --clients ${clients}\` against \`${stackRun().command}\` (the worker in ${stackRun().runner}) on ${describeMachine()}, load average ${loadAtStart.toFixed(2)} at the start;`,
     `stack latency switches: chain RPC ${latency.rpcMs} ms, database ${latency.dbMs} ms. CPU is from /proc (utime + stime, with reaped children;`,
     `one tick = ${1000 / clockTicks()} ms), in ms per request for each part of the stack: ${SHOWN.map((p) => `**${p}** = ${PART_LABELS[p]}`).join(', ')}.`,
     '"stack total" is their sum; "whole machine" counts every process on the machine (others\' work included), so the gap between them is noise.',

@@ -34,6 +34,34 @@ export interface StackInfo {
   accounts: { address: Address; privateKey: Hex }[];
 }
 
+/**
+ * How the running stack was started, for a section's "against …" line: the `npm run dev` command
+ * (its switches: latency from stack.json, how the workers run from pids.json; benchmarks assume
+ * DEV_RATE_LIMITS=0) and what the workers run in.
+ */
+export function stackRun(): { command: string; runner: string } {
+  const devDir = path.resolve(REPO_ROOT, process.env.DEV_DIR ?? '.dev');
+  let latency = { rpcMs: 0, dbMs: 0 };
+  let bundled = false;
+  try {
+    latency = (JSON.parse(readFileSync(path.join(devDir, 'stack.json'), 'utf8')) as { latency?: typeof latency }).latency ?? latency;
+    const pids = JSON.parse(readFileSync(path.join(devDir, 'pids.json'), 'utf8')) as { kind: string }[];
+    bundled = pids.some((p) => p.kind.startsWith('workerd-'));
+  } catch {
+    /* an older stack: described as wrangler dev without latency */
+  }
+  const vars = [
+    bundled ? 'DEV_WRANGLER=0' : '',
+    'DEV_RATE_LIMITS=0',
+    latency.rpcMs > 0 ? `DEV_RPC_LATENCY_MS=${latency.rpcMs}` : '',
+    latency.dbMs > 0 ? `DEV_DB_LATENCY_MS=${latency.dbMs}` : '',
+  ].filter(Boolean);
+  return {
+    command: `${vars.join(' ')} npm run dev`,
+    runner: bundled ? 'workerd through Miniflare (`DEV_WRANGLER=0`)' : '`wrangler dev`',
+  };
+}
+
 /** Thrown for anything the user must fix before a benchmark can run; printed without a stack. */
 export class BenchError extends Error {
   override readonly name = 'BenchError';
@@ -278,14 +306,14 @@ fail on them: they are for spotting regressions and for knowing where time goes,
 To run one, start the local stack in one terminal and run the benchmark in another:
 
 \`\`\`sh
-DEV_RATE_LIMITS=0 npm run dev        # terminal 1: workers, Postgres and anvil, no rate limits; wait for "ready"
-npm run bench:identity -- --write    # terminal 2: prints the table and updates its section below
+DEV_WRANGLER=0 DEV_RATE_LIMITS=0 npm run dev   # terminal 1: no rate limits, workers without wrangler dev's wrapper; wait for "ready"
+npm run bench:identity -- --write              # terminal 2: prints the table and updates its section below
 \`\`\`
 
 Without \`--write\` a benchmark only prints. The figures are medians, p99s and ratios from one run
-on a 2-core machine, over loopback through \`wrangler dev\` (workerd, local KV, embedded Postgres
-behind the WebSocket bridge, anvil): compare ratios and orders of magnitude, not absolute numbers
-against production. There is one section per issue; each run replaces its own section.
+on a 2-core machine, over loopback (workerd, local KV, embedded Postgres behind the Neon stand-in,
+anvil): compare ratios and orders of magnitude, not absolute numbers against production. Each
+run replaces its own sections.
 `;
 
 /**

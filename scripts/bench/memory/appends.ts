@@ -170,7 +170,7 @@ function appendReading(app: AppendPart): string[] {
   const f = app.floor;
   const share = rate(app.batchGateway) / rate(app.batchFloor);
   return [
-    `**One message.** One client: ${met(seq.gateway.median, 10)} at the gateway against the 10 ms p50 target on loopback; the floor (the same \`appendSql\` statement on a warm connection) takes ${ms(seq.floor.median)}, so ${ms(seq.gateway.median - seq.floor.median)} is per-request overhead (the gates, the worker's round trips, and wrangler dev's proxy). ` +
+    `**One message.** One client: ${met(seq.gateway.median, 10)} at the gateway against the 10 ms p50 target on loopback; the floor (the same \`appendSql\` statement on a warm connection) takes ${ms(seq.floor.median)}, so ${ms(seq.gateway.median - seq.floor.median)} is per-request overhead (the gates and the worker's round trips). ` +
       `With ${CONCURRENCY} concurrent clients on one context the gateway stores ${perSecond(g.count, g.elapsedMs)} (p50 ${ms(g.latency.median)}) against ${perSecond(f.count, f.elapsedMs)} at the floor (p50 ${ms(f.latency.median)}), where appends to one context serialise on the context row's lock.`,
     `**Batches.** ${BATCH_SIZE} messages a call with an Idempotency-Key, ${BATCH_CLIENTS} clients: ${perSecond(app.batchGateway.count * BATCH_SIZE, app.batchGateway.elapsedMs)} messages (p50 ${ms(app.batchGateway.latency.median)} a call) against ${perSecond(app.batchFloor.count * BATCH_SIZE, app.batchFloor.elapsedMs)} rows at the floor (p50 ${ms(app.batchFloor.latency.median)}), ` +
       `${Number.isFinite(share) ? `${share.toFixed(2)}x` : 'n/a'}: target ≥ ${BATCH_TARGET}x ${Number.isFinite(share) ? (share >= BATCH_TARGET ? '**met**' : '**not met**') : 'not measured'}.`,

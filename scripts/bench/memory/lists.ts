@@ -183,7 +183,7 @@ function listReading(lists: ListPart): string[] {
   paragraphs.push(
     `**Lists.** Page 1 at ${bigKeys} keys: ${met(p1.gateway.median, 50)} at the gateway against the 50 ms target. ` +
       `The SQL takes ${ms(p1.floor.median)} of it at the floor; the other ${ms(overhead)} (${Math.round((100 * Math.max(0, overhead)) / p1.gateway.median)}%) is per-request cost outside the statement, ` +
-      `about what the gated no-op request costs in the same rounds (${ms(base)}: bearer check, the registry (cached per isolate) and the \`ownerOf\` eth_call, plus wrangler dev's own proxying: a gate-less request already costs about 5 ms here). ` +
+      `about what the gated no-op request costs in the same rounds (${ms(base)}: bearer check, the registry (cached per isolate) and the \`ownerOf\` eth_call). ` +
       `So the gates and the worker's round trips dominate, not the query. ` +
       `The middle page at ${bigKeys} keys is ${met(deep.gateway.median, 50)} against the same target; the floor alone takes ${ms(deep.floor.median)}: OFFSET walks ${count(lists.big.deep.query.elementsPerPage * (lists.big.deep.query.page - 1))} index entries before the page (an index-only scan, no heap fetches), so the cost grows with the page number. ` +
       `By keyset cursor (\`after=<key>\`: \`key > after\`, a B-tree descent) the middle of the keys costs ${met(lists.big.cursor.result.gateway.median, 1.5 * p1.gateway.median)} at the gateway, ${ratio(lists.big.cursor.result.gateway.median, p1.gateway.median)} page 1 (target ≤ 1.5x; floor ${ms(lists.big.cursor.result.floor.median)} against ${ms(p1.floor.median)}). ` +
@@ -211,7 +211,7 @@ function listReading(lists: ListPart): string[] {
   if (outliers.length > 0) {
     paragraphs.push(
       `**Outliers.** ${outliers.map(([label, x]) => `${label}: p99 ${ms(x.p99)} against a median of ${ms(x.median)}`).join('; ')}. ` +
-        'Single stalls of this size are what `wrangler dev` causes when it rebuilds and reloads the worker after a source file changes, or a load spike on this shared machine; the medians are not affected.',
+        'Single stalls of this size come from a reload of the worker (`wrangler dev` rebuilds after a source file changes) or a load spike on this shared machine; the medians are not affected.',
     );
   }
   return paragraphs;

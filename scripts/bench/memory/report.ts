@@ -3,7 +3,7 @@
  * section (command, date, machine, load), the seeding and lists section, and writing them.
  */
 import type pg from 'pg';
-import { bytes, count, describeMachine, writeBenchmarkSection, type MachineFacts } from '../lib';
+import { bytes, count, describeMachine, stackRun, writeBenchmarkSection, type MachineFacts } from '../lib';
 import { WARM_UP, log, type MemoryOptions, type SectionReport } from './common';
 import { listFailures, listReport, type ListPart } from './lists';
 import { SEARCH_WORD, WORDS, seedTable, type Seeded } from './seeding';
@@ -56,9 +56,9 @@ function preamble(run: RunFacts): string {
     .replace(/\.\d+Z$/, 'Z')
     .replace('T', ' ');
   return [
-    `Command: \`${run.command}\` (against \`DEV_RATE_LIMITS=0 npm run dev\`, testnet worker), run ${date}.`,
+    `Command: \`${run.command}\` (against \`${stackRun().command}\`, testnet worker), run ${date}.`,
     `Machine: ${describeMachine(run.machine)}; load average ${run.loadAtStart.toFixed(2)} when the run started and ${run.loadAtEnd.toFixed(2)} when it ended (the stack, and whatever else runs, share these cores with the benchmark client). ` +
-      `Database: ${run.server} (the dev stack's embedded Postgres). Gateway requests go through the typed client (\`src/client\`), client-side time from request sent to body parsed, over loopback through \`wrangler dev\`; ` +
+      `Database: ${run.server} (the dev stack's embedded Postgres). Gateway requests go through the typed client (\`src/client\`), client-side time from request sent to body parsed, over loopback, the worker in ${stackRun().runner}; ` +
       'floors are the same SQL run from Node over warm `pg` connections in the same run.',
   ].join('\n');
 }
