@@ -33,7 +33,10 @@ const InitBodySchema = z
 
 const InitResponseSchema = z
   .object({
-    nonce: z.string().openapi({ example: '9f1c2e7d0b4a4c3e8e2f6a1b5d7c9e0f3a2b4c6d8e0f1a2b' }),
+    nonce: z.string().openapi({
+      example: '0mwrioc009f1c2e7d0b4a4c3e8e2f6a1b5d7c9e0f3a2b4c6d8e0f1a2b5c7d9e1f3a5b7c9d',
+      description: "Single use. 73 alphanumerics: the issue time, 128 random bits and the gateway's tag; send it back with the signature",
+    }),
     message: z.string().openapi({
       description: 'The EIP-4361 (Sign-In with Ethereum) text to sign as a personal message, unchanged',
       example:
@@ -54,7 +57,7 @@ const FinishBodySchema = z
       .openapi({
         description:
           "Optional (not in the spec's shape): the nonce init returned with the signed message, for a direct lookup. Without it, the signature is matched against the wallet's pending login messages (newest first, a bounded number).",
-        example: '9f1c2e7d0b4a4c3e8e2f6a1b5d7c9e0f3a2b4c6d8e0f1a2b',
+        example: '0mwrioc009f1c2e7d0b4a4c3e8e2f6a1b5d7c9e0f3a2b4c6d8e0f1a2b5c7d9e1f3a5b7c9d',
       }),
   })
   .openapi('LoginFinish');
