@@ -1,6 +1,7 @@
 import { createPublicClient, fallback, http, type PublicClient } from 'viem';
 import { DEPLOYMENTS } from '../chains';
 import type { Config } from '../config';
+import { readAtMost } from '../http/read-at-most';
 
 /** Default deadline of one call to one RPC endpoint (`RPC_TIMEOUT_MS`): the gate answers 503 rather than hang. */
 export const RPC_TIMEOUT_MS = 4_000;
@@ -19,31 +20,18 @@ async function boundedFetch(input: RequestInfo | URL, init?: RequestInit): Promi
   const declared = res.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= RPC_MAX_RESPONSE_BYTES) return res;
   const tooLarge = () => new Error(`the RPC answer is larger than ${RPC_MAX_RESPONSE_BYTES} bytes`);
-  if (declared !== null || !res.body) {
+  if (declared !== null) {
     await res.body?.cancel();
-    if (declared !== null) throw tooLarge();
-    return res;
+    throw tooLarge();
   }
+  if (!res.body) return res;
   const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > RPC_MAX_RESPONSE_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
+  const read = await readAtMost(reader, RPC_MAX_RESPONSE_BYTES);
+  if (!read.ok) {
+    await reader.cancel();
+    throw tooLarge();
   }
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  return new Response(read.bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 const clients = new WeakMap<Config, PublicClient>();

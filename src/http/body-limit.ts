@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
+import { readAtMost } from './read-at-most';
 
 /** How much of an oversized body is read and dropped before answering 413 (see below). */
 const DRAIN_CAP_BYTES = 8 * 1024 * 1024;
@@ -23,25 +24,12 @@ export function bodyLimit(): MiddlewareHandler<AppBindings> {
       await drain(reader, 0);
       throw tooLarge();
     }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > max) {
-        await drain(reader, size);
-        throw tooLarge();
-      }
-      chunks.push(value);
+    const read = await readAtMost(reader, max);
+    if (!read.ok) {
+      await drain(reader, read.read);
+      throw tooLarge();
     }
-    const body = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      body.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    c.req.raw = new Request(raw, { body });
+    c.req.raw = new Request(raw, { body: read.bytes });
     return next();
   };
 }

@@ -2,6 +2,7 @@
  * Reading one reply of the tool server: the body under a byte cap and the deadline, as JSON or as
  * an SSE stream, and picking the JSON-RPC response that answers our request id.
  */
+import { readAtMost, type Chunk } from '../http/read-at-most';
 import { upstreamText } from './credentials';
 import { timeoutError, type Deadline } from './deadline';
 import { isObject, McpError, type JsonObject } from './types';
@@ -98,29 +99,16 @@ async function readCapped(res: Response, cap: number, deadline: Deadline): Promi
   }
   if (res.body === null) return new Uint8Array(0);
   const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
   try {
-    for (;;) {
-      const { done, value } = await readChunk(reader, deadline);
-      if (done) break;
-      total += value.byteLength;
-      if (total > cap) {
-        await cancel(reader);
-        throw tooLarge(cap);
-      }
-      chunks.push(value);
+    const read = await readAtMost(reader, cap, (r) => readChunk(r, deadline));
+    if (!read.ok) {
+      await cancel(reader);
+      throw tooLarge(cap);
     }
+    return read.bytes;
   } finally {
     reader.releaseLock();
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 /** Reads an SSE reply until the event carrying our response; notifications and requests are skipped. */
@@ -218,10 +206,7 @@ async function readSse(res: Response, id: number, maxBytes: number, secrets: rea
   throw new McpError('bad_response', 'tool server event stream carried no JSON-RPC response');
 }
 
-async function readChunk(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  deadline: Deadline,
-): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }> {
+async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>, deadline: Deadline): Promise<Chunk> {
   try {
     const chunk = await reader.read();
     if (chunk.done) return { done: true };
