@@ -197,8 +197,9 @@ async function main(): Promise<number> {
   const [noIoRow, keysRow] = concurrent as [Measured, Measured];
   const dominant = PARTS.filter((p) => p !== 'idle').reduce((a, b) => (keysRow.cpu[a] >= keysRow.cpu[b] ? a : b));
 
+  const devStack = stackRun();
   const body = [
-    `Measured by \`npm run bench:cpu -- --requests ${requests} --clients ${clients}\` against \`${stackRun().command}\` (the worker in ${stackRun().runner}) on ${describeMachine()}, load average ${loadAtStart.toFixed(2)} at the start;`,
+    `Measured by \`npm run bench:cpu -- --requests ${requests} --clients ${clients}\` against \`${devStack.command}\` (the worker in ${devStack.runner}) on ${describeMachine()}, load average ${loadAtStart.toFixed(2)} at the start;`,
     `stack latency switches: chain RPC ${latency.rpcMs} ms, database ${latency.dbMs} ms. CPU is from /proc (utime + stime, with reaped children;`,
     `one tick = ${1000 / clockTicks()} ms), in ms per request for each part of the stack: ${SHOWN.map((p) => `**${p}** = ${PART_LABELS[p]}`).join(', ')}.`,
     '"stack total" is their sum; "whole machine" counts every process on the machine (others\' work included), so the gap between them is noise.',

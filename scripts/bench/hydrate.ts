@@ -54,6 +54,7 @@ import {
   writeBenchmarkSection,
   type Summary,
   runBench,
+  runDate,
   stackRun,
 } from './lib';
 
@@ -318,18 +319,16 @@ async function main(): Promise<number> {
       parallel !== 4 ? `--parallel ${parallel}` : '',
       '--write',
     ].filter(Boolean);
-    const date = startedAt
-      .toISOString()
-      .replace(/\.\d+Z$/, 'Z')
-      .replace('T', ' ');
+    const date = runDate(startedAt);
+    const devStack = stackRun();
     const body = [
-      `Command: \`npm run bench:hydrate -- ${args.join(' ')}\` (against \`${stackRun().command}\`, testnet worker), run ${date}.`,
+      `Command: \`npm run bench:hydrate -- ${args.join(' ')}\` (against \`${devStack.command}\`, testnet worker), run ${date}.`,
       `Machine: ${describeMachine(facts)}; load average ${loadAtStart.toFixed(2)} when the run started and ${loadAtEnd.toFixed(2)} when it ended (the stack, and whatever else runs, share these cores with the benchmark client).`,
       '',
       `Data: one generated JSONL file of ${count(total)} messages (${(content.length / 1024 / 1024).toFixed(1)} MiB, ~${Math.round(content.length / total)} bytes a line) over ${keyCount} context keys, interleaved, roles cycling; checked and planned locally in ${ms(planMs)} (${plan.batchCount} batches). ` +
         `Batches: the CLI's hydration engine (\`src/cli/hydrate-run.ts\`, what \`agent-gateway hydrate --create-missing\` runs) into a freshly minted agent: up to 100 messages per \`POST …/messages\` with an Idempotency-Key each, ${parallel} keys in flight, one key's batches in file order. ` +
         `One per request: the same engine in single mode into a second fresh agent: \`POST …/message\` per message with an Idempotency-Key each, the same ${parallel}-way concurrency and per-key order${extrapolated ? `; only the first ${count(singleCount)} messages of the file are timed and the time for all ${count(total)} is extrapolated at the measured rate` : ''}. ` +
-        `Latency is client-side per request, sent to body read, over loopback, the worker in ${stackRun().runner}; stored rows are counted with SQL afterwards.`,
+        `Latency is client-side per request, sent to body read, over loopback, the worker in ${devStack.runner}; stored rows are counted with SQL afterwards.`,
       '',
       table,
       '',

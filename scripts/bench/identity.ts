@@ -44,6 +44,7 @@ import {
   type DeploymentInfo,
   type Summary,
   runBench,
+  runDate,
   stackRun,
 } from './lib';
 import { failureOf, loggedInClient, newWallet, noIoRequest, rpc, timed, type Step, type Wallet } from './lib/client';
@@ -399,12 +400,10 @@ async function main(): Promise<number> {
     const args = [seconds !== 10 ? `--seconds ${seconds}` : '', requests !== 500 ? `--requests ${requests}` : '', '--write'].filter(
       Boolean,
     );
-    const date = new Date()
-      .toISOString()
-      .replace(/\.\d+Z$/, 'Z')
-      .replace('T', ' ');
+    const date = runDate(new Date());
+    const devStack = stackRun();
     const body = [
-      `Command: \`npm run bench:identity -- ${args.join(' ')}\` (against \`${stackRun().command}\`), run ${date}.`,
+      `Command: \`npm run bench:identity -- ${args.join(' ')}\` (against \`${devStack.command}\`), run ${date}.`,
       `Machine: ${facts.cores} cores (${facts.model}), Node ${facts.node}, ${facts.os}; load average ${loadAtStart.toFixed(2)} when the run started (the stack, and whatever else runs, share these cores with the benchmark client).`,
       '',
       `Logins: ${CONCURRENCY} fresh wallets on the testnet worker (chain ${testnet.chainId}), each looping init → personal_sign → finish for ${seconds} s. ` +

@@ -34,6 +34,14 @@ export interface StackInfo {
   accounts: { address: Address; privateKey: Hex }[];
 }
 
+/** A run's start as sections print it: `2026-11-22 16:40:41Z`. */
+export function runDate(date: Date): string {
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace('T', ' ');
+}
+
 /**
  * How the running stack was started, for a section's "against …" line: the `npm run dev` command
  * (its switches: latency from stack.json, how the workers run from pids.json; benchmarks assume

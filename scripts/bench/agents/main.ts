@@ -35,6 +35,7 @@ import {
   rejectUnknownFlags,
   runBench,
   writeBenchmarkSection,
+  runDate,
   stackRun,
 } from '../lib';
 import { firstRequests, mintedAgents } from './first-requests';
@@ -156,17 +157,15 @@ async function main(): Promise<number> {
         fresh !== 10 ? `--fresh ${fresh}` : '',
         '--write',
       ].filter(Boolean);
-      const date = startedAt
-        .toISOString()
-        .replace(/\.\d+Z$/, 'Z')
-        .replace('T', ' ');
+      const date = runDate(startedAt);
+      const devStack = stackRun();
       const body = [
-        `Command: \`npm run bench:agents -- ${args.join(' ')}\` against \`${stackRun().command}\` (testnet worker), run ${date}.`,
+        `Command: \`npm run bench:agents -- ${args.join(' ')}\` against \`${devStack.command}\` (testnet worker), run ${date}.`,
         `Machine: ${describeMachine(facts)}; load average ${loadAtStart.toFixed(2)} at the start and ${loadAtEnd.toFixed(2)} at the end. Database: ${server} (the dev stack's embedded Postgres).`,
         '',
         `Synthetic agents: collection ${SYNTHETIC_COLLECTION} (deployed nowhere) on chain 80002, created with \`provision()\` at template v1 so that \`agents:upgrade\` has ${count(agents)} schemas to bring to v${TEMPLATE_VERSION}. ` +
           `New agents: ${fresh} per round (after one warm-up), minted on the demo collection to a fresh logged-in wallet and driven through the typed client (\`src/client\`); each floor runs on a new synthetic identity (at the current template). ` +
-          `Latency is client-side, call to parsed answer, over loopback, the worker in ${stackRun().runner}. The data stays in the dev database.`,
+          `Latency is client-side, call to parsed answer, over loopback, the worker in ${devStack.runner}. The data stays in the dev database.`,
         '',
         ...report,
         ...(unexpected > 0 ? [`**${unexpected} unexpected answers or failed checks in this run**: treat its figures with care.`] : []),

@@ -3,7 +3,7 @@
  * section (command, date, machine, load), the seeding and lists section, and writing them.
  */
 import type pg from 'pg';
-import { bytes, count, describeMachine, stackRun, writeBenchmarkSection, type MachineFacts } from '../lib';
+import { bytes, count, describeMachine, runDate, stackRun, writeBenchmarkSection, type MachineFacts } from '../lib';
 import { WARM_UP, log, type MemoryOptions, type SectionReport } from './common';
 import { listFailures, listReport, type ListPart } from './lists';
 import { SEARCH_WORD, WORDS, seedTable, type Seeded } from './seeding';
@@ -51,14 +51,12 @@ export interface RunFacts {
 }
 
 function preamble(run: RunFacts): string {
-  const date = run.startedAt
-    .toISOString()
-    .replace(/\.\d+Z$/, 'Z')
-    .replace('T', ' ');
+  const date = runDate(run.startedAt);
+  const devStack = stackRun();
   return [
-    `Command: \`${run.command}\` (against \`${stackRun().command}\`, testnet worker), run ${date}.`,
+    `Command: \`${run.command}\` (against \`${devStack.command}\`, testnet worker), run ${date}.`,
     `Machine: ${describeMachine(run.machine)}; load average ${run.loadAtStart.toFixed(2)} when the run started and ${run.loadAtEnd.toFixed(2)} when it ended (the stack, and whatever else runs, share these cores with the benchmark client). ` +
-      `Database: ${run.server} (the dev stack's embedded Postgres). Gateway requests go through the typed client (\`src/client\`), client-side time from request sent to body parsed, over loopback, the worker in ${stackRun().runner}; ` +
+      `Database: ${run.server} (the dev stack's embedded Postgres). Gateway requests go through the typed client (\`src/client\`), client-side time from request sent to body parsed, over loopback, the worker in ${devStack.runner}; ` +
       'floors are the same SQL run from Node over warm `pg` connections in the same run.',
   ].join('\n');
 }
