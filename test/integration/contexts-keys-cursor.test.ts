@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createGatewayClient } from '../../src/client';
 import { listKeysSql, type ListQuery } from '../../src/contexts/contexts.service';
-import { freshAgent, type TestAgent } from '../support/agent';
+import { freshAgent, listKeys, type KeyPage, type TestAgent } from '../support/agent';
 import { deployment, expectError, type JsonResponse } from '../support/http';
 import { agentSchema, closePg, quoted, schemaCount, expectedSchemaName, sql, storageRows } from '../support/pg';
 
@@ -15,18 +15,8 @@ const stack = inject('stack');
 const testnet = deployment('testnet');
 const RESERVED = 'conversation-context-discovery/';
 
-interface KeyPage {
-  page: number;
-  elementsPerPage: number;
-  totalElements: number;
-  contextKeys: string[];
-  nextAfter: string | null;
-}
-
 type Params = Record<string, string | number>;
-
-const list = (agent: TestAgent, params: Params = {}): Promise<JsonResponse<KeyPage>> =>
-  agent.call(`/contexts/keys?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`);
+const list = listKeys;
 
 /** Sorts like the gateway: byte order (all keys here are ASCII, so UTF-16 code units agree). */
 const byteOrder = (keys: string[], direction: 'asc' | 'desc') => {

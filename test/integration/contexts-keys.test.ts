@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerCollection } from '../../scripts/lib/collections';
 import { deployDemoAgents } from '../../scripts/lib/contracts';
-import { freshAgent, seg, type TestAgent } from '../support/agent';
+import { freshAgent, listKeys, seg, type TestAgent } from '../support/agent';
 import { fundedWallet } from '../support/chain';
 import { deployment, errorCode, type JsonResponse, expectError } from '../support/http';
 import { agentSchema, closePg, expectedSchemaName, quoted, schemaCount, sql, storageRows } from '../support/pg';
@@ -11,19 +11,11 @@ const stack = inject('stack');
 const testnet = deployment('testnet');
 const RESERVED = 'conversation-context-discovery/';
 
-interface KeyPage {
-  page: number;
-  elementsPerPage: number;
-  totalElements: number;
-  contextKeys: string[];
-  nextAfter: string | null;
-}
 interface BatchResult {
   results: { key: string; status: 'created' | 'exists' | 'invalid'; reason?: string; message?: string }[];
 }
 
-const list = (agent: TestAgent, params: Record<string, string | number> = {}): Promise<JsonResponse<KeyPage>> =>
-  agent.call(`/contexts/keys?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`);
+const list = listKeys;
 const create = (agent: TestAgent, key: string) => agent.call('/context', { method: 'POST', json: { key } });
 const createMany = (agent: TestAgent, keys: string[]): Promise<JsonResponse<BatchResult>> =>
   agent.call('/contexts', { method: 'POST', json: { keys } });

@@ -36,3 +36,16 @@ export async function freshAgent(
 
 /** Percent-encodes a context key for a path segment (a `/` in a key becomes %2F). */
 export const seg = (key: string) => encodeURIComponent(key);
+
+/** A page of `GET …/contexts/keys`. */
+export interface KeyPage {
+  page: number;
+  elementsPerPage: number;
+  totalElements: number;
+  contextKeys: string[];
+  nextAfter: string | null;
+}
+
+/** `GET …/contexts/keys` with these query parameters, as the agent's owner. */
+export const listKeys = (agent: TestAgent, params: Record<string, string | number> = {}): Promise<JsonResponse<KeyPage>> =>
+  agent.call(`/contexts/keys?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`);
