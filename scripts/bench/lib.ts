@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { Address, Hex } from 'viem';
 
 /** Repository root (this file lives in `<root>/scripts/bench/`). */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url).href);
 
 // ---------------------------------------------------------------------------
 // The running stack

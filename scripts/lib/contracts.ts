@@ -227,7 +227,7 @@ export interface CompiledContracts {
 const CONTRACT_NAMES = ['DemoAgents', 'TestWallet1271'] as const;
 
 /** Repository root (this file lives in `<root>/scripts/lib/`). */
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url).href);
 
 const SOLC_SETTINGS = {
   optimizer: { enabled: true, runs: 200 },

@@ -59,7 +59,7 @@ export async function startMiniflare(options: {
   const ratelimits = Object.fromEntries(
     (config.ratelimits ?? [])
       .filter((r) => !options.omit?.includes(r.name))
-      .map((r) => [r.name, { simple: { ...r.simple, limit: options.limits?.[r.name] ?? r.simple.limit } }]),
+      .map((r) => [r.name, { namespace_id: r.namespace_id, simple: { ...r.simple, limit: options.limits?.[r.name] ?? r.simple.limit } }]),
   );
   const gateway = {
     name: config.name,

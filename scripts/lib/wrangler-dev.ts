@@ -14,7 +14,9 @@ export interface RunningWorker {
 
 /** `node <wrangler>`: never through npx, so the process tree is ours to stop. */
 export function wranglerBin(): string {
-  return createRequire(import.meta.url).resolve('wrangler/bin/wrangler.js');
+  // The package exports no `bin/` subpath (wrangler 4.1xx): resolve its manifest, then its bin.
+  const manifest = createRequire(import.meta.url).resolve('wrangler/package.json');
+  return path.join(path.dirname(manifest), 'bin', 'wrangler.js');
 }
 
 export const WRANGLER_ENV = {

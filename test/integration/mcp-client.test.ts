@@ -355,7 +355,7 @@ describe('in workerd (Miniflare): the same client, bundled as the worker is', ()
     miniflare = new Miniflare({
       modules: true,
       script: bundle.outputFiles[0]!.text,
-      compatibilityDate: '2026-04-30',
+      compatibilityDate: '2026-07-30',
       compatibilityFlags: ['nodejs_compat'],
     });
     await miniflare.ready;

@@ -17,8 +17,16 @@ const EXPECTED: Record<Deployment, { name: string; chainId: string }> = {
   mainnet: { name: 'agent-gateway-mainnet', chainId: '137' },
   testnet: { name: 'agent-gateway-testnet', chainId: '80002' },
 };
-/** The newest compatibility date the pinned wrangler/workerd supports. */
-const NEWEST_COMPATIBILITY_DATE = '2026-05-03';
+/**
+ * The newest compatibility date the installed workerd supports: its version is 1.YYYYMMDD.N
+ * (Miniflare's workerd; wrangler's own is the same date or newer).
+ */
+const NEWEST_COMPATIBILITY_DATE = (() => {
+  const { version } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules/workerd/package.json'), 'utf8')) as { version: string };
+  const d = /^1\.(\d{4})(\d{2})(\d{2})\./.exec(version);
+  if (!d) throw new Error(`unexpected workerd version ${version}`);
+  return `${d[1]}-${d[2]}-${d[3]}`;
+})();
 
 const config = Object.fromEntries(DEPLOYMENTS.map((d) => [d, readWranglerConfig(d) as WranglerConfig & { main?: string }])) as Record<
   Deployment,
