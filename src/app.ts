@@ -9,6 +9,7 @@ import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
 import { AppError, errorResponse, renderError } from './errors';
 import { health } from './health';
+import { compileKeyAccess, documentKeyAccess, type KeyAccess, keys } from './keys';
 import { bodyLimit } from './http/body-limit';
 import { withConfig } from './http/config';
 import { withDatabase } from './http/database';
@@ -20,7 +21,7 @@ import { documentRequestBytesErrors, storableUrl } from './http/request-bytes';
 import { createRouter } from './http/router';
 import { compileRouteTable, onKnownRoutes, type RouteTable } from './http/routes-table';
 
-const API_DESCRIPTION = `REST gateway for AI agents that are NFTs. Log in with a wallet signature (POST /auth/jwt/init, sign the message, POST /auth/jwt/finish), then call agent-scoped routes with \`Authorization: Bearer <token>\`. Ownership of the agent NFT is checked on-chain on every agent-scoped request.
+const API_DESCRIPTION = `REST gateway for AI agents that are NFTs. Log in with a wallet signature (POST /auth/jwt/init, sign the message, POST /auth/jwt/finish), then call agent-scoped routes with \`Authorization: Bearer <token>\`. Automation uses an agent key instead (\`Authorization: Bearer agk_...\`, created by the owner with POST /agent/{c}/{t}/keys): scoped, revocable, on its own agent only. Ownership of the agent NFT is checked on-chain on every agent-scoped request.
 
 Errors share one shape: { "error": { "code", "message", "details"? }, "requestId" }. Codes are stable; a wrong method on a known path is 405 with an Allow header, an unknown path 404.`;
 
@@ -30,6 +31,8 @@ export function createApp() {
   let table: RouteTable | undefined;
   const routes = () => (table ??= compileRouteTable(app.routes));
   const overlapping = compileRouteTable(overlapOwnerCheck);
+  let keyRules: KeyAccess | undefined;
+  const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));
 
   app.use('*', requestId());
   app.use('*', withConfig());
@@ -53,7 +56,7 @@ export function createApp() {
   // bare agent path, so a second pattern for it would run the gates (and count) twice.
   app.use(
     '/agent/:agentCollectionAddress/:agentTokenId/*',
-    onKnownRoutes(routes, bearer()),
+    onKnownRoutes(routes, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path) })),
     onKnownRoutes(routes, walletRateLimit()),
     onKnownRoutes(routes, agentGate({ overlapsOwnerCheck: (c) => overlapping.methodsFor(c.req.path).includes(c.req.method) })),
   );
@@ -64,6 +67,8 @@ export function createApp() {
   app.route('/', contexts);
   app.route('/', settings);
   app.route('/', mcp);
+  app.route('/', keys);
+  documentKeyAccess(app.openAPIRegistry);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);
   documentCommonResponses(app.openAPIRegistry);
 
@@ -82,13 +87,15 @@ export function createApp() {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: new URL(c.req.url).origin }],
-    // Every operation needs the bearer token unless it says `security: []` (health, login, verify).
+    // Every operation needs the bearer token unless it says `security: []` (health, login, verify);
+    // the routes an agent key may call list `agentKey` too (src/keys/scopes.ts).
     security: [{ bearer: [] }],
     tags: [
       { name: 'Login', description: 'Wallet-signature login (EIP-4361) and chat pairing' },
       { name: 'Agents', description: 'Agent-scoped routes: bearer token, registered collection, on-chain owner' },
       { name: 'Contexts', description: "The agent's memory: context keys and their messages, in the agent's own storage" },
       { name: 'Tool servers', description: 'External MCP tool servers an agent may call; credentials go to the vault' },
+      { name: 'Agent keys', description: 'Scoped, revocable credentials for pipelines and chat bridges; managed with the owner\'s token only' },
       { name: 'Settings', description: 'LLM settings and prompt templates (dashboard); secrets go to the vault and are never returned' },
       { name: 'Operations', description: 'Health and documentation' },
     ],

@@ -38,7 +38,16 @@ export const ERROR_STATUS = {
   login_message_invalid: 401,
   signature_invalid: 401,
   message_purpose_mismatch: 401,
+  /** Agent keys (DESIGN §12): unknown or malformed, revoked, expired. */
+  key_invalid: 401,
+  key_revoked: 401,
+  key_expired: 401,
   not_owner: 403,
+  /** An agent key on a route keys never use (key, settings, template, tool-server, database admin). */
+  key_not_allowed: 403,
+  key_scope_missing: 403,
+  /** A genuine agent key presented for another agent, or on the other chain's deployment. */
+  key_wrong_agent: 403,
   not_found: 404,
   agent_not_found: 404,
   context_not_found: 404,
@@ -47,6 +56,7 @@ export const ERROR_STATUS = {
   mcp_connection_not_found: 404,
   tool_not_found: 404,
   database_setup_not_found: 404,
+  agent_key_not_found: 404,
   method_not_allowed: 405,
   /** A secret entered by an earlier owner of the agent (DESIGN §8): the current owner must enter their own. */
   credential_reentry_required: 409,

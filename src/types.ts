@@ -2,6 +2,7 @@ import type { Address } from 'viem';
 import type { Agent } from './agents/agent';
 import type { Config } from './config';
 import type { Env } from './env';
+import type { AgentKeyCredential } from './keys/credential';
 import type { Database } from './storage/db';
 
 /** Variables the middleware chain sets on every request (`c.var.*`). */
@@ -12,11 +13,17 @@ export interface AppVariables {
   config: Config;
   /** Set by `withDatabase()`: a pool opened on first use and closed after the response. */
   db: Database;
-  /** Set by `bearer()`: the wallet the access token was issued to (EIP-55). */
+  /**
+   * Set by `bearer()` for an access token: the wallet it was issued to (EIP-55). For an agent key,
+   * set by `agentGate()` once the key and the owner check passed: the wallet that made the key.
+   */
   wallet: Address;
+  /** Set by `bearer()`: the agent key of `Authorization: Bearer agk_...`, undefined for a token. */
+  agentKey: AgentKeyCredential | undefined;
   /**
    * Set by `agentGate()`: the agent of the path; `owner` is `wallet`, which `ownerCheck` confirms
-   * (on most routes before the handler runs).
+   * (on most routes before the handler runs). With an agent key, `owner` is known only once the
+   * check passed: reading it earlier throws (a handler that overlaps the check must await it first).
    */
   agent: Agent;
   /**

@@ -3,6 +3,7 @@ import type { Address, PublicClient } from 'viem';
 import { chainClient } from '../chain/client';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
+import { settleKeyUse, verifyAgentKey } from '../keys/verify';
 import { AgentParamsSchema } from './identity';
 import { ownerOf } from './ownership';
 import { collectionKind } from './registry';
@@ -35,12 +36,21 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
         },
       });
     }
-    const { config, db, wallet } = c.var;
+    const { config, db, agentKey } = c.var;
     const collection = parsed.data.agentCollectionAddress;
     const tokenId = parsed.data.agentTokenId;
+    const identity = { chainId: config.chainId, collection, tokenId };
+    // An agent key is looked up beside the owner check, never before it (src/keys/verify.ts).
+    const key = agentKey ? verifyAgentKey(db, agentKey, identity) : undefined;
+    const caller = key ? key.then((k) => k.wallet) : Promise.resolve(c.var.wallet);
     // The owner (chain) is asked first and the registry (usually cached) meanwhile.
-    const ownerCheck = checkOwner(chainClient(config), collection, tokenId, wallet);
+    let owner: Address | undefined = agentKey ? undefined : c.var.wallet;
+    const ownerCheck = checkOwner(chainClient(config), collection, tokenId, caller).then((wallet) => {
+      owner = wallet;
+      c.set('wallet', wallet);
+    });
     ownerCheck.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+    if (key) c.executionCtx.waitUntil(settleKeyUse(db, key, ownerCheck));
     let kind: string | null;
     try {
       kind = await collectionKind(db, config.chainId, collection);
@@ -49,9 +59,19 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
       await ownerCheck;
       throw err;
     }
-    if (kind === null) throw new AppError('agent_not_found', 'Agent not found');
+    if (kind === null) {
+      await caller; // a bad agent key is 401/403 before anything is said about the agent
+      throw new AppError('agent_not_found', 'Agent not found');
+    }
     // If the check passes, the owner is the caller: that is what it checks.
-    c.set('agent', { chainId: config.chainId, collection, tokenId, kind, owner: wallet });
+    c.set('agent', {
+      ...identity,
+      kind,
+      get owner(): Address {
+        if (owner === undefined) throw new Error('agent.owner read before the owner check passed');
+        return owner;
+      },
+    });
     c.set('ownerCheck', ownerCheck);
     if (!options.overlapsOwnerCheck(c)) {
       await ownerCheck;
@@ -69,8 +89,16 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
   };
 }
 
-async function checkOwner(chain: PublicClient, collection: Address, tokenId: bigint, wallet: Address): Promise<void> {
-  const owner = await ownerOf(chain, collection, tokenId);
+/**
+ * The token's current owner must be the caller: the token's wallet, or the wallet that made the
+ * agent key (whose own verdict, 401/403, comes first). Both are asked at once. Resolves to it.
+ */
+async function checkOwner(chain: PublicClient, collection: Address, tokenId: bigint, caller: Promise<Address>): Promise<Address> {
+  const current = ownerOf(chain, collection, tokenId);
+  current.catch(() => undefined); // awaited below, after the caller's verdict
+  const wallet = await caller;
+  const owner = await current;
   if (owner === null) throw new AppError('agent_not_found', 'Agent not found');
   if (owner.toLowerCase() !== wallet.toLowerCase()) throw new AppError('not_owner', 'You are not the owner of this agent');
+  return wallet;
 }

@@ -1,15 +1,38 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { AppError } from '../errors';
+import type { KeyScope } from '../keys/scopes';
+import { AGENT_KEY_PATTERN, hashAgentKey } from '../keys/secret';
 import type { AppBindings } from '../types';
 import { verifyAccessToken } from './jwt';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+const BEARER_KEY = /^Bearer (agk_\S*)$/;
 
-/** Gate 1: a valid access token of this deployment's chain in `Authorization: Bearer`; else 401. */
-export function bearer(): MiddlewareHandler<AppBindings> {
+export interface BearerOptions {
+  /** The scope an agent key needs on this request's route; undefined: keys are not allowed there. */
+  keyScope: (c: Context<AppBindings>) => KeyScope | undefined;
+}
+
+/**
+ * Gate 1: a valid access token of this deployment's chain in `Authorization: Bearer`; else 401.
+ * An agent key (`agk_...`) is taken as a credential to check beside the owner check (agentGate):
+ * here only its form (401 `key_invalid`) and whether the route accepts keys at all (403
+ * `key_not_allowed`, before anything is looked up) are decided.
+ */
+export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
   return async function bearerMiddleware(c, next) {
     const header = c.req.header('authorization');
     if (!header) throw new AppError('unauthorized', 'Send an access token: Authorization: Bearer <token>');
+    const key = BEARER_KEY.exec(header.trim())?.[1];
+    if (key !== undefined) {
+      const scope = options.keyScope(c);
+      if (!scope) throw new AppError('key_not_allowed', "Agent keys cannot use this route; it needs the owner's wallet token");
+      if (!AGENT_KEY_PATTERN.test(key)) throw new AppError('key_invalid', 'The agent key is not valid');
+      c.set('agentKey', { hash: await hashAgentKey(key), scope });
+      await next();
+      return;
+    }
+    c.set('agentKey', undefined);
     const match = BEARER.exec(header.trim());
     if (!match?.[1]) throw new AppError('unauthorized', 'The Authorization header must be "Bearer <token>"');
     const { config } = c.var;

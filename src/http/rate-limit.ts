@@ -15,8 +15,12 @@ export const RATE_LIMITERS = {
    */
   LOGIN_RATE_LIMITER:
     'init or signature (costly checks of finish and verify) + chain id + lower-case walletAddress of the body (+ the public client address)',
-  /** Every agent-scoped route, per wallet of the access token (after the bearer gate) and per public client address (before it). */
-  AGENT_RATE_LIMITER: 'chain id and lower-case wallet of the access token (sub); and the public client address',
+  /**
+   * Every agent-scoped route, per wallet of the access token or per agent key (after the bearer
+   * gate) and per public client address (before it).
+   */
+  AGENT_RATE_LIMITER:
+    'chain id and lower-case wallet of the access token (sub), or `key:` + the agent key\'s SHA-256 (one budget per key); and the public client address',
   /** Every route without a token, per public client address (CF-Connecting-IP). */
   IP_RATE_LIMITER: 'CF-Connecting-IP when public (IPv6 per /64); loopback, private or absent: not limited',
 } as const satisfies Partial<Record<keyof Env, string>>;
@@ -115,10 +119,16 @@ export function clientRateLimit(): MiddlewareHandler<AppBindings> {
   };
 }
 
-/** Agent routes, after the bearer gate and before the agent gate: per wallet of the token. */
+/**
+ * Agent routes, after the bearer gate and before the agent gate: per wallet of the token, or per
+ * agent key (by its hash, known before the database is asked: a key's own budget, apart from its
+ * owner's).
+ */
 export function walletRateLimit(): MiddlewareHandler<AppBindings> {
   return async function walletRateLimitMiddleware(c, next) {
-    await limitRequest(c, 'AGENT_RATE_LIMITER', `${c.var.config.chainId}:${c.var.wallet.toLowerCase()}`);
+    const { agentKey } = c.var;
+    const key = agentKey ? `key:${agentKey.hash}` : `${c.var.config.chainId}:${c.var.wallet.toLowerCase()}`;
+    await limitRequest(c, 'AGENT_RATE_LIMITER', key);
     await next();
   };
 }

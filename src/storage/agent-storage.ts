@@ -2,6 +2,7 @@ import type { AgentIdentity } from '../agents/identity';
 import { databaseError } from './db';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION, type TemplateStep } from './agent-template';
 import type { SqlClient, SqlPool } from './sql-client';
+import { base32 } from '../encoding/base32';
 
 /**
  * Where agent storage is reached: one-shot statements, and a pool for transactions; and the
@@ -22,23 +23,11 @@ export interface AgentSchema {
   quoted: string;
 }
 
-const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
-
 /** `agent_` + base32(sha256(`chainId:collection:tokenId`)) cut to 32 characters (160 bits). */
 export async function agentSchemaName(agent: AgentIdentity): Promise<AgentSchema> {
   const input = `${agent.chainId}:${agent.collection.toLowerCase()}:${agent.tokenId.toString()}`;
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(input)));
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of digest) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5 && out.length < 32) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
+  const out = base32(digest, 32);
   const name = `agent_${out}`;
   return { name, quoted: `"${name}"` };
 }

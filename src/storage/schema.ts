@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   check,
   customType,
   doublePrecision,
@@ -201,5 +202,39 @@ export const databaseSetups = gateway.table(
     index('database_setups_agent').on(t.chainId, t.collection, t.tokenId),
     check('database_setups_status', sql`${t.status} in ('pending', 'active')`),
     check('database_setups_ssl', sql`${t.ssl} in ('require', 'disable')`),
+  ],
+);
+
+/**
+ * Agent keys (DESIGN §12): credentials an owner gives automation instead of a wallet. Only the
+ * SHA-256 of the key is stored (the key is `agk_` + 160 random bits, shown once). A key acts for
+ * `created_by_wallet` on its agent only, within `scopes`, and only while that wallet owns the
+ * agent on-chain. `last_used_at`/`use_count` are recorded off the hot path (src/keys/usage.ts).
+ * `revoked_reason` is `owner` (DELETE by an owner) or `owner_changed` (seen after a transfer).
+ */
+export const agentKeys = gateway.table(
+  'agent_keys',
+  {
+    id: uuid('id').primaryKey(),
+    ...agentColumns(),
+    /** Lower-case hex SHA-256 of the whole key text. */
+    keyHash: text('key_hash').notNull(),
+    name: text('name').notNull(),
+    scopes: text('scopes').array().notNull(),
+    /** Lower-case wallet whose JWT created the key: the wallet the key acts for. */
+    createdByWallet: text('created_by_wallet').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    revokedReason: text('revoked_reason'),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    useCount: bigint('use_count', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [
+    unique('agent_keys_key_hash').on(t.keyHash),
+    index('agent_keys_agent').on(t.chainId, t.collection, t.tokenId),
+    check('agent_keys_key_hash_format', sql`${t.keyHash} ~ '^[0-9a-f]{64}$'`),
+    check('agent_keys_created_by_wallet', sql`${t.createdByWallet} ~ '^0x[0-9a-f]{40}$'`),
+    check('agent_keys_revoked_reason', sql`${t.revokedReason} in ('owner', 'owner_changed')`),
   ],
 );

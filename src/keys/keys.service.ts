@@ -1,0 +1,128 @@
+import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
+import type { Address } from 'viem';
+import type { Agent } from '../agents/agent';
+import { AppError } from '../errors';
+import { agentRef, ofAgent } from '../storage/agent-rows';
+import { databaseError, type Database } from '../storage/db';
+import { agentKeys } from '../storage/schema';
+import type { KeyScope } from './scopes';
+import { hashAgentKey, newAgentKey } from './secret';
+
+/** A key as listed: never the key itself. */
+export interface AgentKeyView {
+  id: string;
+  name: string;
+  scopes: KeyScope[];
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  useCount: number;
+}
+
+/** The answer to a create: the only time the key is shown. */
+export interface CreatedAgentKey {
+  id: string;
+  key: string;
+  name: string;
+  scopes: KeyScope[];
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface NewAgentKey {
+  name: string;
+  scopes: KeyScope[];
+  expiresInSeconds?: number | undefined;
+}
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+function toView(row: typeof agentKeys.$inferSelect): AgentKeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    scopes: row.scopes as KeyScope[],
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: iso(row.expiresAt),
+    lastUsedAt: iso(row.lastUsedAt),
+    useCount: row.useCount,
+  };
+}
+
+/**
+ * Revokes the live keys of `agent` made by any wallet but `owner` (its current owner, proved by the
+ * gate): keys of an earlier owner never serve again, even if the agent comes back to that wallet.
+ * Runs whenever the owner manages keys, beside the revoke-on-sight of the gate (src/keys/verify.ts).
+ */
+async function revokeEarlierOwnersKeys(db: Database, agent: Agent, owner: Address): Promise<void> {
+  await db.orm
+    .update(agentKeys)
+    .set({ revokedAt: sql`now()`, revokedReason: 'owner_changed' })
+    .where(and(ofAgent(agentKeys, agentRef(agent)), ne(agentKeys.createdByWallet, owner.toLowerCase()), isNull(agentKeys.revokedAt)));
+}
+
+/** Creates a key for `agent` acting for `owner`; returns it once. Only its SHA-256 is stored. */
+export async function createAgentKey(db: Database, agent: Agent, owner: Address, input: NewAgentKey): Promise<CreatedAgentKey> {
+  const key = newAgentKey();
+  const keyHash = await hashAgentKey(key);
+  const scopes = [...new Set(input.scopes)];
+  try {
+    await revokeEarlierOwnersKeys(db, agent, owner);
+    const [row] = await db.orm
+      .insert(agentKeys)
+      .values({
+        id: crypto.randomUUID(),
+        ...agentRef(agent),
+        keyHash,
+        name: input.name,
+        scopes,
+        createdByWallet: owner.toLowerCase(),
+        expiresAt:
+          input.expiresInSeconds === undefined ? null : sql`now() + make_interval(secs => ${input.expiresInSeconds})`,
+      })
+      .returning();
+    const created = row!;
+    return {
+      id: created.id,
+      key,
+      name: created.name,
+      scopes,
+      createdAt: created.createdAt.toISOString(),
+      expiresAt: iso(created.expiresAt),
+    };
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+/** The agent's live keys (not revoked; expired ones included, with their expiry), oldest first. */
+export async function listAgentKeys(db: Database, agent: Agent, owner: Address): Promise<AgentKeyView[]> {
+  try {
+    await revokeEarlierOwnersKeys(db, agent, owner);
+    const rows = await db.orm
+      .select()
+      .from(agentKeys)
+      .where(and(ofAgent(agentKeys, agentRef(agent)), isNull(agentKeys.revokedAt)))
+      .orderBy(asc(agentKeys.createdAt), asc(agentKeys.id));
+    return rows.map(toView);
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+/** Revokes key `id` of the agent at once (the next request with it is 401 `key_revoked`). */
+export async function revokeAgentKey(db: Database, agent: Agent, owner: Address, id: string): Promise<{ id: string; revokedAt: string }> {
+  let row: { id: string; revokedAt: Date | null } | undefined;
+  try {
+    await revokeEarlierOwnersKeys(db, agent, owner);
+    [row] = await db.orm
+      .update(agentKeys)
+      .set({ revokedAt: sql`now()`, revokedReason: 'owner' })
+      .where(and(ofAgent(agentKeys, agentRef(agent)), eq(agentKeys.id, id), isNull(agentKeys.revokedAt)))
+      .returning({ id: agentKeys.id, revokedAt: agentKeys.revokedAt });
+  } catch (err) {
+    throw databaseError(err);
+  }
+  if (!row?.revokedAt) throw new AppError('agent_key_not_found', 'No live agent key with this id');
+  return { id: row.id, revokedAt: row.revokedAt.toISOString() };
+}

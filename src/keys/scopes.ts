@@ -1,0 +1,53 @@
+import { z } from '@hono/zod-openapi';
+import { compileRouteTable, type RouteTable } from '../http/routes-table';
+
+/** What an agent key may be allowed to do (DESIGN §12). */
+export const KEY_SCOPES = ['contexts:read', 'contexts:write', 'reply'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+export const KeyScopeSchema = z.enum(KEY_SCOPES).openapi('AgentKeyScope', {
+  description:
+    '`contexts:read`: list context keys, read messages. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent\'s reply endpoint.',
+});
+
+/**
+ * The one table of what an agent key may call, by operationId, and the scope each needs. Every
+ * agent route not named here refuses keys with 403 `key_not_allowed` (deny by default): agent keys,
+ * LLM settings, prompt templates, tool servers, database setup, the agent summary.
+ */
+export const KEY_ROUTE_SCOPES: Readonly<Record<string, KeyScope>> = {
+  listContextKeys: 'contexts:read',
+  readMessages: 'contexts:read',
+  createContext: 'contexts:write',
+  createContexts: 'contexts:write',
+  appendMessage: 'contexts:write',
+  appendMessages: 'contexts:write',
+  replyToContext: 'reply',
+};
+
+interface RouteDefinitionLike {
+  type: string;
+  route?: { method: string; path: string; operationId?: string };
+}
+
+/** Which scope a request needs, from the method and concrete path; undefined: keys not allowed. */
+export interface KeyAccess {
+  scopeFor(method: string, path: string): KeyScope | undefined;
+}
+
+/** Compiles KEY_ROUTE_SCOPES against the app's route definitions (its OpenAPI registry). */
+export function compileKeyAccess(definitions: readonly RouteDefinitionLike[]): KeyAccess {
+  const tables = KEY_SCOPES.map((scope): [KeyScope, RouteTable] => [
+    scope,
+    compileRouteTable(
+      definitions.flatMap((d) =>
+        d.type === 'route' && d.route?.operationId !== undefined && KEY_ROUTE_SCOPES[d.route.operationId] === scope ? [d.route] : [],
+      ),
+    ),
+  ]);
+  return {
+    scopeFor(method, path) {
+      return tables.find(([, table]) => table.methodsFor(path).includes(method))?.[0];
+    },
+  };
+}
