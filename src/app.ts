@@ -95,7 +95,10 @@ export function createApp() {
       { name: 'Agents', description: 'Agent-scoped routes: bearer token, registered collection, on-chain owner' },
       { name: 'Contexts', description: "The agent's memory: context keys and their messages, in the agent's own storage" },
       { name: 'Tool servers', description: 'External MCP tool servers an agent may call; credentials go to the vault' },
-      { name: 'Agent keys', description: 'Scoped, revocable credentials for pipelines and chat bridges; managed with the owner\'s token only' },
+      {
+        name: 'Agent keys',
+        description: "Scoped, revocable credentials for pipelines and chat bridges; managed with the owner's token only",
+      },
       { name: 'Settings', description: 'LLM settings and prompt templates (dashboard); secrets go to the vault and are never returned' },
       { name: 'Operations', description: 'Health and documentation' },
     ],

@@ -20,7 +20,7 @@ export const RATE_LIMITERS = {
    * gate) and per public client address (before it).
    */
   AGENT_RATE_LIMITER:
-    'chain id and lower-case wallet of the access token (sub), or `key:` + the agent key\'s SHA-256 (one budget per key); and the public client address',
+    "chain id and lower-case wallet of the access token (sub), or `key:` + the agent key's SHA-256 (one budget per key); and the public client address",
   /** Every route without a token, per public client address (CF-Connecting-IP). */
   IP_RATE_LIMITER: 'CF-Connecting-IP when public (IPv6 per /64); loopback, private or absent: not limited',
 } as const satisfies Partial<Record<keyof Env, string>>;

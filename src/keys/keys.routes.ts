@@ -18,7 +18,11 @@ const NewAgentKeySchema = z
       .max(100)
       .refine((n) => n.isWellFormed() && !/\p{Cc}/u.test(n), 'name must be text without control characters')
       .openapi({ example: 'nightly hydrate', description: 'What the key is for, as shown in the list' }),
-    scopes: z.array(KeyScopeSchema).min(1).max(3).openapi({ example: ['contexts:write'] }),
+    scopes: z
+      .array(KeyScopeSchema)
+      .min(1)
+      .max(3)
+      .openapi({ example: ['contexts:write'] }),
     expiresInSeconds: z
       .number()
       .int()
@@ -57,7 +61,7 @@ const AgentKeySchema = z
   .openapi('AgentKey');
 
 const adminOnly =
-  'Only the owner\'s wallet token manages keys: an agent key here is 403 `key_not_allowed`. Keys of an earlier owner of the agent are revoked whenever its current owner manages keys.';
+  "Only the owner's wallet token manages keys: an agent key here is 403 `key_not_allowed`. Keys of an earlier owner of the agent are revoked whenever its current owner manages keys.";
 
 export const createAgentKey = createRoute({
   method: 'post',

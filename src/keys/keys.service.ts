@@ -77,8 +77,7 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
         name: input.name,
         scopes,
         createdByWallet: owner.toLowerCase(),
-        expiresAt:
-          input.expiresInSeconds === undefined ? null : sql`now() + make_interval(secs => ${input.expiresInSeconds})`,
+        expiresAt: input.expiresInSeconds === undefined ? null : sql`now() + make_interval(secs => ${input.expiresInSeconds})`,
       })
       .returning();
     const created = row!;

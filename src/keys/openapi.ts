@@ -5,7 +5,11 @@ interface RouteDefinitions {
     type: string;
     route?: { path: string; operationId?: string; description?: string; security?: unknown };
   }[];
-  registerComponent(type: 'securitySchemes', name: string, component: { type: 'http'; scheme: string; bearerFormat: string; description: string }): unknown;
+  registerComponent(
+    type: 'securitySchemes',
+    name: string,
+    component: { type: 'http'; scheme: string; bearerFormat: string; description: string },
+  ): unknown;
 }
 
 /**

@@ -7,7 +7,7 @@ export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export const KeyScopeSchema = z.enum(KEY_SCOPES).openapi('AgentKeyScope', {
   description:
-    '`contexts:read`: list context keys, read messages. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent\'s reply endpoint.',
+    "`contexts:read`: list context keys, read messages. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent's reply endpoint.",
 });
 
 /**

@@ -180,7 +180,11 @@ describe('what a key may do', () => {
     expect((await agent.call(`/keys/${revoked.id}`, { method: 'DELETE' })).status).toBe(200);
     expectError(await withKey(agent, revoked.key, '/contexts/keys'), 401, 'key_revoked');
     // A bad key is refused before anything is said about the agent.
-    expectError(await call(testnet.baseUrl, `/agent/${testnet.collection}/999999999999999/contexts/keys`, { token: revoked.key }), 401, 'key_revoked');
+    expectError(
+      await call(testnet.baseUrl, `/agent/${testnet.collection}/999999999999999/contexts/keys`, { token: revoked.key }),
+      401,
+      'key_revoked',
+    );
   });
 
   it('works on its own agent only: another agent of the same owner, and the other chain, are 403 key_wrong_agent', async () => {

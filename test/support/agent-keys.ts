@@ -24,7 +24,12 @@ export async function createKey(
 }
 
 /** Calls `/agent/{collection}/{tokenId}{rest}` of `agent` with an agent key (or any bearer value). */
-export function withKey<T = any>(agent: TestAgent, key: string, rest: string, init: Parameters<typeof call>[2] = {}): Promise<JsonResponse<T>> {
+export function withKey<T = any>(
+  agent: TestAgent,
+  key: string,
+  rest: string,
+  init: Parameters<typeof call>[2] = {},
+): Promise<JsonResponse<T>> {
   return call<T>(agent.deployment.baseUrl, agentPath(agent.collection, agent.tokenId, rest), { ...init, token: key });
 }
 
