@@ -6,6 +6,8 @@ import { scrub, scrubValue } from '../scrub';
 import { GatewayError } from './errors';
 import type {
   AccessToken,
+  AgentKeyRevoked,
+  AgentKeys,
   AgentRef,
   AgentSummary,
   AppendedMessage,
@@ -16,6 +18,7 @@ import type {
   ContextKeysQuery,
   ContextMessage,
   ContextMessagePage,
+  CreatedAgentKey,
   DatabaseFirstStep,
   DatabaseFirstStepResult,
   DatabaseSecondStep,
@@ -34,6 +37,7 @@ import type {
   McpToolCall,
   McpToolResult,
   MessagesQuery,
+  NewAgentKey,
   NewContextMessage,
   NewMcpConnection,
   ToolServerAuthInput,
@@ -58,6 +62,11 @@ export interface GatewayClientOptions {
   baseUrl: string;
   /** An access token from an earlier login. */
   token?: string;
+  /**
+   * An agent key (`agk_...`, from `createAgentKey`) sent instead of a token: a pipeline holds no
+   * wallet. It is never replaced by a login, and a 401 with it is final (revoked, expired).
+   */
+  apiKey?: string;
   /**
    * Enables `login()`; with it, an agent-scoped call made without a token logs in first, and a
    * 401 answer to an agent-scoped call logs in again once and retries the call once (there is no
@@ -170,6 +179,13 @@ export interface AgentClient {
   /** `GET …/database/settings`. */
   getDatabaseSettings(options?: CallOptions): Promise<DatabaseSettings>;
 
+  /** `POST …/keys` (owner's token only): the key is in this answer only. */
+  createAgentKey(input: NewAgentKey, options?: CallOptions): Promise<CreatedAgentKey>;
+  /** `GET …/keys`: live keys, never the key itself. */
+  listAgentKeys(options?: CallOptions): Promise<AgentKeys>;
+  /** `DELETE …/keys/{id}`: revoked at once. */
+  revokeAgentKey(id: string, options?: CallOptions): Promise<AgentKeyRevoked>;
+
   /** `GET …/mcp/connections`. */
   listMcpConnections(options?: CallOptions): Promise<McpConnections>;
   /** `POST …/mcp/connection`. */
@@ -253,9 +269,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const doFetch = options.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const loginWith = options.login;
+  const apiKey = options.apiKey;
   let token = options.token;
-  /** Every token this client has held: scrubbed from error messages. */
-  const secrets = new Set<string>(token ? [token] : []);
+  /** Every token this client has held (and its agent key): scrubbed from error messages. */
+  const secrets = new Set<string>([token, apiKey].filter((s): s is string => Boolean(s)));
   let pendingLogin: Promise<LoginSession> | undefined;
 
   const setToken = (value: string | undefined) => {
@@ -368,6 +385,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
 
   async function send(op: Operation): Promise<Answer> {
     if (!op.agent) return sendOnce(op, undefined);
+    if (apiKey !== undefined) return sendOnce(op, apiKey);
     let justLoggedIn = false;
     if (token === undefined && loginWith) {
       await refresh(undefined, op.signal);
@@ -510,6 +528,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         (await post<DatabaseFirstStepResult>('/database/settings/first-step', setup, o.signal)).body,
       databaseSecondStep: async (step, o = {}) => (await post<DatabaseSetup>('/database/settings/second-step', step, o.signal)).body,
       getDatabaseSettings: (o = {}) => get<DatabaseSettings>('/database/settings', o.signal),
+      createAgentKey: async (input, o = {}) => (await post<CreatedAgentKey>('/keys', input, o.signal)).body,
+      listAgentKeys: (o = {}) => get<AgentKeys>('/keys', o.signal),
+      revokeAgentKey: (id, o = {}) =>
+        json<AgentKeyRevoked>({ method: 'DELETE', path: `${prefix}/keys/${encodeURIComponent(id)}`, agent: true, signal: o.signal }),
       listMcpConnections: (o = {}) => get<McpConnections>('/mcp/connections', o.signal),
       addMcpConnection: async (connection, o = {}) => (await post<McpConnection>('/mcp/connection', connection, o.signal)).body,
       removeMcpConnection: (id, o = {}) =>

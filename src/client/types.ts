@@ -21,6 +21,7 @@ import type {
 import type { RoleSchema } from '../contexts/schemas';
 import type { ERROR_STATUS, ErrorBodySchema } from '../errors';
 import type { getHealth } from '../health/health.routes';
+import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
 import type { addConnection, callTool, listConnections, listTools, removeConnection, replaceConnectionAuth } from '../mcp/mcp.routes';
 import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
 import type { getLlmSettings, getPromptTemplate, saveLlmSettings, savePromptTemplate } from '../settings/settings.routes';
@@ -210,3 +211,17 @@ export type McpTool = McpLiveTools['tools'][number];
 export type McpToolCall = RequestBodyOf<typeof callTool>;
 /** Component `McpToolResult`: `isError: true` is still a 200. */
 export type McpToolResult = ResponseOf<typeof callTool>;
+
+// Agent keys (`…/keys`): scoped, revocable credentials for automation.
+/** Component `NewAgentKey`. */
+export type NewAgentKey = RequestBodyOf<typeof createAgentKey>;
+/** Component `AgentKeyScope`. */
+export type AgentKeyScope = NewAgentKey['scopes'][number];
+/** Component `CreatedAgentKey`: `key` is shown in this answer only. */
+export type CreatedAgentKey = ResponseOf<typeof createAgentKey>;
+/** Component `AgentKeys`. */
+export type AgentKeys = ResponseOf<typeof listAgentKeys>;
+/** Component `AgentKey`: never the key itself. */
+export type AgentKey = AgentKeys['keys'][number];
+/** Component `AgentKeyRevoked`. */
+export type AgentKeyRevoked = ResponseOf<typeof revokeAgentKey>;

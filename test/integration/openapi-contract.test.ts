@@ -154,6 +154,21 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(agent, 'GET', `/context/${seg('notes')}/messages`)).status).toBe(200);
     expect((await onAgent(agent, 'GET', `/context/${seg('missing')}/messages`)).status).toBe(404);
 
+    // Agent keys: managed with the owner's token; a key on its scoped routes only.
+    const madeKey = await onAgent(agent, 'POST', '/keys', {
+      json: { name: 'contract', scopes: ['contexts:read'], expiresInSeconds: 3600 },
+    });
+    expect(madeKey.status, madeKey.text).toBe(200);
+    const agentKey = madeKey.body as { id: string; key: string };
+    expect((await onAgent(agent, 'POST', '/keys', { json: { name: 'x', scopes: ['admin'] } })).status).toBe(400);
+    expect((await onAgent(agent, 'GET', '/keys')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/contexts/keys', { token: agentKey.key })).status).toBe(200);
+    expect((await onAgent(agent, 'POST', '/context', { json: { key: 'by-key' }, token: agentKey.key })).status).toBe(403);
+    expect((await onAgent(agent, 'GET', '/keys', { token: agentKey.key })).status).toBe(403);
+    expect((await onAgent(agent, 'DELETE', `/keys/${agentKey.id}`)).status).toBe(200);
+    expect((await onAgent(agent, 'DELETE', `/keys/${agentKey.id}`)).status).toBe(404);
+    expect((await onAgent(agent, 'GET', '/contexts/keys', { token: agentKey.key })).status).toBe(401);
+
     // Settings.
     expect((await onAgent(agent, 'GET', '/llm/settings')).status).toBe(404);
     const llm = { provider: 'openai', model: 'gpt-4.1-mini', temperature: 0.3, maxTokens: 1000, apiKey: 'sk-contract' };

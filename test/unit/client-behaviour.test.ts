@@ -499,3 +499,30 @@ describe('pages, paths and headers', () => {
     expect(tokenExpiresAt('a.b.c')).toBeNull();
   });
 });
+
+describe('an agent key instead of a token', () => {
+  const KEY = `agk_${'k'.repeat(32)}`;
+
+  it('sends the key on agent routes only, never logs in, and a 401 is final with the key scrubbed', async () => {
+    const login = { account: privateKeyToAccount(generatePrivateKey()), chainId: CHAIN };
+    const { fetch, seen } = fakeFetch((req) =>
+      req.path.endsWith('/contexts/keys')
+        ? { json: { page: 1, elementsPerPage: 10, totalElements: 0, contextKeys: [], nextAfter: null } }
+        : req.path === '/health'
+          ? { json: { status: 'ok' } }
+          : errorReply(401, 'key_revoked', `The agent key ${KEY} has been revoked`),
+    );
+    const client = createGatewayClient({ baseUrl: BASE, apiKey: KEY, login, fetch });
+    await client.getHealth();
+    await client.agent(COLLECTION, 1n).listContextKeys();
+    expect(seen.map((r) => r.headers.get('authorization'))).toEqual([null, `Bearer ${KEY}`]);
+    const err = await client
+      .agent(COLLECTION, 1n)
+      .createContext('notes')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GatewayError);
+    expect((err as GatewayError).code).toBe('key_revoked');
+    expect((err as GatewayError).message).not.toContain(KEY);
+    expect(seen.filter((r) => r.path.startsWith('/auth/'))).toEqual([]);
+  });
+});

@@ -54,6 +54,12 @@ const COMPONENT_TYPES = [
   typeName<T.McpToolCall>('McpToolCall'),
   typeName<T.McpToolResult>('McpToolResult'),
   typeName<T.ToolServerAuthInput>('ToolServerAuthInput'),
+  typeName<T.NewAgentKey>('NewAgentKey'),
+  typeName<T.AgentKeyScope>('AgentKeyScope'),
+  typeName<T.CreatedAgentKey>('CreatedAgentKey'),
+  typeName<T.AgentKeys>('AgentKeys'),
+  typeName<T.AgentKey>('AgentKey'),
+  typeName<T.AgentKeyRevoked>('AgentKeyRevoked'),
 ];
 
 /** Client members that are not one operation: state, helpers walking pages, older names. */
@@ -88,6 +94,9 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   listMcpTools: (a) => a.listMcpTools('id-1'),
   callMcpTool: (a) => a.callMcpTool('id-1', { name: 'echo' }),
   replaceMcpAuth: (a) => a.replaceMcpAuth('id-1', { type: 'bearer', value: 'v' }),
+  createAgentKey: (a) => a.createAgentKey({ name: 'n', scopes: ['contexts:read'] }),
+  listAgentKeys: (a) => a.listAgentKeys(),
+  revokeAgentKey: (a) => a.revokeAgentKey('id-1'),
 };
 
 interface Operation {
