@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { AppError } from '../errors';
-import type { KeyScope } from '../keys/scopes';
+import type { KeyRequirement } from '../keys/scopes';
 import { AGENT_KEY_PATTERN, hashAgentKey } from '../keys/secret';
 import type { AppBindings } from '../types';
 import { verifyAccessToken } from './jwt';
@@ -10,7 +10,7 @@ const BEARER_KEY = /^Bearer (agk_\S*)$/;
 
 export interface BearerOptions {
   /** The scope an agent key needs on this request's route; undefined: keys are not allowed there. */
-  keyScope: (c: Context<AppBindings>) => KeyScope | undefined;
+  keyScope: (c: Context<AppBindings>) => KeyRequirement | undefined;
 }
 
 /**

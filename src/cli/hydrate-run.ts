@@ -85,9 +85,11 @@ function reasonOf(err: unknown): string {
     const hint =
       err.code === 'context_not_found'
         ? ' (create the key first, or pass --create-missing)'
-        : err.status === 401
-          ? ' (log in again: agent-gateway login)'
-          : '';
+        : err.code.startsWith('key_')
+          ? " (the agent key: ask the agent's owner for a key with contexts:write, or a new one)"
+          : err.status === 401
+            ? ' (log in again: agent-gateway login)'
+            : '';
     return `${describeGatewayError(err)}${hint}`;
   }
   return err instanceof Error ? err.message : String(err);

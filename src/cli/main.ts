@@ -42,6 +42,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "export a context's messages as JSONL",
     load: async () => (await import('./messages')).messagesExportCommand,
   },
+  { path: ['keys', 'create'], summary: 'create an agent key for automation', load: async () => (await import('./keys')).keysCreateCommand },
+  { path: ['keys', 'list'], summary: "list the agent's keys", load: async () => (await import('./keys')).keysListCommand },
+  { path: ['keys', 'revoke'], summary: 'revoke an agent key at once', load: async () => (await import('./keys')).keysRevokeCommand },
   {
     path: ['mcp', 'check'],
     summary: 'check a tool server against the contract, directly',

@@ -17,6 +17,7 @@ export interface GlobalValues {
   'token-file'?: string | undefined;
   collection?: string | undefined;
   'token-id'?: string | undefined;
+  'api-key-env'?: string | undefined;
 }
 
 export const GLOBAL_OPTIONS = {
@@ -24,6 +25,7 @@ export const GLOBAL_OPTIONS = {
   'token-file': { type: 'string' },
   collection: { type: 'string' },
   'token-id': { type: 'string' },
+  'api-key-env': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -35,6 +37,9 @@ export const GLOBAL_HELP = `Global options:
                       AGENT_GATEWAY_TOKEN_FILE; default ~/.agent-gateway/token-<chainId>.json)
   --collection ADDR   the agent's collection address (env AGENT_COLLECTION)
   --token-id ID       the agent's token id (env AGENT_TOKEN_ID)
+  --api-key-env NAME  read an agent key (agk_...) from the environment variable NAME and use it
+                      instead of a login, for contexts, hydrate and messages (default: the env
+                      AGENT_GATEWAY_API_KEY when set); \`keys\` commands always use the login
   -h, --help          help for the command`;
 
 /** The normalized gateway URL (see gateway-url.ts for where it may come from). */
@@ -68,10 +73,17 @@ export interface Session {
  * set, a missing or expired token is replaced by a fresh login (and saved); otherwise they are
  * errors that say to run `agent-gateway login`.
  */
-export async function openSession(values: GlobalValues, env: NodeJS.ProcessEnv, io: Io): Promise<Session> {
+export async function openSession(
+  values: GlobalValues,
+  env: NodeJS.ProcessEnv,
+  io: Io,
+  options: { agentKey: boolean } = { agentKey: true },
+): Promise<Session> {
   const baseUrl = resolveBaseUrl(values, env);
+  const apiKey = options.agentKey ? agentKeyOf(values, env) : noAgentKey(values);
   const chainId = await chainIdOf(createGatewayClient({ baseUrl, timeoutMs: 15_000 }));
   const tokenFile = tokenFilePath(values['token-file'], env, chainId);
+  if (apiKey) return { client: createGatewayClient({ baseUrl, apiKey, fetch: retrying(io, baseUrl) }), baseUrl, chainId, tokenFile };
   const logins = await readLogins(tokenFile);
   for (const login of logins.values()) registerSecret(login.token);
   // Only the token issued by this very gateway: a token is never sent to another URL.
@@ -108,16 +120,42 @@ export async function openSession(values: GlobalValues, env: NodeJS.ProcessEnv, 
     baseUrl,
     token: useSaved ? saved.token : undefined,
     login,
-    fetch: retryingFetch({
-      onRetry: (what, attempt, delayMs) =>
-        io.err(`agent-gateway: ${what} from ${baseUrl}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
-    }),
+    fetch: retrying(io, baseUrl),
     onToken: async (session) => {
       registerSecret(session.token);
       await saveToken(tokenFile, { token: session.token, chainId, wallet: session.walletAddress, baseUrl, expiresAt: session.expiresAt });
     },
   });
   return { client, baseUrl, chainId, tokenFile };
+}
+
+function retrying(io: Io, baseUrl: string) {
+  return retryingFetch({
+    onRetry: (what, attempt, delayMs) =>
+      io.err(`agent-gateway: ${what} from ${baseUrl}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
+  });
+}
+
+const AGENT_KEY = /^agk_[a-z2-7]{32}$/;
+
+/**
+ * The agent key of --api-key-env NAME (that variable must hold one), else of
+ * AGENT_GATEWAY_API_KEY when set; registered as a secret, never printed.
+ */
+function agentKeyOf(values: GlobalValues, env: NodeJS.ProcessEnv): string | undefined {
+  const name = values['api-key-env'] ?? (env.AGENT_GATEWAY_API_KEY ? 'AGENT_GATEWAY_API_KEY' : undefined);
+  if (name === undefined) return undefined;
+  const key = env[name]?.trim();
+  registerSecret(key);
+  if (!key) throw new UsageError(`--api-key-env ${name}: the environment variable ${name} is not set`);
+  if (!AGENT_KEY.test(key)) throw new UsageError(`${name} does not hold an agent key (agk_ followed by 32 characters of a-z and 2-7)`);
+  return key;
+}
+
+/** Commands that need the owner's wallet (managing keys) refuse --api-key-env and ignore AGENT_GATEWAY_API_KEY. */
+function noAgentKey(values: GlobalValues): undefined {
+  if (values['api-key-env'] !== undefined) throw new UsageError("--api-key-env: this command needs the owner's login, not an agent key");
+  return undefined;
 }
 
 /** The agent from --collection/--token-id or AGENT_COLLECTION/AGENT_TOKEN_ID. */
@@ -137,8 +175,9 @@ export function agentOf(session: Session, values: GlobalValues, env: NodeJS.Proc
 /** Turns gateway failures that end a command into CliErrors with a hint. */
 export function gatewayFailure(err: unknown, what: string): never {
   if (err instanceof GatewayError) {
-    const hint =
-      err.status === 401
+    const hint = err.code.startsWith('key_')
+      ? " (the agent key cannot do this: ask the agent's owner for a key with the right scope, or a new one)"
+      : err.status === 401
         ? '; run agent-gateway login again'
         : err.code === 'not_owner'
           ? ' (the logged-in wallet does not own this agent)'

@@ -31,7 +31,7 @@ export function documentKeyAccess(registry: RouteDefinitions): void {
     if (definition.type !== 'route' || !route?.path.startsWith('/agent/')) continue;
     const scope = route.operationId === undefined ? undefined : KEY_ROUTE_SCOPES[route.operationId];
     const note = scope
-      ? `Accepts the owner's token or an agent key with the scope \`${scope}\`.`
+      ? `Accepts the owner's token or an agent key ${scope === 'any' ? 'of any scope' : `with the scope \`${scope}\``}.`
       : "Only the owner's token: an agent key is 403 `key_not_allowed`.";
     definition.route = {
       ...route,

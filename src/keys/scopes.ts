@@ -10,12 +10,17 @@ export const KeyScopeSchema = z.enum(KEY_SCOPES).openapi('AgentKeyScope', {
     "`contexts:read`: list context keys, read messages. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent's reply endpoint.",
 });
 
+/** What a route asks of an agent key: one scope, or `any` (every valid key of the agent). */
+export type KeyRequirement = KeyScope | 'any';
+
 /**
  * The one table of what an agent key may call, by operationId, and the scope each needs. Every
  * agent route not named here refuses keys with 403 `key_not_allowed` (deny by default): agent keys,
- * LLM settings, prompt templates, tool servers, database setup, the agent summary.
+ * LLM settings, prompt templates, tool servers, database setup.
  */
-export const KEY_ROUTE_SCOPES: Readonly<Record<string, KeyScope>> = {
+export const KEY_ROUTE_SCOPES: Readonly<Record<string, KeyRequirement>> = {
+  // The agent summary (kind, owner: public on-chain facts): a pipeline checks its agent first.
+  getAgent: 'any',
   listContextKeys: 'contexts:read',
   readMessages: 'contexts:read',
   createContext: 'contexts:write',
@@ -32,12 +37,12 @@ interface RouteDefinitionLike {
 
 /** Which scope a request needs, from the method and concrete path; undefined: keys not allowed. */
 export interface KeyAccess {
-  scopeFor(method: string, path: string): KeyScope | undefined;
+  scopeFor(method: string, path: string): KeyRequirement | undefined;
 }
 
 /** Compiles KEY_ROUTE_SCOPES against the app's route definitions (its OpenAPI registry). */
 export function compileKeyAccess(definitions: readonly RouteDefinitionLike[]): KeyAccess {
-  const tables = KEY_SCOPES.map((scope): [KeyScope, RouteTable] => [
+  const tables = [...KEY_SCOPES, 'any' as const].map((scope): [KeyRequirement, RouteTable] => [
     scope,
     compileRouteTable(
       definitions.flatMap((d) =>

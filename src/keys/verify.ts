@@ -34,7 +34,7 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
     const { rows } = await db.sql.query<KeyVerdictRow>(
       `select id, created_by_wallet,
               (chain_id = $2 and collection = $3 and token_id = $4) as same_agent,
-              $5 = any(scopes) as in_scope,
+              ($5 = 'any' or $5 = any(scopes)) as in_scope,
               revoked_at is not null as revoked,
               coalesce(expires_at <= now(), false) as expired
          from "gateway"."agent_keys" where key_hash = $1 limit 1`,

@@ -1,0 +1,127 @@
+/** `agent-gateway keys create|list|revoke`: the agent keys of an agent, with the owner's login. */
+import type { AgentKeyScope } from '../client/types';
+import { stringValue, type Command, type OptionValues } from './command';
+import { UsageError } from './output';
+import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+
+const SCOPES: readonly AgentKeyScope[] = ['contexts:read', 'contexts:write', 'reply'];
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
+
+/** `--expires-in 30d` (s, m, h or d; a bare number is seconds) as seconds; undefined: never expires. */
+export function expiresInSeconds(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^([1-9]\d{0,8})([smhd]?)$/.exec(value);
+  if (!match) throw new UsageError('--expires-in must be a whole number with an optional unit s, m, h or d, e.g. 30d');
+  return Number(match[1]) * (UNITS[match[2] || 's'] ?? 1);
+}
+
+function scopesOf(values: OptionValues): AgentKeyScope[] {
+  const given = values.scope;
+  const list = (Array.isArray(given) ? given : typeof given === 'string' ? [given] : []).flatMap((s) => String(s).split(','));
+  if (list.length === 0) throw new UsageError(`--scope is required: one or more of ${SCOPES.join(', ')}`);
+  for (const scope of list) {
+    if (!SCOPES.includes(scope as AgentKeyScope)) throw new UsageError(`unknown scope ${JSON.stringify(scope)}: use ${SCOPES.join(', ')}`);
+  }
+  return list as AgentKeyScope[];
+}
+
+const NEEDS = "Needs the owner's login (agent-gateway login; an agent key cannot manage keys) and the agent (--collection, --token-id).";
+
+export const keysCreateCommand: Command = {
+  path: ['keys', 'create'],
+  usage: 'agent-gateway keys create --name NAME --scope SCOPE [--scope SCOPE] [--expires-in 30d] [--json]',
+  help: `Creates an agent key for automation and prints it once on stdout (nothing else goes to
+stdout), so KEY=$(agent-gateway keys create ...) captures it. Store it as a secret: it is never
+shown again. It works on this agent only, within its scopes, while your wallet owns the agent.
+
+Options:
+  --name NAME        what the key is for, shown in the list (required)
+  --scope SCOPE      contexts:read, contexts:write or reply; repeat or comma-separate (required)
+  --expires-in TIME  lifetime: seconds, or with a unit s, m, h, d (60 s .. 365 d); default: none
+  --json             print { id, key, name, scopes, createdAt, expiresAt } instead of the key
+
+${NEEDS}`,
+  options: {
+    name: { type: 'string' },
+    scope: { type: 'string', multiple: true },
+    'expires-in': { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  args: { min: 0, max: 0 },
+  async run({ values, env, io }) {
+    const name = stringValue(values, 'name');
+    if (!name) throw new UsageError('--name is required');
+    const scopes = scopesOf(values);
+    const lifetime = expiresInSeconds(stringValue(values, 'expires-in'));
+    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
+    const agent = agentOf(session, values as GlobalValues, env);
+    try {
+      const created = await agent.createAgentKey({ name, scopes, ...(lifetime === undefined ? {} : { expiresInSeconds: lifetime }) });
+      // The one deliberate print of the key: unscrubbed, on stdout only.
+      io.rawOut(values.json === true ? `${JSON.stringify(created, null, 2)}\n` : `${created.key}\n`);
+      io.err(
+        `keys create: key ${created.id} (${created.scopes.join(', ')}), expires ${created.expiresAt ?? 'never'}; it is not shown again`,
+      );
+    } catch (err) {
+      gatewayFailure(err, 'creating a key');
+    }
+    return 0;
+  },
+};
+
+export const keysListCommand: Command = {
+  path: ['keys', 'list'],
+  usage: 'agent-gateway keys list [--json]',
+  help: `Lists the agent's live keys: id, name, scopes, created, expires, last used and uses (never
+the key itself). Last used and uses are recorded off the request path: up to a minute behind.
+
+Options:
+  --json   the keys as a JSON array
+
+${NEEDS}`,
+  options: { json: { type: 'boolean' } },
+  args: { min: 0, max: 0 },
+  async run({ values, env, io }) {
+    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
+    const agent = agentOf(session, values as GlobalValues, env);
+    try {
+      const { keys } = await agent.listAgentKeys();
+      if (values.json === true) io.out(JSON.stringify(keys, null, 2));
+      else {
+        for (const k of keys) {
+          io.out(
+            [k.id, k.name, k.scopes.join(','), k.createdAt, k.expiresAt ?? 'never', k.lastUsedAt ?? 'unused', String(k.useCount)].join(
+              '\t',
+            ),
+          );
+        }
+        io.err(`keys list: ${keys.length} keys (id, name, scopes, created, expires, last used, uses)`);
+      }
+    } catch (err) {
+      gatewayFailure(err, 'listing keys');
+    }
+    return 0;
+  },
+};
+
+export const keysRevokeCommand: Command = {
+  path: ['keys', 'revoke'],
+  usage: 'agent-gateway keys revoke ID',
+  help: `Revokes the key ID at once: the very next request with it is refused (401 key_revoked).
+
+${NEEDS}`,
+  options: {},
+  args: { min: 1, max: 1 },
+  async run({ values, args, env, io }) {
+    const id = args[0]!;
+    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
+    const agent = agentOf(session, values as GlobalValues, env);
+    try {
+      const revoked = await agent.revokeAgentKey(id);
+      io.out(`revoked ${revoked.id} at ${revoked.revokedAt}`);
+    } catch (err) {
+      gatewayFailure(err, `revoking key ${id}`);
+    }
+    return 0;
+  },
+};
