@@ -3,10 +3,11 @@
  * alike), `--requests` rounds after the warm-up; medians. Each path's "added" time is its median
  * minus the same rounds' no-I/O answer (`GET /no-such-route`, 404), then expressed in units of
  * the stack's latency switches R (DEV_RPC_LATENCY_MS) and D (DEV_DB_LATENCY_MS) from stack.json:
- * reads ≤ 1.2 × max(R, D), writes ≤ 1.2 × (R + D), a login finish ≤ 1.5 × D.
+ * reads ≤ 1.2 × max(R, D), writes ≤ 1.2 × (R + D), a login finish ≤ 1.5 × D. Reads and writes
+ * also run with an agent key (issue 19), each beside its token twin with the ratio of medians.
  */
 import { randomUUID } from 'node:crypto';
-import { createGatewayClient } from '../../../src/client';
+import { createGatewayClient, type AgentClient } from '../../../src/client';
 import { BenchError, markdownTable, ms } from '../lib';
 import { failureOf, newWallet, noIoRequest, timed, type StackLatency, type Step } from '../lib/client';
 import { failuresCell, measureCases, type Case, type PairResult } from '../lib/measure';
@@ -22,6 +23,8 @@ type Kind = 'floor' | 'read' | 'write' | 'login';
 interface PathCase extends Case {
   label: string;
   kind: Kind;
+  /** For a path called with an agent key: the label of the same path with the owner's token. */
+  twin?: string;
 }
 
 /** The unit each kind of path is measured in, and its target in that unit. */
@@ -49,7 +52,13 @@ async function loginFinish(ctx: BenchContext): Promise<Step> {
   );
 }
 
-function cases(ctx: BenchContext, agent: BenchAgent): PathCase[] {
+/** The same agent through an agent key (issue 19): the key lookup runs beside the owner check. */
+async function keyedClient(ctx: BenchContext, agent: BenchAgent): Promise<AgentClient> {
+  const { key } = await agent.api.createAgentKey({ name: 'bench: critical path', scopes: ['contexts:read', 'contexts:write'] });
+  return createGatewayClient({ baseUrl: ctx.testnet.baseUrl, apiKey: key }).agent(agent.api.collection, agent.api.tokenId);
+}
+
+function cases(ctx: BenchContext, agent: BenchAgent, keyed: AgentClient): PathCase[] {
   const api = agent.api;
   const run = randomUUID().slice(0, 8);
   let n = 0;
@@ -90,6 +99,34 @@ function cases(ctx: BenchContext, agent: BenchAgent): PathCase[] {
       label: 'POST …/context (a new key each time)',
       kind: 'write',
       gateway: () => timed(() => api.createContext(`bench:cp-${run}-${n++}`)),
+      floor: null,
+    },
+    {
+      label: 'GET …/contexts/keys (agent key)',
+      kind: 'read',
+      twin: 'GET …/contexts/keys',
+      gateway: () => timed(() => keyed.listContextKeys()),
+      floor: null,
+    },
+    {
+      label: `GET …/context/{key}/messages (limit ${READ_LIMIT}, agent key)`,
+      kind: 'read',
+      twin: `GET …/context/{key}/messages (limit ${READ_LIMIT})`,
+      gateway: () => timed(() => keyed.readMessages(KEY, { limit: READ_LIMIT })),
+      floor: null,
+    },
+    {
+      label: 'POST …/context/{key}/message (agent key)',
+      kind: 'write',
+      twin: 'POST …/context/{key}/message',
+      gateway: () => timed(() => keyed.appendMessage(KEY, { role: 'user', message: message(n++) })),
+      floor: null,
+    },
+    {
+      label: `POST …/context/{key}/messages (${BATCH} messages, agent key)`,
+      kind: 'write',
+      twin: `POST …/context/{key}/messages (${BATCH} messages)`,
+      gateway: () => timed(() => keyed.appendMessages(KEY, messages())),
       floor: null,
     },
     {
@@ -140,6 +177,18 @@ function pathTable(list: PathCase[], results: PairResult[], latency: StackLatenc
   return { table, verdicts };
 }
 
+/** Each keyed path's median beside its token twin's: the key's cost on the critical path. */
+function keyedRatios(list: PathCase[], results: PairResult[]): string[] {
+  const median = (label: string) => results[list.findIndex((c) => c.label === label)]?.gateway.median ?? NaN;
+  return list.flatMap((c, i) =>
+    c.twin === undefined
+      ? []
+      : [
+          `${c.label}: ${ms(results[i]!.gateway.median)} against ${ms(median(c.twin))} with a token, ×${(results[i]!.gateway.median / median(c.twin)).toFixed(2)}`,
+        ],
+  );
+}
+
 export async function criticalPathSection(ctx: BenchContext, agent: BenchAgent): Promise<SectionReport> {
   const { latency, options } = ctx;
   try {
@@ -151,7 +200,7 @@ export async function criticalPathSection(ctx: BenchContext, agent: BenchAgent):
   } catch (err) {
     throw new BenchError(`critical path: setting up ${KEY} answered ${failureOf(err)}`);
   }
-  const list = cases(ctx, agent);
+  const list = cases(ctx, agent, await keyedClient(ctx, agent));
   log(
     `critical path: R = ${latency.rpcMs} ms, D = ${latency.dbMs} ms; ${WARM_UP} warm-up + ${options.requests} rounds of ${list.length} paths...`,
   );
@@ -169,6 +218,8 @@ export async function criticalPathSection(ctx: BenchContext, agent: BenchAgent):
     `One client, sequential; each round runs every path once in this order, ${WARM_UP} warm-up rounds not counted. "Added" is a path's median minus the no-I/O median of the same rounds; "in units" divides it by the path's unit.`,
     '',
     ...(verdicts.length > 0 ? [`Targets: ${verdicts.join('; ')}.`, ''] : []),
+    `Agent keys (issue 19), median with the key against the same path with the owner's token (the key's lookup runs beside the owner check, never before it): ${keyedRatios(list, results).join('; ')}.`,
+    '',
   ].join('\n');
   return { heading: CRITICAL_PATH_HEADING, body, unexpected: results.reduce((n, r) => n + r.failures.total(), 0) };
 }
