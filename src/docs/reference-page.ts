@@ -72,8 +72,8 @@ export async function referencePage(options: { specUrl: string; title: string })
 <h1 id="title">${title}</h1><span class="version" id="version"></span>
 <p class="desc" id="description"></p>
 <div class="token">
-<label for="token">Bearer token</label>
-<input id="token" class="mono" type="password" autocomplete="off" spellcheck="false" placeholder="paste a token from POST /auth/jwt/finish">
+<label for="token">Bearer token or agent key</label>
+<input id="token" class="mono" type="password" autocomplete="off" spellcheck="false" placeholder="a token from POST /auth/jwt/finish, or an agent key agk_…">
 <button type="button" class="secondary" id="token-clear">Clear</button>
 <p class="note">Kept in this tab only (sessionStorage) and sent only by Try it on operations that require it.</p>
 </div>

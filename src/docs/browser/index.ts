@@ -5,7 +5,7 @@
 import { appendKids, byId, codeBlock, errorText, h, isObj, md, pathText, show } from './dom';
 import { applySearch, docsMain, failPage, initSearch, sampleBaseUrl } from './main';
 import { collectOperations, matchesSearch, tagDescription, tagOrder } from './operations';
-import { methodBadge, paramsTable, renderOperation, responseList, tabs } from './render';
+import { lock, methodBadge, paramsTable, renderOperation, responseList, tabs } from './render';
 import { clientSample, curlSample, literal, paramExample, sampleInput, shellQuote } from './samples';
 import { deref, facts, jsonMedia, mediaExample, pointer, refName, sample, schemaTree, typeLabel } from './schema';
 import { initToken, readToken, send, tryPanel } from './try-it';
@@ -31,6 +31,7 @@ export const functions: readonly ((...args: never[]) => unknown)[] = [
   matchesSearch,
   tagDescription,
   tagOrder,
+  lock,
   methodBadge,
   paramsTable,
   renderOperation,

@@ -176,11 +176,23 @@ export function renderOperation(spec: Obj, entry: Operation, baseUrl: string): H
         { class: 'oppath' },
         methodBadge(method),
         h('code', { class: 'path' }, pathText(path)),
-        entry.secured ? h('span', { class: 'lock', title: 'Send Authorization: Bearer <token>' }, 'requires bearer token') : null,
+        entry.secured ? lock(entry.op) : null,
         entry.operationId ? h('span', { class: 'opid', title: 'operationId' }, entry.operationId) : null,
       ),
     ),
     h('div', { class: 'opbody' }, h('div', { class: 'opmain' }, main), h('div', { class: 'opside' }, side)),
     tryPanel(spec, entry),
+  );
+}
+
+/** What the operation takes in Authorization: the owner's token, or also an agent key of a scope. */
+export function lock(op: Obj): HTMLElement {
+  const scope = op['x-agent-key-scope'];
+  if (typeof scope !== 'string') return h('span', { class: 'lock', title: 'Send Authorization: Bearer <token>' }, 'requires bearer token');
+  const which = scope === 'any' ? 'any agent key' : `an agent key with ${scope}`;
+  return h(
+    'span',
+    { class: 'lock', title: `Send Authorization: Bearer <token>, or Bearer agk_… (${which})` },
+    `token or agent key (${scope})`,
   );
 }
