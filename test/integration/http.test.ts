@@ -157,7 +157,9 @@ describe('documentation', () => {
       for (const [method, operation] of Object.entries(operations)) {
         expect(operation.responses, `${method} ${path}`).toHaveProperty('200');
         if (!path.startsWith('/agent/')) continue;
-        expect(operation.security, `${method} ${path}`).toEqual([{ bearer: [] }]);
+        // The owner's token everywhere; an agent key too where the key table names a scope.
+        const keyed = (operation as { 'x-agent-key-scope'?: string })['x-agent-key-scope'] !== undefined;
+        expect(operation.security, `${method} ${path}`).toEqual(keyed ? [{ bearer: [] }, { agentKey: [] }] : [{ bearer: [] }]);
         for (const status of ['400', '401', '403', '404', '503']) expect(operation.responses, `${method} ${path}`).toHaveProperty(status);
       }
     }
