@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   tool_server_oauth_unsupported: 400,
   tool_snapshot_too_large: 400,
   mcp_connection_limit: 400,
+  agent_key_limit: 400,
   tool_arguments_too_large: 400,
   database_table_not_offered: 400,
   unauthorized: 401,

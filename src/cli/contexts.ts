@@ -35,7 +35,8 @@ Options:
   --file FILE   the keys file (required)
   --json        print every result as JSON ({ line, key, status, reason?, message? }) on stdout
 
-Exit code 1 when any key is invalid. Needs a login and the agent (--collection, --token-id).`,
+Exit code 1 when any key is invalid. Needs a login, or an agent key with contexts:write
+(AGENT_GATEWAY_API_KEY or --api-key-env NAME), and the agent (--collection, --token-id).`,
   options: { file: { type: 'string' }, json: { type: 'boolean' } },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
@@ -100,7 +101,8 @@ Options:
   --all           every key from --after on, walking pages by cursor; progress on stderr
   --json          every key: a JSON array; one page: { contextKeys, nextAfter, totalElements }
 
-Needs a login and the agent (--collection, --token-id).`,
+Needs a login, or an agent key with contexts:read (AGENT_GATEWAY_API_KEY or --api-key-env
+NAME), and the agent (--collection, --token-id).`,
   options: {
     search: { type: 'string' },
     desc: { type: 'boolean' },

@@ -71,7 +71,8 @@ Retries 502/503/504 and network errors with backoff (never 4xx). A batch that fa
 stops its key (later batches of that key are not sent, so order is kept); 401/403 or an agent
 error stops the run. Exit code 1 when any line failed.
 
-Needs a login (agent-gateway login) and the agent (--collection, --token-id).`,
+Needs a login (agent-gateway login), or an agent key with contexts:write (AGENT_GATEWAY_API_KEY
+or --api-key-env NAME; a pipeline then holds no wallet), and the agent (--collection, --token-id).`,
   options: {
     file: { type: 'string' },
     'create-missing': { type: 'boolean' },

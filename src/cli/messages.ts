@@ -19,7 +19,8 @@ Options:
   --key KEY    the context key (required)
   --out FILE   the output file (default: stdout; "-" is stdout too)
 
-Needs a login and the agent (--collection, --token-id).`,
+Needs a login, or an agent key with contexts:read (AGENT_GATEWAY_API_KEY or --api-key-env
+NAME), and the agent (--collection, --token-id).`,
   options: { key: { type: 'string' }, out: { type: 'string' } },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {

@@ -72,7 +72,13 @@ export const createAgentKey = createRoute({
   description: `A scoped, revocable credential for a pipeline or a chat bridge, acting for the calling wallet on this agent of this deployment only, and only while that wallet owns the agent. The key is in this answer only. ${adminOnly}`,
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(NewAgentKeySchema) },
-  responses: { 200: jsonResponse('The key, shown once', CreatedAgentKeySchema), ...agentRoute.errors },
+  responses: {
+    200: jsonResponse('The key, shown once', CreatedAgentKeySchema),
+    ...agentRoute.errors,
+    400: errorResponse(
+      '`validation_failed` (name, scopes, lifetime of 60 s .. 1 year, or a bad path), `agent_key_limit` (100 live keys: revoke one first)',
+    ),
+  },
 });
 
 export const listAgentKeys = createRoute({

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { Address } from 'viem';
 import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
@@ -35,6 +35,9 @@ export interface NewAgentKey {
   expiresInSeconds?: number | undefined;
 }
 
+/** Live keys one agent may have at once (abuse control; revoke one to make room). */
+export const MAX_LIVE_KEYS = 100;
+
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 function toView(row: typeof agentKeys.$inferSelect): AgentKeyView {
@@ -68,6 +71,13 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
   const scopes = [...new Set(input.scopes)];
   try {
     await revokeEarlierOwnersKeys(db, agent, owner);
+    const [live] = await db.orm
+      .select({ n: count() })
+      .from(agentKeys)
+      .where(and(ofAgent(agentKeys, agentRef(agent)), isNull(agentKeys.revokedAt)));
+    if ((live?.n ?? 0) >= MAX_LIVE_KEYS) {
+      throw new AppError('agent_key_limit', `An agent has at most ${MAX_LIVE_KEYS} live keys; revoke one first`);
+    }
     const [row] = await db.orm
       .insert(agentKeys)
       .values({

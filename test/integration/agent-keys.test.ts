@@ -77,6 +77,22 @@ describe('managing keys with the owner token', () => {
     }
   });
 
+  it('an agent has at most 100 live keys: 400 agent_key_limit until one is revoked', async () => {
+    const agent = await freshAgent(testnet);
+    const first = await createKey(agent, ['contexts:read']);
+    // 99 more rows as the API would write them (the hash of a key nobody holds).
+    await sql(
+      stack.databaseUrl,
+      `insert into "gateway"."agent_keys" (id, chain_id, collection, token_id, key_hash, name, scopes, created_by_wallet)
+       select gen_random_uuid(), $1, $2, $3, encode(sha256(convert_to(gen_random_uuid()::text, 'UTF8')), 'hex'), 'filler', '{contexts:read}', $4
+         from generate_series(1, 99)`,
+      [testnet.chainId, agent.collection.toLowerCase(), agent.tokenId.toString(), agent.owner.address.toLowerCase()],
+    );
+    expectError(await agent.call('/keys', { method: 'POST', json: { name: 'one too many', scopes: ['reply'] } }), 400, 'agent_key_limit');
+    expect((await agent.call(`/keys/${first.id}`, { method: 'DELETE' })).status).toBe(200);
+    await createKey(agent, ['reply']);
+  });
+
   it('a key never manages keys, nor touches any other administrative route: 403 key_not_allowed, never 401', async () => {
     const agent = await freshAgent(testnet);
     const { key } = await createKey(agent, ['contexts:read', 'contexts:write', 'reply']);
