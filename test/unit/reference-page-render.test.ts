@@ -49,7 +49,8 @@ function sampleSpec() {
       tags: ['Contexts'],
       summary: 'Store a context',
       operationId: 'createContext',
-      security: [{ bearerAuth: [] }],
+      security: [{ bearerAuth: [] }, { agentKey: [] }],
+      'x-agent-key-scope': 'contexts:write',
       request: { params, body: { required: true, content: { 'application/json': { schema: Context } } } },
       responses: { 201: { description: 'Stored', content: { 'application/json': { schema: Context } } } },
     }),
@@ -118,6 +119,11 @@ describe('referencePage: rendering (DOM stub)', () => {
     expect(keys.id).toBe('op-listContextKeys');
     expect(keys.textContent).toContain('requires bearer token');
     expect(section('GET /health').textContent).not.toContain('requires bearer token');
+    // An operation that also takes an agent key says so, with the scope it needs.
+    expect(section('POST /agent/{agentCollectionAddress}/{agentTokenId}/contexts').textContent).toContain(
+      'token or agent key (contexts:write)',
+    );
+    expect(keys.textContent).not.toContain('agent key');
     expect(env.byId('title').textContent).toBe('Agent <Gateway>');
     expect(env.byId('description').textContent).toBe('<img src=x onerror=alert(1)>');
     expect(env.byId('version').textContent).toBe('v1.2.3');
