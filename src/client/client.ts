@@ -1,5 +1,5 @@
 /**
- * A typed client of the gateway's REST API over plain `fetch`: Node 20 and browsers alike (no
+ * A typed client of the gateway's REST API over plain `fetch`: Node 22+ and browsers alike (no
  * Node-only imports). See `createGatewayClient`.
  */
 import { scrub, scrubValue } from '../scrub';
