@@ -16,7 +16,12 @@ let worker: Awaited<ReturnType<typeof replyWorker>>;
 
 beforeAll(async () => {
   [llm, tools] = await Promise.all([startStandinLlm({ apiKey: API_KEY }), startSwitchableTools()]);
-  worker = await replyWorker(stack, llm, { tools: tools.url }, { TOKEN__MAX_TOKENS_PER_REQUEST: '600', INFERENCE_LOOP__MAX_ITERATIONS: '3' });
+  worker = await replyWorker(
+    stack,
+    llm,
+    { tools: tools.url },
+    { TOKEN__MAX_TOKENS_PER_REQUEST: '600', INFERENCE_LOOP__MAX_ITERATIONS: '3' },
+  );
 });
 
 afterAll(async () => {
@@ -51,11 +56,17 @@ describe('the token budget', () => {
 
 describe('the iteration cap', () => {
   it('stops after INFERENCE_LOOP__MAX_ITERATIONS model calls with finishReason max_iterations', async () => {
-    const looping = await startStandinLlm({ apiKey: API_KEY, script: () => ({ toolCalls: [{ name: 'echo', arguments: { text: 'again' } }] }) });
+    const looping = await startStandinLlm({
+      apiKey: API_KEY,
+      script: () => ({ toolCalls: [{ name: 'echo', arguments: { text: 'again' } }] }),
+    });
     const w = await replyWorker(stack, looping, { tools: tools.url }, { INFERENCE_LOOP__MAX_ITERATIONS: '3' });
     try {
       const who = await replyAgent(w.deployment, API_KEY);
-      const reg = await who.call('/mcp/connection', { method: 'POST', json: { url: toolServerUrl('tools', tools.url), auth: { type: 'none' } } });
+      const reg = await who.call('/mcp/connection', {
+        method: 'POST',
+        json: { url: toolServerUrl('tools', tools.url), auth: { type: 'none' } },
+      });
       expect(reg.status, reg.text).toBe(200);
       const res = await who.reply({ message: 'loop forever' });
       expect(res.status, res.text).toBe(200);

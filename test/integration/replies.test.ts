@@ -114,7 +114,10 @@ describe('tools', () => {
   it('calls a tool through the tool server and reads its result; the stream shows tool_call then tool_result', async () => {
     tools.state.mode = 'good';
     const who = await agent();
-    const reg = await who.call('/mcp/connection', { method: 'POST', json: { url: toolServerUrl('tools', tools.url), auth: { type: 'none' } } });
+    const reg = await who.call('/mcp/connection', {
+      method: 'POST',
+      json: { url: toolServerUrl('tools', tools.url), auth: { type: 'none' } },
+    });
     expect(reg.status, reg.text).toBe(200);
     const res = await who.reply({ message: 'please use tool echo hello' }, { headers: { accept: 'text/event-stream' } });
     const events = parseSse(res.text);
@@ -122,25 +125,33 @@ describe('tools', () => {
     expect(events[0]?.data).toEqual({ tool: 'echo', connectionId: reg.body.id, arguments: { text: 'hello' } });
     expect(events[1]?.data).toMatchObject({ tool: 'echo', isError: false, content: 'echo: hello' });
     const done = events.at(-1)?.data;
-    expect(done.steps).toEqual([expect.objectContaining({ tool: 'echo', connectionId: reg.body.id, arguments: { text: 'hello' }, isError: false })]);
+    expect(done.steps).toEqual([
+      expect.objectContaining({ tool: 'echo', connectionId: reg.body.id, arguments: { text: 'hello' }, isError: false }),
+    ]);
     expect(done.reply.message).toBe('stand-in model: echo answered: echo: hello');
   });
 
-  it.each(['401', '424', '500'] as const)('a tool failing upstream with %s is an error result the model reads, not a failed reply', async (mode) => {
-    tools.state.mode = 'good';
-    const who = await agent();
-    const reg = await who.call('/mcp/connection', { method: 'POST', json: { url: toolServerUrl('tools', tools.url), auth: { type: 'none' } } });
-    expect(reg.status, reg.text).toBe(200);
-    tools.state.mode = mode;
-    const marker = `use tool echo ${crypto.randomUUID()}`;
-    const res = await who.reply({ message: marker });
-    tools.state.mode = 'good';
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.steps).toEqual([expect.objectContaining({ tool: 'echo', isError: true, upstreamStatus: Number(mode) })]);
-    expect(res.body.reply.message).toContain(`HTTP ${mode}`);
-    const followUp = requestsWith(marker).at(-1)?.body.messages?.at(-1);
-    expect(followUp?.role).toBe('tool');
-  });
+  it.each(['401', '424', '500'] as const)(
+    'a tool failing upstream with %s is an error result the model reads, not a failed reply',
+    async (mode) => {
+      tools.state.mode = 'good';
+      const who = await agent();
+      const reg = await who.call('/mcp/connection', {
+        method: 'POST',
+        json: { url: toolServerUrl('tools', tools.url), auth: { type: 'none' } },
+      });
+      expect(reg.status, reg.text).toBe(200);
+      tools.state.mode = mode;
+      const marker = `use tool echo ${crypto.randomUUID()}`;
+      const res = await who.reply({ message: marker });
+      tools.state.mode = 'good';
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.steps).toEqual([expect.objectContaining({ tool: 'echo', isError: true, upstreamStatus: Number(mode) })]);
+      expect(res.body.reply.message).toContain(`HTTP ${mode}`);
+      const followUp = requestsWith(marker).at(-1)?.body.messages?.at(-1);
+      expect(followUp?.role).toBe('tool');
+    },
+  );
 
   it('a call of a tool the agent does not have is an error result, listed with connectionId null', async () => {
     const who = await agent();
@@ -155,11 +166,11 @@ describe('tools', () => {
 
 describe('model faults', () => {
   it.each([
-    ['401', { status: 401 }, 424, 'llm_credential_rejected'],
-    ['429', { status: 429, headers: { 'retry-after': '7' } }, 503, 'llm_rate_limited'],
-    ['500', { status: 500 }, 502, 'llm_unavailable'],
-    ['a slow answer', { text: 'late', delayMs: 3_000 }, 504, 'llm_timeout'],
-  ] as const)('provider %s -> %i %s; the message stays and no assistant message is stored', async (_, reply, status, code) => {
+    ['401', 424, 'llm_credential_rejected', { status: 401 }],
+    ['429', 503, 'llm_rate_limited', { status: 429, headers: { 'retry-after': '7' } }],
+    ['500', 502, 'llm_unavailable', { status: 500 }],
+    ['a slow answer', 504, 'llm_timeout', { text: 'late', delayMs: 3_000 }],
+  ] as const)('provider %s -> %i %s; the message stays and no assistant message is stored', async (_, status, code, reply) => {
     const who = await agent();
     const marker = scripted(() => reply as StandinReply);
     const res = await who.reply({ message: `fault ${marker}` });

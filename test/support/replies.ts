@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StandinLlm } from '../../scripts/lib/standin-llm';
 import { freshAgent, seg, type TestAgent } from './agent';
+import type { JsonResponse } from './http';
 import type { DeploymentInfo, StackInfo } from './stack-info';
 import { workerWithToolServers } from './tool-routing';
 
@@ -23,13 +24,21 @@ export async function replyAgent(
   deployment: DeploymentInfo,
   apiKey: string,
   settings: Record<string, unknown> = {},
-): Promise<TestAgent & { reply(json: unknown, init?: { headers?: Record<string, string> }): ReturnType<TestAgent['call']> }> {
+): Promise<TestAgent & { reply(json: unknown, init?: { headers?: Record<string, string> }): Promise<JsonResponse<any>> }> {
   const agent = await freshAgent(deployment);
   const [ctx, llm] = await Promise.all([
     agent.call('/context', { method: 'POST', json: { key: 'chat' } }),
     agent.call('/llm/settings', {
       method: 'POST',
-      json: { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: LLM_BASE_URL, apiKey, ...settings },
+      json: {
+        provider: 'openai-compatible',
+        model: 'stand-in',
+        temperature: 0,
+        maxTokens: 256,
+        baseUrl: LLM_BASE_URL,
+        apiKey,
+        ...settings,
+      },
     }),
   ]);
   if (ctx.status !== 200 || llm.status !== 200) throw new Error(`setup failed: ${ctx.text} ${llm.text}`);
@@ -46,7 +55,11 @@ export function parseSse(text: string): { event: string; data: any }[] {
     .filter((block) => block.trim())
     .map((block) => {
       const lines = block.split('\n');
-      const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim() ?? 'message';
+      const event =
+        lines
+          .find((l) => l.startsWith('event:'))
+          ?.slice(6)
+          .trim() ?? 'message';
       const data = lines
         .filter((l) => l.startsWith('data:'))
         .map((l) => l.slice(5).trimStart())
@@ -60,7 +73,13 @@ export type ToolMode = 'good' | '401' | '424' | '500';
 /** A plain JSON-RPC tool server with `echo` (text), whose failure mode a test switches after registration. */
 export async function startSwitchableTools() {
   const state = { mode: 'good' as ToolMode, calls: 0 };
-  const tools = [{ name: 'echo', description: 'Echoes the text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }];
+  const tools = [
+    {
+      name: 'echo',
+      description: 'Echoes the text back',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+  ];
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -74,7 +93,11 @@ export async function startSwitchableTools() {
       if (body.method === 'tools/call') {
         state.calls++;
         if (state.mode !== 'good') return send(Number(state.mode), { error: `failing with ${state.mode}` });
-        return send(200, { jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: `echo: ${body.params?.arguments?.text}` }] } });
+        return send(200, {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: { content: [{ type: 'text', text: `echo: ${body.params?.arguments?.text}` }] },
+        });
       }
       return send(200, { jsonrpc: '2.0', id: body.id ?? null, error: { code: -32601, message: 'Method not found' } });
     });
