@@ -22,7 +22,7 @@ function storeDeps(c: Context<AppBindings>): MessagesDeps {
  * context key and the validated body. Spelling the same request differently (a lower-case address,
  * `%3A` for `:`) is the same request.
  */
-async function idempotencyFor(
+export async function idempotencyFor(
   c: Context<AppBindings>,
   key: string | undefined,
   contextKey: string,

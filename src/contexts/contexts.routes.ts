@@ -14,9 +14,9 @@ import {
   RoleSchema,
 } from './schemas';
 
-const ContextParamsSchema = AgentParamsSchema.extend({ contextKey: KeyParamSchema });
+export const ContextParamsSchema = AgentParamsSchema.extend({ contextKey: KeyParamSchema });
 
-const IdempotencyHeadersSchema = z.object({
+export const IdempotencyHeadersSchema = z.object({
   'idempotency-key': z
     .string()
     .regex(/^[\x21-\x7E]{1,255}$/, 'Idempotency-Key must be 1..255 visible ASCII characters')
@@ -29,7 +29,7 @@ const IdempotencyHeadersSchema = z.object({
     }),
 });
 
-const StoredMessageSchema = z
+export const StoredMessageSchema = z
   .object({
     id: z.number().int().openapi({ example: 1042, description: 'Increasing within a context, in commit order' }),
     role: RoleSchema,

@@ -126,11 +126,24 @@ export const llmSettings = gateway.table(
     model: text('model').notNull(),
     temperature: doublePrecision('temperature').notNull(),
     maxTokens: integer('max_tokens').notNull(),
+    /** openai-compatible (and optionally openai/anthropic): the API's base URL, checked by the outbound policy. */
+    baseUrl: text('base_url'),
     apiKeyEntry: uuid('api_key_entry').references(() => vaultEntries.id, { onDelete: 'set null' }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId] })],
 );
+
+/**
+ * Replies in progress (DESIGN §11): one lease per context, so two replies never run on one
+ * context at once. `context_ref` is sha256 of `chainId:collection:tokenId:contextKey` (no agent
+ * memory in the shared schema); a lease past `expires_at` (a crashed reply) is taken over.
+ */
+export const replyLeases = gateway.table('reply_leases', {
+  contextRef: text('context_ref').primaryKey(),
+  leaseId: uuid('lease_id').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
 
 /** An agent's prompt templates, addressed by key. */
 export const promptTemplates = gateway.table(
