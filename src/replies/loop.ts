@@ -50,6 +50,8 @@ export async function runLoop(input: LoopInput, events: LoopEvents): Promise<Loo
     temperature: input.temperature,
     maxRetries: 0,
     abortSignal: AbortSignal.any([input.signal, cut.signal]),
+    // The SDK's default logs the whole error (the request body: the agent's memory); ours logs a line.
+    onError: () => undefined,
   });
   let text = '';
   let failure: unknown;
