@@ -131,6 +131,7 @@ async function main(): Promise<number> {
       dCall: [] as number[],
       dList: [] as number[],
     };
+    const appendMs: number[] = [];
     let unexpected = 0;
     for (let i = 0; i < WARM_UP + rounds; i++) {
       const message = `hello from round ${i}`;
@@ -139,7 +140,11 @@ async function main(): Promise<number> {
       const gt = await gatewayReply(agent, keys[2 * i + 1]!, { message: TOOL_MESSAGE });
       const dt = await directToolReply(llm.baseUrl, tools.url, toolKey, TOOL_MESSAGE);
       if (g.text !== d.text || gt.text !== dt.text || Number.isNaN(gt.toolResult)) unexpected++;
+      const a0 = now();
+      await agent.appendMessage(keys[2 * i]!, { role: 'user', message: 'an append, for scale' });
+      const append = now() - a0;
       if (i < WARM_UP) continue;
+      appendMs.push(append);
       s.gFirst.push(g.firstDelta);
       s.gWhole.push(g.whole);
       s.dFirst.push(d.firstDelta);
@@ -190,7 +195,9 @@ the round-trip rows) and the model again. The gateway's side is \`agent.replyStr
 (JWT, owner on the chain), the message appended, settings and the vaulted key read, the
 template, the context read and trimmed, the tools listed, the model called through the AI SDK,
 the reply stored, then \`done\`. The stand-in writes its whole answer at once (no delay between
-words), so a first delta is nearly the whole reply on both sides.
+words), so a first delta is nearly the whole reply on both sides. For scale, one
+\`appendMessage\` through the gateway (the gate and one stored message, no model) took
+${ms(m(appendMs).median)} (median) in the same rounds.
 
 ${table}
 ${unexpected > 0 ? `\n**${unexpected} rounds where the gateway's text differed from the direct text** (treat with care).\n` : ''}`;
