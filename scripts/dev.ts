@@ -5,8 +5,12 @@
  * Writes .dev/stack.json, prints a banner, and stops everything it started on Ctrl-C / SIGTERM.
  *
  * Ports move with DEV_PG_PORT, DEV_BRIDGE_PORT, DEV_ANVIL_MAINNET_PORT, DEV_ANVIL_TESTNET_PORT,
- * DEV_MAINNET_PORT, DEV_TESTNET_PORT, DEV_MAINNET_INSPECTOR_PORT, DEV_TESTNET_INSPECTOR_PORT;
- * the state directory with DEV_DIR (default .dev).
+ * DEV_MAINNET_PORT, DEV_TESTNET_PORT, DEV_MAINNET_INSPECTOR_PORT, DEV_TESTNET_INSPECTOR_PORT,
+ * DEV_LLM_PORT; the state directory with DEV_DIR (default .dev).
+ * DEV_LLM (default 1) starts the stand-in model server (scripts/lib/standin-llm.ts: an
+ * OpenAI-compatible Chat Completions server, deterministic, no weights, that says it is a
+ * stand-in and calls a tool when asked) in this process on loopback; stack.json's `llm` names it
+ * as LLM settings take it (null with DEV_LLM=0).
  * Local-stack switches passed to both workers (DESIGN §9): DEV_LOOPBACK_TARGETS (default 1; 0 =
  * production's outbound policy) and DEV_RATE_LIMITS (default 1; 0 = no rate limits, for benchmarks).
  * Latency switches, kept in the stack's own stand-ins and never passed to a worker:
@@ -35,6 +39,8 @@ import {
   type Backends,
   type DeploymentName,
 } from './lib/stack';
+import { STANDIN_MODEL, standinSettings } from './lib/stack-llm';
+import { startStandinLlm, type StandinLlm } from './lib/standin-llm';
 import { buildWorker, startBundledWorker } from './lib/worker-bundle';
 import { startWranglerDev, type RunningWorker } from './lib/wrangler-dev';
 
@@ -56,8 +62,9 @@ function port(name: string, fallback: number): { name: string; port: number } {
 let switches: ReturnType<typeof devSwitches>['bindings'];
 let latency: ReturnType<typeof devSwitches>['latency'];
 let wranglerDev: boolean;
+let withStandinLlm: boolean;
 try {
-  ({ bindings: switches, latency, wranglerDev } = devSwitches(process.env));
+  ({ bindings: switches, latency, wranglerDev, standinLlm: withStandinLlm } = devSwitches(process.env));
 } catch (err) {
   fail(err instanceof Error ? err.message : String(err));
 }
@@ -71,6 +78,7 @@ const ports = {
   testnet: port('DEV_TESTNET_PORT', 8788),
   mainnetInspector: port('DEV_MAINNET_INSPECTOR_PORT', 9229),
   testnetInspector: port('DEV_TESTNET_INSPECTOR_PORT', 9230),
+  ...(withStandinLlm ? { llm: port('DEV_LLM_PORT', 8791) } : {}),
 };
 
 function fail(message: string): never {
@@ -130,6 +138,7 @@ async function loadSecret(name: string, make: () => string): Promise<string> {
 }
 
 let backends: Backends | undefined;
+let standin: StandinLlm | undefined;
 const workers: RunningWorker[] = [];
 let stopping = false;
 
@@ -140,6 +149,7 @@ async function shutdown(code: number): Promise<never> {
   await rm(stackFile, { force: true });
   await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
   await backends?.stop().catch(() => undefined);
+  await standin?.close().catch(() => undefined);
   await rm(pidFile, { force: true });
   console.log('stopped.');
   process.exit(code);
@@ -177,6 +187,8 @@ async function main(): Promise<void> {
     latency,
   });
   const ready = backends;
+  if (ports.llm) standin = await startStandinLlm({ port: ports.llm.port });
+  const llm = standin ? standinSettings(standin) : null;
 
   console.log(`starting both workers ${wranglerDev ? 'under wrangler dev' : 'in workerd through Miniflare (DEV_WRANGLER=0)'}...`);
   const secrets = { jwtSecret: await loadSecret('jwt-secret', newJwtSecret), vaultKek: await loadSecret('vault-kek', newVaultKek) };
@@ -209,6 +221,7 @@ async function main(): Promise<void> {
     testnet: deploymentInfo('testnet', started),
     accounts: ready.accounts,
     latency,
+    llm,
   };
   await writeFile(stackFile, `${JSON.stringify(stack, null, 2)}\n`);
 
@@ -231,6 +244,7 @@ async function main(): Promise<void> {
       `  mint an agent          npm run mint -- --to YOUR_ADDRESS   (prints the export line for the CLI)`,
       `  database               ${ready.databaseUrl}`,
       `  loopback targets       ${switches.DEV_LOOPBACK_TARGETS === '1' ? "accepted: http://127.0.0.1:PORT tool servers, loopback databases (DEV_LOOPBACK_TARGETS=0 for production's policy)" : 'refused, as in production (DEV_LOOPBACK_TARGETS=0)'}`,
+      `  model                  ${llm ? `stand-in at ${llm.baseUrl} (model ${STANDIN_MODEL}; deterministic, no weights: it echoes and calls a tool when asked; DEV_LLM=0 leaves it out)` : 'no stand-in (DEV_LLM=0): point agents at a real provider'}`,
       `  rate limits            ${switches.DEV_RATE_LIMITS === '1' ? "production's (DEV_RATE_LIMITS=0 turns them off for benchmarks)" : 'off (DEV_RATE_LIMITS=0)'}`,
       ...latencyBanner(),
       ...(wranglerDev

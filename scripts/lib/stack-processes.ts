@@ -209,6 +209,16 @@ export interface StackFile {
   accounts: { address: string; privateKey: string }[];
   /** DEV_RPC_LATENCY_MS and DEV_DB_LATENCY_MS as the stand-ins apply them (0 = none). */
   latency: { rpcMs: number; dbMs: number };
+  /** The stand-in model server (DEV_LLM=1, the default): LLM settings that use it; null with DEV_LLM=0. */
+  llm: StackLlm | null;
+}
+
+/** `stack.json`'s `llm`: the stand-in model server (deterministic, no weights) as LLM settings take it. */
+export interface StackLlm {
+  provider: 'openai-compatible';
+  baseUrl: string;
+  model: string;
+  standIn: true;
 }
 
 export interface StackDeployment {
@@ -260,6 +270,7 @@ export const DEV_PORT_VARIABLES = [
   'DEV_TESTNET_PORT',
   'DEV_MAINNET_INSPECTOR_PORT',
   'DEV_TESTNET_INSPECTOR_PORT',
+  'DEV_LLM_PORT',
 ] as const;
 
 export type DevPorts = Record<(typeof DEV_PORT_VARIABLES)[number], number>;

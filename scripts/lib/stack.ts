@@ -144,8 +144,8 @@ export function newVaultKek(version = 1): string {
 
 /**
  * The local stack's switches (DESIGN §9), one table: `flag`s are passed to both workers as vars
- * (0 or 1, with a default); `runner` (0 or 1) chooses how the workers run and `latencyMs`
- * switches stay in the stack's own stand-ins (the bridge, the RPC proxy): neither ever reaches a
+ * (0 or 1, with a default); `runner` (0 or 1) chooses how the workers run or which parts start
+ * (the stand-in model server), and `latencyMs` switches stay in the stack's own stand-ins (the bridge, the RPC proxy): neither ever reaches a
  * worker. Latencies are integers 0..10000, unset or empty = 0.
  */
 const DEV_SWITCHES = {
@@ -164,6 +164,12 @@ const DEV_SWITCHES = {
     default: '1',
     meaning:
       "use 1 (both workers under wrangler dev: live reload, DevTools, the default) or 0 (the deployable bundle in workerd through Miniflare, without wrangler dev's proxy and inspector: for benchmarks)",
+  },
+  DEV_LLM: {
+    kind: 'runner',
+    default: '1',
+    meaning:
+      'use 1 (the stand-in model server starts on loopback and stack.json names it, the default) or 0 (no stand-in: point agents at a real provider)',
   },
   DEV_RPC_LATENCY_MS: {
     kind: 'latencyMs',
@@ -208,13 +214,20 @@ function switchValue(env: NodeJS.ProcessEnv, name: SwitchName): string {
  * example tool server and loopback databases can be tried end to end. The test harness passes
  * none: its workers keep production's policy and its stand-ins add no delay.
  */
-export function devSwitches(env: NodeJS.ProcessEnv): { bindings: DevSwitchBindings; latency: DevLatency; wranglerDev: boolean } {
+export function devSwitches(env: NodeJS.ProcessEnv): {
+  bindings: DevSwitchBindings;
+  latency: DevLatency;
+  wranglerDev: boolean;
+  /** DEV_LLM: the stand-in model server starts. */
+  standinLlm: boolean;
+} {
   const values = Object.fromEntries(Object.keys(DEV_SWITCHES).map((name) => [name, switchValue(env, name as SwitchName)]));
   const flags = (Object.keys(DEV_SWITCHES) as SwitchName[]).filter((name) => DEV_SWITCHES[name].kind === 'flag');
   return {
     bindings: Object.fromEntries(flags.map((name) => [name, values[name]])) as DevSwitchBindings,
     latency: { rpcMs: Number(values.DEV_RPC_LATENCY_MS), dbMs: Number(values.DEV_DB_LATENCY_MS) },
     wranglerDev: values.DEV_WRANGLER === '1',
+    standinLlm: values.DEV_LLM === '1',
   };
 }
 

@@ -43,6 +43,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./messages')).messagesExportCommand,
   },
   {
+    path: ['chat'],
+    summary: 'talk with the agent: its replies streamed, tools shown',
+    load: async () => (await import('./chat')).chatCommand,
+  },
+  {
     path: ['mcp', 'check'],
     summary: 'check a tool server against the contract, directly',
     load: async () => (await import('./mcp')).mcpCheckCommand,

@@ -21,6 +21,8 @@ import type {
 import type { RoleSchema } from '../contexts/schemas';
 import type { ERROR_STATUS, ErrorBodySchema } from '../errors';
 import type { getHealth } from '../health/health.routes';
+import type { replyToContext } from '../replies/replies.routes';
+import type { ReplyEventSchema } from '../replies/schemas';
 import type { addConnection, callTool, listConnections, listTools, removeConnection, replaceConnectionAuth } from '../mcp/mcp.routes';
 import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
 import type { getLlmSettings, getPromptTemplate, saveLlmSettings, savePromptTemplate } from '../settings/settings.routes';
@@ -210,3 +212,43 @@ export type McpTool = McpLiveTools['tools'][number];
 export type McpToolCall = RequestBodyOf<typeof callTool>;
 /** Component `McpToolResult`: `isError: true` is still a 200. */
 export type McpToolResult = ResponseOf<typeof callTool>;
+
+// ---------------------------------------------------------------------------------------------
+// Replies (the agent answers)
+// ---------------------------------------------------------------------------------------------
+
+/** Component `ReplyRequest`: body of `POST …/context/{key}/reply` (all optional). */
+export type ReplyRequest = RequestBodyOf<typeof replyToContext>;
+/** Component `ReplyAnswer`: the stored reply (or null), the tool steps, token usage, finish reason. */
+export type ReplyAnswer = ResponseOf<typeof replyToContext>;
+/** Component `ReplyStep`: one tool call the agent made. */
+export type ReplyStep = ReplyAnswer['steps'][number];
+/**
+ * Component `ReplyEvent`: one event of the streamed reply, `{ event, data }`: `delta` {text},
+ * `tool_call`, `tool_result`, then exactly one of `done` (the `ReplyAnswer`) or `error` (the
+ * error body of a failure after the stream began).
+ */
+export type ReplyEvent = z.output<typeof ReplyEventSchema>;
+
+/** Options of `reply` and `replyStream`. */
+export interface ReplyOptions {
+  /** 1..255 visible ASCII: a retry with the same key returns the first answer; the model is not called twice. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  /**
+   * Deadline, ms, replacing the client's `timeoutMs` for this call (0 for none): of the whole
+   * answer for `reply`, of the answer's start (status and headers) for `replyStream`.
+   */
+  timeoutMs?: number;
+}
+
+/** What `reply` returns: the answer, and whether it was a replay of an earlier request with the same Idempotency-Key. */
+export interface ReplyResult extends ReplyAnswer {
+  replayed: boolean;
+}
+
+/** What `replyStream` resolves with once the gateway accepted the request: the events, in order. */
+export interface ReplyStream extends AsyncIterable<ReplyEvent> {
+  /** `Idempotent-Replayed: true`: the events replay an earlier answer (a single `done`). */
+  readonly replayed: boolean;
+}

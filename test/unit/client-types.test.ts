@@ -54,11 +54,25 @@ const COMPONENT_TYPES = [
   typeName<T.McpToolCall>('McpToolCall'),
   typeName<T.McpToolResult>('McpToolResult'),
   typeName<T.ToolServerAuthInput>('ToolServerAuthInput'),
+  typeName<T.ReplyRequest>('ReplyRequest'),
+  typeName<T.ReplyAnswer>('ReplyAnswer'),
+  typeName<T.ReplyStep>('ReplyStep'),
+  typeName<T.ReplyEvent>('ReplyEvent'),
 ];
 
 /** Client members that are not one operation: state, helpers walking pages, older names. */
 type NotOperations = 'baseUrl' | 'token' | 'setToken' | 'login' | 'agent' | 'health';
-type NotAgentOperations = 'collection' | 'tokenId' | 'path' | 'contextKeys' | 'contextKeyPages' | 'messagePages' | 'messages' | 'summary';
+type NotAgentOperations =
+  | 'collection'
+  | 'tokenId'
+  | 'path'
+  | 'contextKeys'
+  | 'contextKeyPages'
+  | 'messagePages'
+  | 'messages'
+  | 'summary'
+  | 'reply'
+  | 'replyStream';
 
 /** One call of every operation method; the compiler insists every method is listed. */
 const GATEWAY_CALLS: { [K in Exclude<keyof GatewayClient, NotOperations>]: (c: GatewayClient) => Promise<unknown> } = {
@@ -88,6 +102,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   listMcpTools: (a) => a.listMcpTools('id-1'),
   callMcpTool: (a) => a.callMcpTool('id-1', { name: 'echo' }),
   replaceMcpAuth: (a) => a.replaceMcpAuth('id-1', { type: 'bearer', value: 'v' }),
+  replyToContext: (a) => a.replyToContext('notes', { message: 'hi' }),
 };
 
 interface Operation {
@@ -182,6 +197,15 @@ describe('client methods and operationIds', () => {
     await client.getHealth();
     await client.agent(COLLECTION, 7n).summary();
     await client.agent(COLLECTION, 7n).getAgent();
-    expect(seen).toEqual(['GET /health', 'GET /health', `GET /agent/${COLLECTION}/7`, `GET /agent/${COLLECTION}/7`]);
+    await client.agent(COLLECTION, 7n).reply('notes');
+    await client.agent(COLLECTION, 7n).replyStream('notes');
+    expect(seen).toEqual([
+      'GET /health',
+      'GET /health',
+      `GET /agent/${COLLECTION}/7`,
+      `GET /agent/${COLLECTION}/7`,
+      `POST /agent/${COLLECTION}/7/context/notes/reply`,
+      `POST /agent/${COLLECTION}/7/context/notes/reply`,
+    ]);
   });
 });
