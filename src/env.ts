@@ -19,6 +19,7 @@ export interface Env {
   TOKEN__MAX_TOKENS_PER_REQUEST?: string;
   /** Deadline of one tool-server operation (handshake, retries and pages included), ms. */
   MCP_TIMEOUT_MS?: string;
+  MCP_CALL_CEILING_MS?: string;
   /** The bare name is a common mistake: it is ignored, with a warning. */
   MAX_TOKENS_PER_REQUEST?: string;
   /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */
