@@ -76,7 +76,7 @@ function mcp<T = any>(who: TestAgent, rest: string, init: Parameters<typeof call
   return call<T>(worker.url, agentPath(who.collection, who.tokenId, rest), { token: who.token, ...init });
 }
 
-async function register(): Promise<{ who: TestAgent; res: JsonResponse }> {
+async function register(): Promise<{ who: TestAgent; res: JsonResponse<any> }> {
   const who = await freshAgent(testnet);
   const res = await mcp(who, '/mcp/connection', { method: 'POST', json: { url, auth: { type: 'none' } } });
   return { who, res };
