@@ -210,3 +210,23 @@ export type McpTool = McpLiveTools['tools'][number];
 export type McpToolCall = RequestBodyOf<typeof callTool>;
 /** Component `McpToolResult`: `isError: true` is still a 200. */
 export type McpToolResult = ResponseOf<typeof callTool>;
+/** Component `McpToolSummary`: a tool as the connection list shows it. */
+export type McpToolSummary = McpConnection['tools'][number];
+/** Component `McpToolAnnotations`. */
+export type McpToolAnnotations = NonNullable<McpTool['annotations']>;
+/** Component `McpIcon`. */
+export type McpIcon = NonNullable<McpTool['icons']>[number];
+/** Component `McpContent`: MCP's content union; narrow an item by `type`. */
+export type McpContent = McpToolResult['content'][number];
+/** Component `McpTextContent`. */
+export type McpTextContent = Extract<McpContent, { type: 'text' }>;
+/** Component `McpImageContent`. */
+export type McpImageContent = Extract<McpContent, { type: 'image' }>;
+/** Component `McpAudioContent`. */
+export type McpAudioContent = Extract<McpContent, { type: 'audio' }>;
+/** Component `McpResourceLink`. */
+export type McpResourceLink = Extract<McpContent, { type: 'resource_link' }>;
+/** Component `McpEmbeddedResource`. */
+export type McpEmbeddedResource = Extract<McpContent, { type: 'resource' }>;
+/** Component `McpContentAnnotations`. */
+export type McpContentAnnotations = NonNullable<McpTextContent['annotations']>;

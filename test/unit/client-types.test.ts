@@ -53,6 +53,16 @@ const COMPONENT_TYPES = [
   typeName<T.McpLiveTools>('McpLiveTools'),
   typeName<T.McpToolCall>('McpToolCall'),
   typeName<T.McpToolResult>('McpToolResult'),
+  typeName<T.McpToolSummary>('McpToolSummary'),
+  typeName<T.McpToolAnnotations>('McpToolAnnotations'),
+  typeName<T.McpIcon>('McpIcon'),
+  typeName<T.McpContent>('McpContent'),
+  typeName<T.McpTextContent>('McpTextContent'),
+  typeName<T.McpImageContent>('McpImageContent'),
+  typeName<T.McpAudioContent>('McpAudioContent'),
+  typeName<T.McpResourceLink>('McpResourceLink'),
+  typeName<T.McpEmbeddedResource>('McpEmbeddedResource'),
+  typeName<T.McpContentAnnotations>('McpContentAnnotations'),
   typeName<T.ToolServerAuthInput>('ToolServerAuthInput'),
 ];
 
