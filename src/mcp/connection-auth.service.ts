@@ -29,7 +29,7 @@ export async function replaceConnectionAuth(
   deps: McpDeps,
   agent: Agent,
   id: string,
-  input: { auth: AuthInput; url?: string | undefined },
+  input: { auth: AuthInput; url?: string | undefined; timeoutMs?: number | undefined },
 ): Promise<ConnectionView> {
   checkAuthInput(input.auth);
   const row = await findConnection(deps, agent, id);
@@ -44,7 +44,8 @@ export async function replaceConnectionAuth(
       'This connection was registered by another wallet: send its full URL as `url` with the credential, or delete it and register your own',
     );
   }
-  const checked = await inspectToolServer(deps, row.url, clientAuth(input.auth), connectionTimeout(deps, row));
+  const timeoutMs = input.timeoutMs ?? row.timeoutMs;
+  const checked = await inspectToolServer(deps, row.url, clientAuth(input.auth), connectionTimeout(deps, { timeoutMs }));
 
   const ref = agentRef(agent);
   const auth = input.auth;
@@ -70,6 +71,7 @@ export async function replaceConnectionAuth(
           secretEntry,
           tools: checked.tools,
           createdByWallet: walletKey(agent.owner),
+          timeoutMs,
           // The session opened with the new credential replaces the old one.
           sessionId: checked.session?.id ?? null,
           protocolVersion: checked.session?.protocolVersion ?? null,

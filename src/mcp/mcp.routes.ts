@@ -211,6 +211,9 @@ export const replaceConnectionAuth = createRoute({
       z
         .object({
           auth: AuthInputSchema,
+          timeoutMs: TimeoutSchema.optional().openapi({
+            description: "Also changes the connection's per-operation deadline (1000..60000 ms)",
+          }),
           url: z.string().max(4_096).optional().openapi({
             description:
               "The connection's full URL, required when another wallet registered it (the list shows you its origin only): proof that you know it already, since a URL can carry a key",

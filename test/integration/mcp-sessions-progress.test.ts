@@ -135,6 +135,12 @@ describe('progress keeps a long call alive', () => {
     expect(body.timeoutMs).toBe(5000);
     const list = await mcp(worker, who, '/mcp/connections');
     expect(list.body.connections.find((c: { id: string }) => c.id === id)?.timeoutMs).toBe(5000);
+    const changed = await mcp(worker, who, `/mcp/connection/${id}/auth`, {
+      method: 'PUT',
+      json: { auth: { type: 'none' }, timeoutMs: 20_000 },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.timeoutMs).toBe(20_000);
     const other = await connect(worker, 'progress', progress);
     expect(other.body.timeoutMs).toBe(TIMEOUT_MS); // the deployment's MCP_TIMEOUT_MS
     for (const timeoutMs of [999, 60_001, 1.5, '5000']) {
