@@ -28,6 +28,8 @@ export interface Config {
   readonly maxIterations: number;
   /** Deadline of one model call (request and streamed answer), ms. */
   readonly llmTimeoutMs: number;
+  /** Absolute limit of one tool call however much progress it sends, ms (`MCP_CALL_CEILING_MS`). */
+  readonly mcpCallCeilingMs: number;
   /** Vault key encryption keys, as configured (`v<version>:<base64>`); imported on first use. */
   readonly vaultKek: string;
   readonly vaultKekPrevious: string | undefined;
@@ -142,6 +144,7 @@ const envSchema = z.object({
   MCP_TIMEOUT_MS: intVar('MCP_TIMEOUT_MS', 10_000, 100, 60_000),
   INFERENCE_LOOP__MAX_ITERATIONS: intVar('INFERENCE_LOOP__MAX_ITERATIONS', 10, 1, 50),
   LLM_TIMEOUT_MS: intVar('LLM_TIMEOUT_MS', 60_000, 100, 120_000),
+  MCP_CALL_CEILING_MS: intVar('MCP_CALL_CEILING_MS', 120_000, 1_000, 900_000),
   VAULT_KEK: z
     .string({ error: 'is required' })
     .refine((v) => parseKekSpec(v) !== null, { message: 'must be v<version>:<base64 of 32 bytes>' }),
@@ -217,6 +220,7 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     mcpTimeoutMs: vars.MCP_TIMEOUT_MS,
     maxIterations: vars.INFERENCE_LOOP__MAX_ITERATIONS,
     llmTimeoutMs: vars.LLM_TIMEOUT_MS,
+    mcpCallCeilingMs: vars.MCP_CALL_CEILING_MS,
     vaultKek: vars.VAULT_KEK,
     vaultKekPrevious: vars.VAULT_KEK_PREVIOUS,
     dev: Object.freeze({

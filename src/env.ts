@@ -23,6 +23,7 @@ export interface Env {
   INFERENCE_LOOP__MAX_ITERATIONS?: string;
   /** Deadline of one model call of an agent reply, ms (default 60000). */
   LLM_TIMEOUT_MS?: string;
+  MCP_CALL_CEILING_MS?: string;
   /** The bare name is a common mistake: it is ignored, with a warning. */
   MAX_TOKENS_PER_REQUEST?: string;
   /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */

@@ -69,6 +69,7 @@ export const ERROR_STATUS = {
   database_unreachable: 424,
   tool_server_failed_dependency: 424,
   tool_server_error: 502,
+  tool_output_invalid: 502,
   tool_server_timeout: 504,
   dependency_unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;

@@ -252,3 +252,23 @@ export interface ReplyStream extends AsyncIterable<ReplyEvent> {
   /** `Idempotent-Replayed: true`: the events replay an earlier answer (a single `done`). */
   readonly replayed: boolean;
 }
+/** Component `McpToolSummary`: a tool as the connection list shows it. */
+export type McpToolSummary = McpConnection['tools'][number];
+/** Component `McpToolAnnotations`. */
+export type McpToolAnnotations = NonNullable<McpTool['annotations']>;
+/** Component `McpIcon`. */
+export type McpIcon = NonNullable<McpTool['icons']>[number];
+/** Component `McpContent`: MCP's content union; narrow an item by `type`. */
+export type McpContent = McpToolResult['content'][number];
+/** Component `McpTextContent`. */
+export type McpTextContent = Extract<McpContent, { type: 'text' }>;
+/** Component `McpImageContent`. */
+export type McpImageContent = Extract<McpContent, { type: 'image' }>;
+/** Component `McpAudioContent`. */
+export type McpAudioContent = Extract<McpContent, { type: 'audio' }>;
+/** Component `McpResourceLink`. */
+export type McpResourceLink = Extract<McpContent, { type: 'resource_link' }>;
+/** Component `McpEmbeddedResource`. */
+export type McpEmbeddedResource = Extract<McpContent, { type: 'resource' }>;
+/** Component `McpContentAnnotations`. */
+export type McpContentAnnotations = NonNullable<McpTextContent['annotations']>;

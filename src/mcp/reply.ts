@@ -4,7 +4,7 @@
  */
 import { readAtMost, type Chunk } from '../http/read-at-most';
 import { upstreamText } from './credentials';
-import { timeoutError, type Deadline } from './deadline';
+import type { Deadline } from './deadline';
 import { isObject, McpError, type JsonObject } from './types';
 
 /** Byte cap for the body of an error status (we only look for a JSON-RPC error in it). */
@@ -133,6 +133,7 @@ async function readSse(res: Response, id: number, maxBytes: number, secrets: rea
         message = undefined; // a keep-alive or foreign event: not ours
       }
       for (const m of Array.isArray(message) ? message : [message]) {
+        if (isObject(m) && 'method' in m) deadline.noteProgress(m); // progress restarts a call's timeout
         if (!isObject(m) || !('result' in m || 'error' in m) || 'method' in m) continue;
         if (m.id === id || (m.id === null && 'error' in m)) {
           try {
@@ -212,7 +213,7 @@ async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>, deadli
     if (chunk.done) return { done: true };
     return { done: false, value: chunk.value };
   } catch (err) {
-    if (deadline.expired()) throw timeoutError(deadline.timeoutMs);
+    if (deadline.expired()) throw deadline.timeoutError();
     throw new McpError('unreachable', `connection to the tool server broke while reading the reply${networkCode(err)}`);
   }
 }

@@ -53,7 +53,7 @@ function sseEvents(stream: SSEStreamingApi) {
 export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBindings> = async (c) => {
   const body = c.req.valid('json');
   const { contextKey } = c.req.valid('param');
-  const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], contextKey, body);
+  const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
   const prepared = await prepareReply(replyDeps(c), c.var.agent, { contextKey, ...body, idempotency });
   const streaming = (c.req.header('accept') ?? '').includes('text/event-stream');
   if ('remembered' in prepared) c.header('Idempotent-Replayed', 'true');

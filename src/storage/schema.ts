@@ -180,9 +180,19 @@ export const mcpConnections = gateway.table(
      */
     createdByWallet: text('created_by_wallet'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Deadline of one operation on this connection, ms; null: the deployment's `MCP_TIMEOUT_MS`. */
+    timeoutMs: integer('timeout_ms'),
+    /**
+     * The MCP session kept across calls (DESIGN §6): the server's `Mcp-Session-Id` (null: the server
+     * gave none) and the protocol version negotiated by `initialize` (null: no handshake yet, or a
+     * plain server). Replaced when the server drops the session; cleared with a new credential.
+     */
+    sessionId: text('session_id'),
+    protocolVersion: text('protocol_version'),
   },
   (t) => [
     unique('mcp_connections_agent_url').on(t.chainId, t.collection, t.tokenId, t.url),
+    check('mcp_connections_timeout_ms', sql`${t.timeoutMs} between 1000 and 60000`),
     check('mcp_connections_auth_type', sql`${t.authType} in ('none', 'bearer', 'header')`),
     check('mcp_connections_created_by_wallet', sql`${t.createdByWallet} ~ '^0x[0-9a-f]{40}$'`),
   ],

@@ -102,7 +102,13 @@ describe('requests', () => {
       });
     }
     expect(seen[0]!.body).toEqual({ jsonrpc: '2.0', method: 'tools/list', params: {}, id: 1 });
-    expect(seen[1]!.body).toEqual({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } }, id: 2 });
+    // Every tools/call carries a progress token (DESIGN §6).
+    expect(seen[1]!.body).toEqual({
+      jsonrpc: '2.0',
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hi' }, _meta: { progressToken: expect.stringMatching(/^[0-9a-f-]{36}$/) } },
+      id: 2,
+    });
   });
 
   it('sends a bearer token as Authorization and nothing for none', async () => {
@@ -414,9 +420,25 @@ describe('tools/list paging and checkToolServer', () => {
     await failure(client(many.fetch).listTools(), 'too_large');
   });
 
-  it('defaults a missing description to an empty string', async () => {
+  it('leaves a missing description out (optional, as in MCP)', async () => {
     const { fetch } = scripted((b) => json(result(b.id, { tools: [{ name: 'x', inputSchema: { type: 'object' } }] })));
-    expect(await client(fetch).listTools()).toEqual([{ name: 'x', description: '', inputSchema: { type: 'object' } }]);
+    expect(await client(fetch).listTools()).toEqual([{ name: 'x', inputSchema: { type: 'object' } }]);
+  });
+
+  it("keeps every field of MCP's tool shape and drops the rest", async () => {
+    const tool = {
+      name: 'weather',
+      title: 'Weather',
+      description: 'Current weather',
+      inputSchema: { type: 'object' },
+      outputSchema: { type: 'object', properties: { celsius: { type: 'number' } } },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+      execution: { taskSupport: 'optional' },
+      icons: [{ src: 'https://example.com/w.png', mimeType: 'image/png' }],
+      _meta: { 'example.com/owner': 'team' },
+    };
+    const { fetch } = scripted((b) => json(result(b.id, { tools: [{ ...tool, somethingElse: 1 }] })));
+    expect(await client(fetch).listTools()).toEqual([tool]);
   });
 
   it('names the first tool with an invalid schema', async () => {
