@@ -117,7 +117,9 @@ describe('npm run mint', () => {
       expect(missing.stderr).toContain(
         `the local stack is not running: no stack file (${path.join(empty, 'stack.json')}, from DEV_DIR=${empty}).`,
       );
-      expect(missing.stderr).toContain('Start it with npm run dev (with the same DEV_DIR), or set DEV_DIR to the directory of the stack that runs');
+      expect(missing.stderr).toContain(
+        'Start it with npm run dev (with the same DEV_DIR), or set DEV_DIR to the directory of the stack that runs',
+      );
 
       const deadPort = await freePort();
       const dead = { ...stack.testnet, rpcUrl: `http://127.0.0.1:${deadPort}`, collection };
