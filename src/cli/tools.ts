@@ -171,7 +171,7 @@ export const toolsCallCommand: Command = {
   usage: 'agent-gateway tools call ID TOOL [--args JSON] [--json]',
   help: `Calls a tool of a connection through the gateway (argument caps and schema check, the
 stored credential, the outbound policy: as the agent's replies call it). Prints the result's text
-items (others as JSON); the gateway's answer whole with --json.
+items (others as JSON); the gateway's answer whole, as one line of JSON, with --json.
 
 Options:
   --args JSON   the tool's arguments, a JSON object (default {}), e.g. --args '{"text":"one two"}'
@@ -188,7 +188,8 @@ ${AGENT_NOTE}`,
     const result = await agent
       .callMcpTool(id, { name, arguments: callArgs })
       .catch((err: unknown) => gatewayFailure(err, `calling ${name} of ${id}`));
-    if (values.json === true) io.out(JSON.stringify(result, null, 2));
+    // One line: a script can read it with jq or JSON.parse line by line.
+    if (values.json === true) io.out(JSON.stringify(result));
     else printResult(result, io);
     if (result.isError === true) {
       io.err(`tools call: ${name} reported an error (isError: true)`);
