@@ -132,7 +132,13 @@ describe('referencePage: rendering (DOM stub)', () => {
       'GET /tree',
     ]);
     const nav = env.root.all((n) => n.attrs.has('data-nav'));
-    expect(nav.map((n) => n.textContent)).toEqual(['GETCheck health', 'GETList context keys', 'POSTStore a context', 'POSTReply', 'GETGET /tree']);
+    expect(nav.map((n) => n.textContent)).toEqual([
+      'GETCheck health',
+      'GETList context keys',
+      'POSTStore a context',
+      'POSTReply',
+      'GETGET /tree',
+    ]);
     expect(
       env
         .byId('nav')
