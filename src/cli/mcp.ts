@@ -1,5 +1,5 @@
 /** `agent-gateway mcp check URL`: checks a tool server directly (see ./mcp-check). */
-import { stringValue, type Command, type OptionValues } from './command';
+import { jsonObjectOption, stringValue, type Command, type OptionValues } from './command';
 import { registerSecret, UsageError } from './output';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -124,16 +124,7 @@ Exit code 1 when any check fails.`,
     const name = stringValue(values, 'call');
     const rawArgs = stringValue(values, 'args');
     if (rawArgs !== undefined && name === undefined) throw new UsageError('--args needs --call TOOL');
-    let callArgs: Record<string, unknown> = {};
-    if (rawArgs !== undefined) {
-      try {
-        callArgs = JSON.parse(rawArgs) as Record<string, unknown>;
-      } catch {
-        throw new UsageError('--args must be JSON');
-      }
-      if (typeof callArgs !== 'object' || callArgs === null || Array.isArray(callArgs))
-        throw new UsageError('--args must be a JSON object');
-    }
+    const callArgs = jsonObjectOption(values, 'args', {});
     const timeout = stringValue(values, 'timeout');
     if (timeout !== undefined && (!/^\d+$/.test(timeout) || Number(timeout) < 1))
       throw new UsageError('--timeout must be a positive whole number of milliseconds');

@@ -52,15 +52,8 @@ export async function addConnection(
   if (!canonical.ok) throw new AppError('invalid_tool_server_url', canonical.message, { details: { reason: canonical.reason } });
   checkAuthInput(input.auth);
   const ref = agentRef(agent);
-  const existing = await deps.db.orm
-    .select({ id: mcpConnections.id })
-    .from(mcpConnections)
-    .where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.url, canonical.url)))
-    .limit(1)
-    .catch((err: unknown) => {
-      throw databaseError(err);
-    });
-  if (existing.length > 0) throw new AppError('mcp_connection_exists', DUPLICATE);
+  const existing = await existingConnectionId(deps, ref, canonical.url);
+  if (existing !== undefined) throw connectionExists(existing);
   if ((await connectionCount(deps.db.orm, ref)) >= MAX_CONNECTIONS_PER_AGENT) throw new AppError('mcp_connection_limit', LIMIT);
 
   const timeoutMs = connectionTimeout(deps, { timeoutMs: input.timeoutMs ?? null });
@@ -99,9 +92,26 @@ export async function addConnection(
     return view(row, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));
   } catch (err) {
     if (err instanceof AppError) throw err;
-    if (isUniqueViolation(err)) throw new AppError('mcp_connection_exists', DUPLICATE);
+    if (isUniqueViolation(err)) throw connectionExists(await existingConnectionId(deps, ref, canonical.url).catch(() => undefined));
     throw databaseError(err);
   }
+}
+
+/** 400 `mcp_connection_exists` naming the existing connection (`details.id`), so a re-run can reuse it. */
+function connectionExists(id: string | undefined): AppError {
+  return new AppError('mcp_connection_exists', DUPLICATE, id === undefined ? {} : { details: { id } });
+}
+
+async function existingConnectionId(deps: McpDeps, ref: AgentRef, url: string): Promise<string | undefined> {
+  const [row] = await deps.db.orm
+    .select({ id: mcpConnections.id })
+    .from(mcpConnections)
+    .where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.url, url)))
+    .limit(1)
+    .catch((err: unknown) => {
+      throw databaseError(err);
+    });
+  return row?.id;
 }
 
 async function connectionCount(orm: Pick<Database['orm'], 'select'>, ref: AgentRef): Promise<number> {

@@ -4,6 +4,8 @@
  */
 import { codeBlock, h, isObj, md, pathText, type Child, type Obj } from './dom';
 import type { Operation } from './operations';
+import { schemeLabel } from './credentials';
+import { eventList, streamMedia } from './events';
 import { clientSample, curlSample, sampleInput } from './samples';
 import { deref, facts, jsonMedia, mediaExample, schemaTree, typeLabel } from './schema';
 import { tryPanel } from './try-it';
@@ -93,8 +95,11 @@ export function responseList(spec: Obj, entry: Operation): { list: Child[]; exam
   const examples: { name: string; panel: HTMLElement }[] = [];
   for (const [status, raw] of Object.entries(isObj(entry.op.responses) ? entry.op.responses : {})) {
     const r = deref(spec, raw).s;
-    const media = jsonMedia(spec, r.content);
-    const example = mediaExample(spec, media);
+    const content = isObj(r.content) ? r.content : {};
+    const stream = streamMedia(spec, content);
+    const json = Object.keys(content).some((k) => /json/i.test(k)) ? jsonMedia(spec, content) : stream ? null : jsonMedia(spec, content);
+    const example = mediaExample(spec, json);
+    const streamed = stream ? mediaExample(spec, stream) : undefined;
     list.push(
       h(
         'div',
@@ -102,8 +107,19 @@ export function responseList(spec: Obj, entry: Operation): { list: Child[]; exam
         h('span', { class: `status s${status.charAt(0)}` }, status),
         ' ',
         md(r.description ?? ''),
-        media && media.schema !== undefined
-          ? h('details', { class: 'rschema' }, h('summary', {}, 'Schema'), schemaTree(spec, media.schema, null, false, []))
+        json && json.schema !== undefined
+          ? h('details', { class: 'rschema' }, h('summary', {}, 'Schema'), schemaTree(spec, json.schema, null, false, []))
+          : null,
+        stream
+          ? h(
+              'div',
+              { 'data-stream': status },
+              h('span', { class: 'stream' }, 'text/event-stream: streamed events (Server-Sent Events); ask with Accept: text/event-stream'),
+              stream.description ? h('div', { class: 'sdesc' }, md(stream.description)) : null,
+              stream.schema !== undefined && isObj(deref(spec, stream.schema).s.properties)
+                ? h('details', { class: 'rschema' }, h('summary', {}, 'Event schema'), schemaTree(spec, stream.schema, null, false, []))
+                : null,
+            )
           : null,
       ),
     );
@@ -112,6 +128,12 @@ export function responseList(spec: Obj, entry: Operation): { list: Child[]; exam
         name: status,
         panel: codeBlock(`Example response ${status}`, JSON.stringify(example, null, 2), { 'data-example': `response ${status}` }),
       });
+    }
+    if (streamed !== undefined) {
+      const panel = h('div', { 'data-example': `stream ${status}` }, eventList(streamed));
+      if (typeof streamed === 'string')
+        panel.append(codeBlock(`Example stream ${status} (raw)`, streamed, { 'data-example': `raw stream ${status}` }));
+      examples.push({ name: `${status} stream`, panel });
     }
   }
   return { list, examples };
@@ -148,6 +170,7 @@ export function renderOperation(spec: Obj, entry: Operation, baseUrl: string): H
       ],
       `${entry.id}-samples`,
     ),
+    tryPanel(spec, entry),
   ];
   if (reqMedia)
     side.push(
@@ -165,7 +188,7 @@ export function renderOperation(spec: Obj, entry: Operation, baseUrl: string): H
       'aria-labelledby': `${entry.id}-title`,
       'data-operation': `${method.toUpperCase()} ${path}`,
       'data-operation-id': entry.operationId,
-      'data-auth': entry.secured ? 'bearer' : 'none',
+      'data-auth': entry.secured ? entry.schemes.join(' ') : 'none',
     },
     h(
       'div',
@@ -176,11 +199,16 @@ export function renderOperation(spec: Obj, entry: Operation, baseUrl: string): H
         { class: 'oppath' },
         methodBadge(method),
         h('code', { class: 'path' }, pathText(path)),
-        entry.secured ? h('span', { class: 'lock', title: 'Send Authorization: Bearer <token>' }, 'requires bearer token') : null,
+        entry.secured
+          ? h(
+              'span',
+              { class: 'lock', title: 'Send Authorization: Bearer <credential>' },
+              `requires ${entry.schemes.map((k) => (k === 'bearer' ? 'bearer token' : schemeLabel(k).toLowerCase())).join(' or ')}`,
+            )
+          : null,
         entry.operationId ? h('span', { class: 'opid', title: 'operationId' }, entry.operationId) : null,
       ),
     ),
     h('div', { class: 'opbody' }, h('div', { class: 'opmain' }, main), h('div', { class: 'opside' }, side)),
-    tryPanel(spec, entry),
   );
 }
