@@ -104,7 +104,7 @@ export function oversizedValue(schema: unknown): string | null {
     for (const keyword of SUBSCHEMA_KEYWORDS.one) children.push([keyword, node[keyword]]);
     for (const keyword of SUBSCHEMA_KEYWORDS.many) {
       const list = node[keyword];
-      if (Array.isArray(list)) list.forEach((sub, i) => children.push([`${keyword}/${i}`, sub]));
+      if (Array.isArray(list)) for (const [i, sub] of list.entries()) children.push([`${keyword}/${i}`, sub]);
     }
     for (const keyword of SUBSCHEMA_KEYWORDS.maps) {
       const map = node[keyword];
