@@ -1,5 +1,5 @@
 /** `agent-gateway hydrate --file messages.jsonl`: bulk, resumable memory hydration. */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { progressBar } from './progress';
 import { stringValue, type Command } from './command';
@@ -8,6 +8,7 @@ import { planHydration } from './hydrate-plan';
 import { DEFAULT_PARALLEL, failedLinesJsonl, runHydration, type HydrateResult } from './hydrate-run';
 import { CliError, UsageError, type Io } from './output';
 import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+import { writePrivateFile } from './private-file';
 
 const SHOWN_FAILURES = 20;
 
@@ -103,7 +104,7 @@ Needs a login (agent-gateway login) and the agent (--collection, --token-id).`,
 
     const writeFailed = async (lines: readonly FailedLine[]) => {
       if (lines.length === 0) return;
-      await writeFile(failedOut, failedLinesJsonl(lines));
+      await writePrivateFile(failedOut, failedLinesJsonl(lines));
     };
 
     if (values['dry-run'] === true) {

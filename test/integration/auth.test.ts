@@ -190,12 +190,15 @@ describe('POST /auth/jwt/finish', () => {
     });
     try {
       const wallet = newWallet();
-      const { message } = await initLogin(testnet, wallet.address, worker.url);
+      const { message, nonce } = await initLogin(testnet, wallet.address, worker.url);
       const signature = await wallet.signMessage({ message });
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const res = await finish(worker.url, { walletAddress: wallet.address, chainId: 80002, signature });
+      const res = await finish(worker.url, { walletAddress: wallet.address, chainId: 80002, signature, nonce });
       expect(res.status).toBe(401);
       expect(errorCode(res)).toBe('login_expired');
+      // Without its nonce, an expired login reads as no login at all (issue 18).
+      const bare = await finish(worker.url, { walletAddress: wallet.address, chainId: 80002, signature });
+      expect(errorCode(bare)).toBe('signature_invalid');
     } finally {
       await worker.dispose();
     }
