@@ -7,8 +7,8 @@
  * write the directory cannot make a run overwrite `~/.bashrc` through it.
  */
 import { randomBytes } from 'node:crypto';
-import { constants, createWriteStream, type WriteStream } from 'node:fs';
-import { chmod, lstat, rename, rm, writeFile } from 'node:fs/promises';
+import { constants, type WriteStream } from 'node:fs';
+import { chmod, lstat, open, rename, rm, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import path from 'node:path';
 import { CliError } from './output';
@@ -48,9 +48,9 @@ function temporaryBeside(target: string): string {
 export async function openPrivateOutput(target: string, label = target): Promise<PrivateOutput> {
   await checkTarget(target, label);
   const temporary = temporaryBeside(target);
-  const stream = createWriteStream(temporary, { flags: EXCLUSIVE, mode: 0o600 });
+  let stream: WriteStream;
   try {
-    await Promise.race([once(stream, 'open'), once(stream, 'error').then(([err]) => Promise.reject(err))]);
+    stream = (await open(temporary, EXCLUSIVE, 0o600)).createWriteStream();
   } catch (err) {
     throw failure(label, err);
   }
