@@ -26,10 +26,11 @@
  * starts clean on purpose: database and chains. A second `npm run dev` on the same DEV_DIR while
  * one runs touches nothing: it names the running stack's URLs and exits with status 1.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from './lib/migrate';
+import { removePostgresData } from './lib/postgres-placement';
 import { isAlive, isPortFree, stopProcessGroup, waitForExit } from './lib/processes';
 import { devRunRecord, liveDevRun, runFile } from './lib/stack-processes';
 import {
@@ -284,13 +285,14 @@ function refuseSecondRun(): void {
  */
 async function resetIfAsked(): Promise<void> {
   const chainsKept = DEPLOYMENT_NAMES.every((name) => existsSync(path.join(chainDir, `${name}.json`)));
-  if (!reset && (chainsKept || !existsSync(postgresDir))) return;
+  const hasDatabase = lstatSync(postgresDir, { throwIfNoEntry: false }) !== undefined;
+  if (!reset && (chainsKept || !hasDatabase)) return;
   console.log(
     reset
       ? 'resetting: a clean database and fresh chains (--reset)'
       : 'the chains of this database are gone: starting it clean with fresh chains',
   );
-  await rm(postgresDir, { recursive: true, force: true });
+  await removePostgresData(postgresDir); // also the data a link there points to (root runs)
   await rm(chainDir, { recursive: true, force: true });
 }
 

@@ -60,7 +60,7 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
     }
     // A refused caller is answered as soon as the check fails, not when the handler's read ends:
     // how long a refusal takes must not tell a stranger how much the agent holds (issue 18). The
-    // abandoned handler commits nothing (writes await the check) and its end is only logged away.
+    // abandoned handler commits nothing (writes await the check); its outcome is dropped.
     const handler = next();
     handler.catch(() => undefined);
     await Promise.race([handler, ownerCheck.then(() => handler)]);
