@@ -22,12 +22,21 @@
  * DEV_WRANGLER=0 runs the deployable bundle (`wrangler deploy --dry-run`) in workerd through
  * Miniflare instead of `wrangler dev`: no live reload, no DevTools, KV in memory, but none of
  * wrangler dev's proxy and inspector cost per request either (for benchmarks).
+ *
+ * State across restarts: Postgres data, the dev secrets and both chains (anvil state files under
+ * <DEV_DIR>/chains, with the demo collections' addresses) are kept, so a token id is never minted
+ * again to another wallet while the database still holds the earlier agent's memory. A database
+ * without its chains (state files removed by hand) is reset with them. `npm run dev -- --reset`
+ * starts clean on purpose: database and chains. A second `npm run dev` on the same DEV_DIR while
+ * one runs touches nothing: it names the running stack's URLs and exits with status 1.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from './lib/migrate';
+import { removePostgresData } from './lib/postgres-placement';
 import { isAlive, isPortFree, stopProcessGroup, waitForExit } from './lib/processes';
+import { devRunRecord, liveDevRun, runFile } from './lib/stack-processes';
 import {
   CHAIN_OF,
   DEPLOYMENT_NAMES,
@@ -48,6 +57,12 @@ const startedAt = Date.now();
 const stateDir = path.resolve(REPO_ROOT, process.env.DEV_DIR ?? '.dev');
 const pidFile = path.join(stateDir, 'pids.json');
 const stackFile = path.join(stateDir, 'stack.json');
+const chainDir = path.join(stateDir, 'chains');
+const postgresDir = path.join(stateDir, 'postgres');
+
+const args = process.argv.slice(2);
+for (const arg of args) if (arg !== '--reset') fail(`unknown argument ${arg} (npm run dev [-- --reset])`);
+const reset = args.includes('--reset');
 
 function port(name: string, fallback: number): { name: string; port: number } {
   const raw = process.env[name];
@@ -169,8 +184,11 @@ async function main(): Promise<void> {
   }, 500).unref();
 
   await mkdir(stateDir, { recursive: true });
+  refuseSecondRun();
+  await writeFile(runFile(stateDir), JSON.stringify(devRunRecord()));
   await rm(stackFile, { force: true });
   await stopLeftovers();
+  await resetIfAsked();
   for (const { name, port: p } of Object.values(ports)) {
     if (!(await isPortFree(p))) fail(`port ${p} is in use; move it with ${name}=<port>`);
   }
@@ -185,6 +203,7 @@ async function main(): Promise<void> {
     },
     onStarted: (kind, pid) => void recordPid(kind, pid, kind.startsWith('anvil')),
     latency,
+    chainStateDir: chainDir,
   });
   const ready = backends;
   if (ports.llm) standin = await startStandinLlm({ port: ports.llm.port });
@@ -255,6 +274,40 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
+}
+
+/** Another `npm run dev` runs on this DEV_DIR: say where, touch nothing, exit 1. */
+function refuseSecondRun(): void {
+  const live = liveDevRun(stateDir);
+  if (!live) return;
+  let urls = '';
+  try {
+    const running = JSON.parse(readFileSync(stackFile, 'utf8')) as Record<DeploymentName, { baseUrl: string }>;
+    urls = DEPLOYMENT_NAMES.map((name) => `\n  ${name}  ${running[name].baseUrl}`).join('');
+  } catch {
+    urls = '\n  (still starting: no stack.json yet)';
+  }
+  console.error(
+    `npm run dev: a stack is already running in ${stateDir} (pid ${live.pid}):${urls}\nstop it first (Ctrl-C in its terminal), or use another DEV_DIR.`,
+  );
+  process.exit(1);
+}
+
+/**
+ * `--reset` drops the database and both chains. Without it, a database whose chains are gone is
+ * dropped with them: fresh chains would mint its agents' token ids again, to other wallets.
+ */
+async function resetIfAsked(): Promise<void> {
+  const chainsKept = DEPLOYMENT_NAMES.every((name) => existsSync(path.join(chainDir, `${name}.json`)));
+  const hasDatabase = lstatSync(postgresDir, { throwIfNoEntry: false }) !== undefined;
+  if (!reset && (chainsKept || !hasDatabase)) return;
+  console.log(
+    reset
+      ? 'resetting: a clean database and fresh chains (--reset)'
+      : 'the chains of this database are gone: starting it clean with fresh chains',
+  );
+  await removePostgresData(postgresDir); // also the data a link there points to (root runs)
+  await rm(chainDir, { recursive: true, force: true });
 }
 
 /** The banner's line about the latency switches, when one is set. */

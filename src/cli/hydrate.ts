@@ -1,5 +1,5 @@
 /** `agent-gateway hydrate --file messages.jsonl`: bulk, resumable memory hydration. */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { progressBar } from './progress';
 import { stringValue, type Command } from './command';
@@ -9,6 +9,7 @@ import { DEFAULT_PARALLEL, failedLinesJsonl, runHydration, type HydrateResult } 
 import { CliError, UsageError, type Io } from './output';
 import { RETRY_POLICY } from './retry';
 import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+import { writePrivateFile } from './private-file';
 
 const SHOWN_FAILURES = 20;
 
@@ -107,7 +108,7 @@ Needs a login (agent-gateway login) and the agent (--collection, --token-id).`,
 
     const writeFailed = async (lines: readonly FailedLine[]) => {
       if (lines.length === 0) return;
-      await writeFile(failedOut, failedLinesJsonl(lines));
+      await writePrivateFile(failedOut, failedLinesJsonl(lines));
     };
 
     if (values['dry-run'] === true) {

@@ -6,11 +6,11 @@
  * back for the base URL it was issued by, so a token of one gateway is never sent to another.
  * A file of the older one-login shape is read as one entry under its `baseUrl`.
  */
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CliError } from './output';
+import { writePrivateFile } from './private-file';
 
 export interface SavedToken {
   token: string;
@@ -109,13 +109,5 @@ export async function candidateTokenFiles(explicit: string | undefined, env: Nod
 async function writeLogins(file: string, logins: Map<string, SavedToken>): Promise<void> {
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const temporary = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await writeFile(temporary, `${JSON.stringify({ logins: Object.fromEntries(logins) }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    await chmod(temporary, 0o600);
-    await rename(temporary, file);
-  } catch (err) {
-    await rm(temporary, { force: true });
-    throw new CliError(`cannot write the token file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
+  await writePrivateFile(file, `${JSON.stringify({ logins: Object.fromEntries(logins) }, null, 2)}\n`, `the token file ${file}`);
 }

@@ -214,6 +214,45 @@ describe('SSE replies', () => {
   });
 });
 
+describe('an endless SSE line (issue 18)', () => {
+  /** A stream of `total` bytes of `x` in chunks of `chunk`, with no line end, made lazily. */
+  function endless(total: number, chunk: number): Response {
+    const piece = new TextEncoder().encode('x'.repeat(chunk));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= total) return controller.close();
+        sent += chunk;
+        controller.enqueue(piece);
+      },
+    });
+    return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+  }
+
+  it('8 MB in 1 KB chunks without a newline, under a 16 MB cap: answered within a second', async () => {
+    const { fetch } = scripted(() => endless(8 * 1024 * 1024, 1024));
+    const started = performance.now();
+    await failure(client(fetch, { type: 'none' }, { maxResponseBytes: 16 * 1024 * 1024, timeoutMs: 30_000 }).listTools(), 'bad_response');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  }, 60_000);
+
+  it('an endless line stops at the byte cap, within a second', async () => {
+    const { fetch } = scripted(() => endless(64 * 1024 * 1024, 1024));
+    const started = performance.now();
+    await failure(client(fetch, { type: 'none' }, { maxResponseBytes: 8 * 1024 * 1024, timeoutMs: 30_000 }).listTools(), 'too_large');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  }, 60_000);
+
+  it('a long data line split over many chunks (and a CR LF split between two) is still parsed', async () => {
+    const { fetch } = scripted((body) => {
+      const text = `data: ${JSON.stringify(result(body.id, { tools: [{ ...TOOL, description: 'd'.repeat(300_000) }] }))}\r\n\r\n`;
+      return sse(text, 1024);
+    });
+    const tools = await client(fetch, { type: 'none' }, { maxResponseBytes: 1024 * 1024 }).listTools();
+    expect(tools[0]?.description).toHaveLength(300_000);
+  });
+});
+
 describe('JSON replies', () => {
   it('checks jsonrpc, the id and the result', async () => {
     await failure(client(scripted((b) => json({ jsonrpc: '1.0', id: b.id, result: { tools: [] } })).fetch).listTools(), 'bad_response');
