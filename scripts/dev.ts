@@ -5,8 +5,12 @@
  * Writes .dev/stack.json, prints a banner, and stops everything it started on Ctrl-C / SIGTERM.
  *
  * Ports move with DEV_PG_PORT, DEV_BRIDGE_PORT, DEV_ANVIL_MAINNET_PORT, DEV_ANVIL_TESTNET_PORT,
- * DEV_MAINNET_PORT, DEV_TESTNET_PORT, DEV_MAINNET_INSPECTOR_PORT, DEV_TESTNET_INSPECTOR_PORT;
- * the state directory with DEV_DIR (default .dev).
+ * DEV_MAINNET_PORT, DEV_TESTNET_PORT, DEV_MAINNET_INSPECTOR_PORT, DEV_TESTNET_INSPECTOR_PORT,
+ * DEV_LLM_PORT; the state directory with DEV_DIR (default .dev).
+ * DEV_LLM (default 1) starts the stand-in model server (scripts/lib/standin-llm.ts: an
+ * OpenAI-compatible Chat Completions server, deterministic, no weights, that says it is a
+ * stand-in and calls a tool when asked) in this process on loopback; stack.json's `llm` names it
+ * as LLM settings take it (null with DEV_LLM=0).
  * Local-stack switches passed to both workers (DESIGN §9): DEV_LOOPBACK_TARGETS (default 1; 0 =
  * production's outbound policy) and DEV_RATE_LIMITS (default 1; 0 = no rate limits, for benchmarks).
  * Latency switches, kept in the stack's own stand-ins and never passed to a worker:
@@ -18,12 +22,21 @@
  * DEV_WRANGLER=0 runs the deployable bundle (`wrangler deploy --dry-run`) in workerd through
  * Miniflare instead of `wrangler dev`: no live reload, no DevTools, KV in memory, but none of
  * wrangler dev's proxy and inspector cost per request either (for benchmarks).
+ *
+ * State across restarts: Postgres data, the dev secrets and both chains (anvil state files under
+ * <DEV_DIR>/chains, with the demo collections' addresses) are kept, so a token id is never minted
+ * again to another wallet while the database still holds the earlier agent's memory. A database
+ * without its chains (state files removed by hand) is reset with them. `npm run dev -- --reset`
+ * starts clean on purpose: database and chains. A second `npm run dev` on the same DEV_DIR while
+ * one runs touches nothing: it names the running stack's URLs and exits with status 1.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from './lib/migrate';
+import { removePostgresData } from './lib/postgres-placement';
 import { isAlive, isPortFree, stopProcessGroup, waitForExit } from './lib/processes';
+import { devRunRecord, liveDevRun, runFile } from './lib/stack-processes';
 import {
   CHAIN_OF,
   DEPLOYMENT_NAMES,
@@ -35,6 +48,8 @@ import {
   type Backends,
   type DeploymentName,
 } from './lib/stack';
+import { STANDIN_MODEL, standinSettings } from './lib/stack-llm';
+import { startStandinLlm, type StandinLlm } from './lib/standin-llm';
 import { buildWorker, startBundledWorker } from './lib/worker-bundle';
 import { startWranglerDev, type RunningWorker } from './lib/wrangler-dev';
 
@@ -42,6 +57,12 @@ const startedAt = Date.now();
 const stateDir = path.resolve(REPO_ROOT, process.env.DEV_DIR ?? '.dev');
 const pidFile = path.join(stateDir, 'pids.json');
 const stackFile = path.join(stateDir, 'stack.json');
+const chainDir = path.join(stateDir, 'chains');
+const postgresDir = path.join(stateDir, 'postgres');
+
+const args = process.argv.slice(2);
+for (const arg of args) if (arg !== '--reset') fail(`unknown argument ${arg} (npm run dev [-- --reset])`);
+const reset = args.includes('--reset');
 
 function port(name: string, fallback: number): { name: string; port: number } {
   const raw = process.env[name];
@@ -56,8 +77,9 @@ function port(name: string, fallback: number): { name: string; port: number } {
 let switches: ReturnType<typeof devSwitches>['bindings'];
 let latency: ReturnType<typeof devSwitches>['latency'];
 let wranglerDev: boolean;
+let withStandinLlm: boolean;
 try {
-  ({ bindings: switches, latency, wranglerDev } = devSwitches(process.env));
+  ({ bindings: switches, latency, wranglerDev, standinLlm: withStandinLlm } = devSwitches(process.env));
 } catch (err) {
   fail(err instanceof Error ? err.message : String(err));
 }
@@ -71,6 +93,7 @@ const ports = {
   testnet: port('DEV_TESTNET_PORT', 8788),
   mainnetInspector: port('DEV_MAINNET_INSPECTOR_PORT', 9229),
   testnetInspector: port('DEV_TESTNET_INSPECTOR_PORT', 9230),
+  ...(withStandinLlm ? { llm: port('DEV_LLM_PORT', 8791) } : {}),
 };
 
 function fail(message: string): never {
@@ -130,6 +153,7 @@ async function loadSecret(name: string, make: () => string): Promise<string> {
 }
 
 let backends: Backends | undefined;
+let standin: StandinLlm | undefined;
 const workers: RunningWorker[] = [];
 let stopping = false;
 
@@ -140,6 +164,7 @@ async function shutdown(code: number): Promise<never> {
   await rm(stackFile, { force: true });
   await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
   await backends?.stop().catch(() => undefined);
+  await standin?.close().catch(() => undefined);
   await rm(pidFile, { force: true });
   console.log('stopped.');
   process.exit(code);
@@ -159,8 +184,11 @@ async function main(): Promise<void> {
   }, 500).unref();
 
   await mkdir(stateDir, { recursive: true });
+  refuseSecondRun();
+  await writeFile(runFile(stateDir), JSON.stringify(devRunRecord()));
   await rm(stackFile, { force: true });
   await stopLeftovers();
+  await resetIfAsked();
   for (const { name, port: p } of Object.values(ports)) {
     if (!(await isPortFree(p))) fail(`port ${p} is in use; move it with ${name}=<port>`);
   }
@@ -175,8 +203,11 @@ async function main(): Promise<void> {
     },
     onStarted: (kind, pid) => void recordPid(kind, pid, kind.startsWith('anvil')),
     latency,
+    chainStateDir: chainDir,
   });
   const ready = backends;
+  if (ports.llm) standin = await startStandinLlm({ port: ports.llm.port });
+  const llm = standin ? standinSettings(standin) : null;
 
   console.log(`starting both workers ${wranglerDev ? 'under wrangler dev' : 'in workerd through Miniflare (DEV_WRANGLER=0)'}...`);
   const secrets = { jwtSecret: await loadSecret('jwt-secret', newJwtSecret), vaultKek: await loadSecret('vault-kek', newVaultKek) };
@@ -209,6 +240,7 @@ async function main(): Promise<void> {
     testnet: deploymentInfo('testnet', started),
     accounts: ready.accounts,
     latency,
+    llm,
   };
   await writeFile(stackFile, `${JSON.stringify(stack, null, 2)}\n`);
 
@@ -231,6 +263,7 @@ async function main(): Promise<void> {
       `  mint an agent          npm run mint -- --to YOUR_ADDRESS   (prints the export line for the CLI)`,
       `  database               ${ready.databaseUrl}`,
       `  loopback targets       ${switches.DEV_LOOPBACK_TARGETS === '1' ? "accepted: http://127.0.0.1:PORT tool servers, loopback databases (DEV_LOOPBACK_TARGETS=0 for production's policy)" : 'refused, as in production (DEV_LOOPBACK_TARGETS=0)'}`,
+      `  model                  ${llm ? `stand-in at ${llm.baseUrl} (model ${STANDIN_MODEL}; deterministic, no weights: it echoes and calls a tool when asked; DEV_LLM=0 leaves it out)` : 'no stand-in (DEV_LLM=0): point agents at a real provider'}`,
       `  rate limits            ${switches.DEV_RATE_LIMITS === '1' ? "production's (DEV_RATE_LIMITS=0 turns them off for benchmarks)" : 'off (DEV_RATE_LIMITS=0)'}`,
       ...latencyBanner(),
       ...(wranglerDev
@@ -241,6 +274,40 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
+}
+
+/** Another `npm run dev` runs on this DEV_DIR: say where, touch nothing, exit 1. */
+function refuseSecondRun(): void {
+  const live = liveDevRun(stateDir);
+  if (!live) return;
+  let urls = '';
+  try {
+    const running = JSON.parse(readFileSync(stackFile, 'utf8')) as Record<DeploymentName, { baseUrl: string }>;
+    urls = DEPLOYMENT_NAMES.map((name) => `\n  ${name}  ${running[name].baseUrl}`).join('');
+  } catch {
+    urls = '\n  (still starting: no stack.json yet)';
+  }
+  console.error(
+    `npm run dev: a stack is already running in ${stateDir} (pid ${live.pid}):${urls}\nstop it first (Ctrl-C in its terminal), or use another DEV_DIR.`,
+  );
+  process.exit(1);
+}
+
+/**
+ * `--reset` drops the database and both chains. Without it, a database whose chains are gone is
+ * dropped with them: fresh chains would mint its agents' token ids again, to other wallets.
+ */
+async function resetIfAsked(): Promise<void> {
+  const chainsKept = DEPLOYMENT_NAMES.every((name) => existsSync(path.join(chainDir, `${name}.json`)));
+  const hasDatabase = lstatSync(postgresDir, { throwIfNoEntry: false }) !== undefined;
+  if (!reset && (chainsKept || !hasDatabase)) return;
+  console.log(
+    reset
+      ? 'resetting: a clean database and fresh chains (--reset)'
+      : 'the chains of this database are gone: starting it clean with fresh chains',
+  );
+  await removePostgresData(postgresDir); // also the data a link there points to (root runs)
+  await rm(chainDir, { recursive: true, force: true });
 }
 
 /** The banner's line about the latency switches, when one is set. */

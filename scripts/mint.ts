@@ -22,7 +22,7 @@ async function run(): Promise<number> {
   }
   if (values.help) {
     console.log(
-      `${USAGE}\n\nMints a demo agent (DemoAgents.mint, dev chains only) to ADDRESS on the local stack of\nthis checkout (.dev/stack.json, or DEV_DIR), signed by its funded dev account. Without\n--token-id it takes the smallest free id. --chain defaults to testnet (chain 80002).\nPrints the export line for the CLI on stdout: eval "$(npm run -s mint -- --to ADDRESS)".`,
+      `${USAGE}\n\nMints a demo agent (DemoAgents.mint, dev chains only) to ADDRESS on the running local stack\nwhose stack file is $DEV_DIR/stack.json (DEV_DIR defaults to .dev of this clone), signed by its funded dev account. Without\n--token-id it takes the smallest free id. --chain defaults to testnet (chain 80002).\nPrints the export line for the CLI on stdout: eval "$(npm run -s mint -- --to ADDRESS)".`,
     );
     return 0;
   }

@@ -4,6 +4,7 @@ import { agentGate } from './agents/gate';
 import { auth } from './auth';
 import { contexts, overlapOwnerCheck } from './contexts';
 import { mcp } from './mcp';
+import { replies } from './replies';
 import { settings } from './settings';
 import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
@@ -69,6 +70,7 @@ export function createApp() {
   app.route('/', mcp);
   app.route('/', keys);
   documentKeyAccess(app.openAPIRegistry);
+  app.route('/', replies);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);
   documentCommonResponses(app.openAPIRegistry);
 
@@ -94,6 +96,7 @@ export function createApp() {
       { name: 'Login', description: 'Wallet-signature login (EIP-4361) and chat pairing' },
       { name: 'Agents', description: 'Agent-scoped routes: bearer token, registered collection, on-chain owner' },
       { name: 'Contexts', description: "The agent's memory: context keys and their messages, in the agent's own storage" },
+      { name: 'Replies', description: 'The agent answers: its model over its memory, prompt template and tools' },
       { name: 'Tool servers', description: 'External MCP tool servers an agent may call; credentials go to the vault' },
       {
         name: 'Agent keys',

@@ -24,6 +24,12 @@ export interface Config {
   readonly maxBodyBytes: number;
   readonly maxTokensPerRequest: number;
   readonly mcpTimeoutMs: number;
+  /** At most this many model calls in one agent reply (DESIGN §11). */
+  readonly maxIterations: number;
+  /** Deadline of one model call (request and streamed answer), ms. */
+  readonly llmTimeoutMs: number;
+  /** Absolute limit of one tool call however much progress it sends, ms (`MCP_CALL_CEILING_MS`). */
+  readonly mcpCallCeilingMs: number;
   /** Vault key encryption keys, as configured (`v<version>:<base64>`); imported on first use. */
   readonly vaultKek: string;
   readonly vaultKekPrevious: string | undefined;
@@ -136,6 +142,9 @@ const envSchema = z.object({
   MAX_BODY_BYTES: intVar('MAX_BODY_BYTES', 1_048_576, 1_024, 100 * 1_048_576),
   TOKEN__MAX_TOKENS_PER_REQUEST: intVar('TOKEN__MAX_TOKENS_PER_REQUEST', 100_000, 1, 10_000_000),
   MCP_TIMEOUT_MS: intVar('MCP_TIMEOUT_MS', 10_000, 100, 60_000),
+  INFERENCE_LOOP__MAX_ITERATIONS: intVar('INFERENCE_LOOP__MAX_ITERATIONS', 10, 1, 50),
+  LLM_TIMEOUT_MS: intVar('LLM_TIMEOUT_MS', 60_000, 100, 120_000),
+  MCP_CALL_CEILING_MS: intVar('MCP_CALL_CEILING_MS', 120_000, 1_000, 900_000),
   VAULT_KEK: z
     .string({ error: 'is required' })
     .refine((v) => parseKekSpec(v) !== null, { message: 'must be v<version>:<base64 of 32 bytes>' }),
@@ -209,6 +218,9 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     maxBodyBytes: vars.MAX_BODY_BYTES,
     maxTokensPerRequest: vars.TOKEN__MAX_TOKENS_PER_REQUEST,
     mcpTimeoutMs: vars.MCP_TIMEOUT_MS,
+    maxIterations: vars.INFERENCE_LOOP__MAX_ITERATIONS,
+    llmTimeoutMs: vars.LLM_TIMEOUT_MS,
+    mcpCallCeilingMs: vars.MCP_CALL_CEILING_MS,
     vaultKek: vars.VAULT_KEK,
     vaultKekPrevious: vars.VAULT_KEK_PREVIOUS,
     dev: Object.freeze({

@@ -19,6 +19,11 @@ export interface Env {
   TOKEN__MAX_TOKENS_PER_REQUEST?: string;
   /** Deadline of one tool-server operation (handshake, retries and pages included), ms. */
   MCP_TIMEOUT_MS?: string;
+  /** At most this many model calls in one agent reply (default 10). */
+  INFERENCE_LOOP__MAX_ITERATIONS?: string;
+  /** Deadline of one model call of an agent reply, ms (default 60000). */
+  LLM_TIMEOUT_MS?: string;
+  MCP_CALL_CEILING_MS?: string;
   /** The bare name is a common mistake: it is ignored, with a warning. */
   MAX_TOKENS_PER_REQUEST?: string;
   /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */
@@ -39,6 +44,8 @@ export interface Env {
   LOGIN_RATE_LIMITER: RateLimit;
   AGENT_RATE_LIMITER: RateLimit;
   IP_RATE_LIMITER: RateLimit;
+  /** Optional Workers AI binding (`[ai] binding = "AI"`) for the `workers-ai` LLM provider. */
+  AI?: Ai;
 }
 
 /** Names of the secrets a deployment needs (`wrangler secret put <NAME>`). */

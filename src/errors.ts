@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   agent_key_limit: 400,
   tool_arguments_too_large: 400,
   database_table_not_offered: 400,
+  invalid_llm_base_url: 400,
+  prompt_variable_missing: 400,
   unauthorized: 401,
   token_expired: 401,
   token_wrong_chain: 401,
@@ -61,6 +63,14 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   /** A secret entered by an earlier owner of the agent (DESIGN §8): the current owner must enter their own. */
   credential_reentry_required: 409,
+  // Agent replies (DESIGN §11)
+  llm_not_configured: 409,
+  llm_provider_unavailable: 409,
+  reply_in_progress: 409,
+  llm_credential_rejected: 424,
+  llm_unavailable: 502,
+  llm_rate_limited: 503,
+  llm_timeout: 504,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -70,6 +80,7 @@ export const ERROR_STATUS = {
   database_unreachable: 424,
   tool_server_failed_dependency: 424,
   tool_server_error: 502,
+  tool_output_invalid: 502,
   tool_server_timeout: 504,
   dependency_unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;

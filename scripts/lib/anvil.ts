@@ -50,6 +50,11 @@ export interface StartAnvilOptions {
   chainId: number;
   port: number;
   host?: string;
+  /**
+   * Keep the chain in this file (anvil `--state`): loaded at start when it exists, written on exit
+   * and every second meanwhile (`--state-interval 1`), so a restart continues the same chain.
+   */
+  stateFile?: string;
 }
 
 export interface AnvilInstance {
@@ -99,7 +104,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Spawn anvil (own process group, `--silent`) and wait until it answers `eth_chainId` over HTTP.
  * Rejects with anvil's stderr when it exits early, when the port is taken or after 10 s.
  */
-export async function startAnvil({ chainId, port, host = '127.0.0.1' }: StartAnvilOptions): Promise<AnvilInstance> {
+export async function startAnvil({ chainId, port, host = '127.0.0.1', stateFile }: StartAnvilOptions): Promise<AnvilInstance> {
   const bin = anvilBinary();
   // Check up front: otherwise a different node already on this port could answer our readiness probe.
   await assertPortFree(host, port);
@@ -107,7 +112,8 @@ export async function startAnvil({ chainId, port, host = '127.0.0.1' }: StartAnv
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const rpcUrl = `http://${urlHost}:${port}`;
 
-  const child: ChildProcess = spawn(bin, ['--chain-id', String(chainId), '--port', String(port), '--host', host, '--silent'], {
+  const state = stateFile ? ['--state', stateFile, '--state-interval', '1'] : [];
+  const child: ChildProcess = spawn(bin, ['--chain-id', String(chainId), '--port', String(port), '--host', host, '--silent', ...state], {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -42,12 +42,21 @@ export function stackFilePath(env: NodeJS.ProcessEnv): string {
   return path.resolve(REPO_ROOT, env.DEV_DIR || '.dev', 'stack.json');
 }
 
-export function readStack(file: string): StackFile {
-  if (!existsSync(file)) throw new MintError(`the local stack is not running (${file} not found): start it with npm run dev`);
+/** Which stack file was read and why, for every error about it: DEV_DIR names the stack. */
+export function stackSource(file: string, env: NodeJS.ProcessEnv): string {
+  return env.DEV_DIR ? `${file}, from DEV_DIR=${env.DEV_DIR}` : `${file}; DEV_DIR is not set, so .dev of this clone`;
+}
+
+export function readStack(file: string, env: NodeJS.ProcessEnv = {}): StackFile {
+  if (!existsSync(file)) {
+    throw new MintError(
+      `the local stack is not running: no stack file (${stackSource(file, env)}). Start it with npm run dev (with the same DEV_DIR), or set DEV_DIR to the directory of the stack that runs`,
+    );
+  }
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as StackFile;
   } catch {
-    throw new MintError(`${file} is not readable JSON: restart npm run dev`);
+    throw new MintError(`the stack file is not readable JSON (${stackSource(file, env)}): restart npm run dev`);
   }
 }
 
@@ -78,7 +87,7 @@ async function ownerOf(rpcUrl: string, collection: Address, tokenId: bigint): Pr
   }
 }
 
-async function checkRunning(rpcUrl: string, file: string): Promise<void> {
+async function checkRunning(rpcUrl: string, source: string): Promise<void> {
   try {
     const res = await fetch(rpcUrl, {
       method: 'POST',
@@ -91,7 +100,7 @@ async function checkRunning(rpcUrl: string, file: string): Promise<void> {
     // answered below
   }
   throw new MintError(
-    `the local stack described by ${file} is not answering (chain at ${rpcUrl}): is npm run dev still running? start it again`,
+    `the local stack is not answering (chain at ${rpcUrl}, stack file ${source}): is npm run dev (with that DEV_DIR) still running? start it again`,
   );
 }
 
@@ -99,12 +108,14 @@ export async function mintDemoAgent(request: MintRequest, env: NodeJS.ProcessEnv
   const to = parseAddress(request.to);
   const wanted = request.tokenId === undefined ? undefined : parseTokenId(request.tokenId);
   const file = stackFilePath(env);
-  const stack = readStack(file);
+  const stack = readStack(file, env);
   const deployment = stack[request.chain];
   const account = stack.accounts?.[0];
   if (!deployment?.rpcUrl || !deployment.collection || !account)
-    throw new MintError(`${file} does not describe a ${request.chain} chain and a dev account: restart npm run dev`);
-  await checkRunning(deployment.rpcUrl, file);
+    throw new MintError(
+      `the stack file does not describe a ${request.chain} chain and a dev account (${stackSource(file, env)}): restart npm run dev`,
+    );
+  await checkRunning(deployment.rpcUrl, stackSource(file, env));
   const collection = getAddress(deployment.collection);
 
   let tokenId = wanted;

@@ -104,6 +104,36 @@ export function isRunning(ref: ProcessRef): boolean {
   return stat !== undefined && stat.startTime === ref.startTime && stat.state !== 'Z' && stat.state !== 'X';
 }
 
+/** `<devDir>/run.json`: the `npm run dev` process (scripts/dev.ts) that owns the stack, while it runs. */
+const RUN_FILE = 'run.json';
+
+/** Records this process as the one running the stack in `devDir`. */
+export function devRunRecord(): ProcessRef {
+  const ref = processRef(process.pid);
+  if (!ref) throw new Error('cannot read this process in /proc');
+  return ref;
+}
+
+export function runFile(devDir: string): string {
+  return path.join(devDir, RUN_FILE);
+}
+
+/**
+ * The `npm run dev` that runs the stack in `devDir` now, if any: the process run.json names, still
+ * alive with the same start time (a reused pid is not it) and still running scripts/dev.ts.
+ */
+export function liveDevRun(devDir: string): ProcessRef | undefined {
+  let recorded: Partial<ProcessRef>;
+  try {
+    recorded = JSON.parse(readFileSync(runFile(devDir), 'utf8')) as Partial<ProcessRef>;
+  } catch {
+    return undefined;
+  }
+  if (!Number.isInteger(recorded.pid) || !Number.isInteger(recorded.startTime)) return undefined;
+  const ref = { pid: recorded.pid as number, startTime: recorded.startTime as number };
+  return isRunning(ref) && cmdlineOf(ref.pid).includes('dev.ts') ? ref : undefined;
+}
+
 export interface PidFileEntry {
   kind: string;
   pid: number;
@@ -209,6 +239,16 @@ export interface StackFile {
   accounts: { address: string; privateKey: string }[];
   /** DEV_RPC_LATENCY_MS and DEV_DB_LATENCY_MS as the stand-ins apply them (0 = none). */
   latency: { rpcMs: number; dbMs: number };
+  /** The stand-in model server (DEV_LLM=1, the default): LLM settings that use it; null with DEV_LLM=0. */
+  llm: StackLlm | null;
+}
+
+/** `stack.json`'s `llm`: the stand-in model server (deterministic, no weights) as LLM settings take it. */
+export interface StackLlm {
+  provider: 'openai-compatible';
+  baseUrl: string;
+  model: string;
+  standIn: true;
 }
 
 export interface StackDeployment {
@@ -260,6 +300,7 @@ export const DEV_PORT_VARIABLES = [
   'DEV_TESTNET_PORT',
   'DEV_MAINNET_INSPECTOR_PORT',
   'DEV_TESTNET_INSPECTOR_PORT',
+  'DEV_LLM_PORT',
 ] as const;
 
 export type DevPorts = Record<(typeof DEV_PORT_VARIABLES)[number], number>;
@@ -299,13 +340,18 @@ export interface DevRun {
 
 /**
  * Spawns `npm run dev` from the repo root in its own process group with DEV_DIR and every port
- * moved. `echo` copies its output to this process' stdout/stderr as it arrives.
+ * moved, passing `args` (e.g. `--reset`). `echo` copies its output to this process' stdout/stderr as it arrives.
  */
-export function spawnDev(devDir: string, ports: DevPorts, options: { echo?: boolean; env?: Record<string, string> } = {}): DevRun {
+export function spawnDev(
+  devDir: string,
+  ports: DevPorts,
+  options: { echo?: boolean; env?: Record<string, string>; args?: string[] } = {},
+): DevRun {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, DEV_DIR: devDir };
   for (const [name, port] of Object.entries(ports)) env[name] = String(port);
   const spawnedAt = Date.now();
-  const child = spawn('npm', ['run', 'dev'], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = options.args?.length ? ['--', ...options.args] : [];
+  const child = spawn('npm', ['run', 'dev', ...args], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
     output += chunk.toString();

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Hex } from 'viem';
 import { startAnvil, type AnvilInstance } from './anvil';
@@ -54,6 +56,12 @@ export async function startBackends(options: {
   onStarted?: (kind: string, pid: number | undefined) => void;
   /** Delays in the stand-ins (DEV_RPC_LATENCY_MS, DEV_DB_LATENCY_MS); none by default. */
   latency?: DevLatency;
+  /**
+   * Keep the chains here across restarts (`<dir>/<deployment>.json`, anvil's state file) with the
+   * demo collection's address (`<dir>/<deployment>.collection`), reused while it holds code. Unset:
+   * fresh chains (tests).
+   */
+  chainStateDir?: string;
 }): Promise<Backends> {
   const latency = options.latency ?? { rpcMs: 0, dbMs: 0 };
   const started: { stop(): Promise<void> }[] = [];
@@ -63,7 +71,9 @@ export async function startBackends(options: {
   try {
     const contracts = compileContracts(); // in parallel with the processes
     const startChain = async (name: DeploymentName) => {
-      const anvil = await startAnvil({ chainId: CHAIN_OF[name], port: options.ports.anvil[name] });
+      const stateFile = options.chainStateDir ? path.join(options.chainStateDir, `${name}.json`) : undefined;
+      if (options.chainStateDir) await mkdir(options.chainStateDir, { recursive: true });
+      const anvil = await startAnvil({ chainId: CHAIN_OF[name], port: options.ports.anvil[name], stateFile });
       started.push(anvil);
       options.onStarted?.(`anvil-${name}`, anvil.pid);
       return anvil;
@@ -89,7 +99,7 @@ export async function startBackends(options: {
       ['mainnet', mainnetAnvil],
       ['testnet', testnetAnvil],
     ] as const) {
-      const collection = await deployDemoAgents(anvil.rpcUrl, deployer.privateKey);
+      const collection = await demoCollection(anvil.rpcUrl, deployer.privateKey, options.chainStateDir, name);
       await registerCollection(databaseUrl, { chainId: CHAIN_OF[name], address: collection, kind: 'internal' });
       let workerRpcUrl = anvil.rpcUrl; // R = 0: the worker talks to anvil directly, no proxy to pay for
       if (latency.rpcMs > 0) {
@@ -111,6 +121,28 @@ export async function startBackends(options: {
     await stopAll();
     throw err;
   }
+}
+
+/** The demo collection: the one a kept chain already holds, else a new deployment (remembered when the chain is kept). */
+async function demoCollection(rpcUrl: string, deployer: Hex, stateDir: string | undefined, name: DeploymentName): Promise<string> {
+  const file = stateDir ? path.join(stateDir, `${name}.collection`) : undefined;
+  if (file && existsSync(file)) {
+    const known = (await readFile(file, 'utf8')).trim();
+    if (/^0x[0-9a-fA-F]{40}$/.test(known) && (await hasCode(rpcUrl, known))) return known;
+  }
+  const collection = await deployDemoAgents(rpcUrl, deployer);
+  if (file) await writeFile(file, `${collection}\n`);
+  return collection;
+}
+
+async function hasCode(rpcUrl: string, address: string): Promise<boolean> {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getCode', params: [address, 'latest'] }),
+  });
+  const body = (await res.json()) as { result?: string };
+  return typeof body.result === 'string' && body.result.length > 2;
 }
 
 /** Vars and secrets for one deployment's worker running against these backends. */
@@ -144,8 +176,8 @@ export function newVaultKek(version = 1): string {
 
 /**
  * The local stack's switches (DESIGN §9), one table: `flag`s are passed to both workers as vars
- * (0 or 1, with a default); `runner` (0 or 1) chooses how the workers run and `latencyMs`
- * switches stay in the stack's own stand-ins (the bridge, the RPC proxy): neither ever reaches a
+ * (0 or 1, with a default); `runner` (0 or 1) chooses how the workers run or which parts start
+ * (the stand-in model server), and `latencyMs` switches stay in the stack's own stand-ins (the bridge, the RPC proxy): neither ever reaches a
  * worker. Latencies are integers 0..10000, unset or empty = 0.
  */
 const DEV_SWITCHES = {
@@ -164,6 +196,12 @@ const DEV_SWITCHES = {
     default: '1',
     meaning:
       "use 1 (both workers under wrangler dev: live reload, DevTools, the default) or 0 (the deployable bundle in workerd through Miniflare, without wrangler dev's proxy and inspector: for benchmarks)",
+  },
+  DEV_LLM: {
+    kind: 'runner',
+    default: '1',
+    meaning:
+      'use 1 (the stand-in model server starts on loopback and stack.json names it, the default) or 0 (no stand-in: point agents at a real provider)',
   },
   DEV_RPC_LATENCY_MS: {
     kind: 'latencyMs',
@@ -208,13 +246,20 @@ function switchValue(env: NodeJS.ProcessEnv, name: SwitchName): string {
  * example tool server and loopback databases can be tried end to end. The test harness passes
  * none: its workers keep production's policy and its stand-ins add no delay.
  */
-export function devSwitches(env: NodeJS.ProcessEnv): { bindings: DevSwitchBindings; latency: DevLatency; wranglerDev: boolean } {
+export function devSwitches(env: NodeJS.ProcessEnv): {
+  bindings: DevSwitchBindings;
+  latency: DevLatency;
+  wranglerDev: boolean;
+  /** DEV_LLM: the stand-in model server starts. */
+  standinLlm: boolean;
+} {
   const values = Object.fromEntries(Object.keys(DEV_SWITCHES).map((name) => [name, switchValue(env, name as SwitchName)]));
   const flags = (Object.keys(DEV_SWITCHES) as SwitchName[]).filter((name) => DEV_SWITCHES[name].kind === 'flag');
   return {
     bindings: Object.fromEntries(flags.map((name) => [name, values[name]])) as DevSwitchBindings,
     latency: { rpcMs: Number(values.DEV_RPC_LATENCY_MS), dbMs: Number(values.DEV_DB_LATENCY_MS) },
     wranglerDev: values.DEV_WRANGLER === '1',
+    standinLlm: values.DEV_LLM === '1',
   };
 }
 

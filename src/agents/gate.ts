@@ -78,7 +78,12 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
       await next();
       return;
     }
-    await next();
+    // A refused caller is answered as soon as the check fails, not when the handler's read ends:
+    // how long a refusal takes must not tell a stranger how much the agent holds (issue 18). The
+    // abandoned handler commits nothing (writes await the check); its outcome is dropped.
+    const handler = next();
+    handler.catch(() => undefined);
+    await Promise.race([handler, ownerCheck.then(() => handler)]);
     // Whatever the handler answered (data, 404, a fault), a failed check answers instead, unless
     // the handler already answered with the check's own error.
     try {

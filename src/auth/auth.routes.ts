@@ -122,7 +122,7 @@ export const finishLogin = createRoute({
     200: { description: 'Logged in', content: { 'application/json': { schema: TokenSchema } } },
     400: errorResponse('`validation_failed`: bad address, bad signature shape, or the chain of another deployment'),
     401: errorResponse(
-      "`login_not_started` (no pending login for this wallet, or none with this nonce), `nonce_used` (replay: the message was already used), `login_expired`, `login_message_invalid`, `signature_invalid` (not the wallet's signature over any pending login message, e.g. a signature over a pairing message), `message_purpose_mismatch` (a pending message without the login statement: issued before a statement change)",
+      "`login_not_started` (with a nonce: no pending login of this wallet with this nonce), `nonce_used` (replay: the message was already used), `login_expired`, `login_message_invalid`, `signature_invalid` (not the wallet's signature over any pending login message, e.g. a signature over a pairing message; without a nonce also when none is pending or usable, so a finish never tells whether a wallet has a login pending), `message_purpose_mismatch` (a pending message without the login statement: issued before a statement change; `login_expired`, `login_message_invalid` and this one only for a finish with its nonce)",
     ),
     429: RATE_LIMITED_RESPONSE,
     503: errorResponse(

@@ -120,7 +120,13 @@ export async function finishLogin(
     input.nonce === undefined
       ? await listPendingLogins(deps.kv, config.chainId, input.wallet, MAX_PENDING_TRIED)
       : [await loadPendingLogin(deps.kv, config.chainId, input.wallet, input.nonce)].filter((p): p is PendingLogin => p !== null);
-  if (pending.length === 0) throw new AppError('login_not_started', 'No login in progress for this wallet: call /auth/jwt/init first');
+  // Without a nonce, every way of not finding a signed pending message is one answer: otherwise
+  // anyone could ask whether a wallet has a login pending (issue 18).
+  const notSigned = () => new AppError('signature_invalid', "The signature is not the wallet's over a pending login message");
+  if (pending.length === 0) {
+    if (input.nonce === undefined) throw notSigned();
+    throw new AppError('login_not_started', 'No login in progress for this wallet: call /auth/jwt/init first');
+  }
   const now = deps.now();
   const failures: SiweCheckFailure[] = [];
   const live = pending.filter((login) => {
@@ -136,9 +142,9 @@ export async function finishLogin(
     if (!check.ok) failures.push(check.reason);
     return check.ok;
   });
-  if (live.length === 0) throw messageRejected(failures[0] ?? 'malformed');
+  if (live.length === 0) throw input.nonce === undefined ? notSigned() : messageRejected(failures[0] ?? 'malformed');
   const signed = await findSignedLogin(deps, input.wallet, live, input.signature);
-  if (!signed) throw new AppError('signature_invalid', "The signature is not the wallet's over a pending login message");
+  if (!signed) throw notSigned();
   return tokenFor(deps, input.wallet, signed.nonce);
 }
 

@@ -13,14 +13,18 @@ export const RPC_MAX_RESPONSE_BYTES = 1024 * 1024;
  * fetch for the RPC with the answer bounded. viem's own bound reads every answer through a stream
  * reader (about a tenth of a gated request's CPU); here an answer that declares its length, as
  * RPC providers do, is handed over as it is when within the bound and refused when over it (a
- * transport failure: the next endpoint, or 503); only an undeclared length is read chunk by chunk.
+ * transport failure: the next endpoint, or 503). An undeclared length, or a compressed answer
+ * (its declared length counts compressed bytes, and a few KB of gzip can decode to gigabytes),
+ * is read chunk by chunk, the bound counting the decoded bytes.
  */
 async function boundedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const res = await fetch(input, init);
   const declared = res.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= RPC_MAX_RESPONSE_BYTES) return res;
+  const encoding = (res.headers.get('content-encoding') ?? '').trim().toLowerCase();
+  const encoded = encoding !== '' && encoding !== 'identity';
   const tooLarge = () => new Error(`the RPC answer is larger than ${RPC_MAX_RESPONSE_BYTES} bytes`);
-  if (declared !== null) {
+  if (!encoded && declared !== null) {
+    if (/^\d+$/.test(declared) && Number(declared) <= RPC_MAX_RESPONSE_BYTES) return res;
     await res.body?.cancel();
     throw tooLarge();
   }
@@ -31,7 +35,10 @@ async function boundedFetch(input: RequestInfo | URL, init?: RequestInit): Promi
     await reader.cancel();
     throw tooLarge();
   }
-  return new Response(read.bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
+  const headers = new Headers(res.headers);
+  headers.delete('content-encoding'); // what we hand on is the decoded answer
+  headers.delete('content-length');
+  return new Response(read.bytes, { status: res.status, statusText: res.statusText, headers });
 }
 
 const clients = new WeakMap<Config, PublicClient>();

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { Io } from './output';
+import { type Io, UsageError } from './output';
 
 export type OptionValues = Record<string, string | boolean | string[] | boolean[] | undefined>;
 
@@ -28,4 +28,18 @@ export interface Command {
 export function stringValue(values: OptionValues, name: string): string | undefined {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The JSON object an option such as `--args` holds (`fallback` when absent); a UsageError otherwise. */
+export function jsonObjectOption(values: OptionValues, name: string, fallback: Record<string, unknown>): Record<string, unknown> {
+  const raw = stringValue(values, name);
+  if (raw === undefined) return fallback;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new UsageError(`--${name} must be JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`--${name} must be a JSON object`);
+  return parsed as Record<string, unknown>;
 }

@@ -24,7 +24,7 @@ function packageRoot(file: string): string {
   return dir;
 }
 
-const REPO_ROOT = packageRoot(fileURLToPath(import.meta.url));
+export const REPO_ROOT = packageRoot(fileURLToPath(import.meta.url));
 
 /**
  * Hosts plain http may go to: the token and the sign-in never cross a network in clear text.
@@ -90,6 +90,6 @@ export function resolveBaseUrlFrom(explicit: string | undefined, env: NodeJS.Pro
   const stack = devStack(env);
   if (stack?.baseUrl) return { baseUrl: normalizeBaseUrl(stack.baseUrl), source: stack.file };
   throw new UsageError(
-    'no gateway URL: pass --base-url URL or set AGENT_GATEWAY_URL (a running `npm run dev` of this checkout is found through its .dev/stack.json; DEV_DIR names another stack directory)',
+    'no gateway URL: pass --base-url URL or set AGENT_GATEWAY_URL (a running `npm run dev` is found through its stack file: set DEV_DIR to its directory, e.g. DEV_DIR=/path/to/agent-gateway/.dev, unless the CLI runs from that clone, whose .dev is the default)',
   );
 }

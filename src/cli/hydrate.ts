@@ -1,5 +1,5 @@
 /** `agent-gateway hydrate --file messages.jsonl`: bulk, resumable memory hydration. */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { progressBar } from './progress';
 import { stringValue, type Command } from './command';
@@ -7,7 +7,9 @@ import { parseHydrateFile, type FailedLine } from './hydrate-parse';
 import { planHydration } from './hydrate-plan';
 import { DEFAULT_PARALLEL, failedLinesJsonl, runHydration, type HydrateResult } from './hydrate-run';
 import { CliError, UsageError, type Io } from './output';
+import { RETRY_POLICY } from './retry';
 import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+import { writePrivateFile } from './private-file';
 
 const SHOWN_FAILURES = 20;
 
@@ -23,10 +25,13 @@ function positiveInteger(raw: string | undefined, name: string, fallback: number
   return Number(raw);
 }
 
-/** Prints failures grouped into runs of consecutive lines with the same reason, at most SHOWN_FAILURES runs. */
-function reportFailures(io: Io, title: string, lines: readonly FailedLine[]): void {
+/**
+ * Prints failures grouped into runs of consecutive lines with the same reason, at most
+ * SHOWN_FAILURES runs, naming the failed-lines file that holds them all.
+ */
+function reportFailures(io: Io, title: string, lines: readonly FailedLine[], failedFile: string): void {
   if (lines.length === 0) return;
-  io.err(`${title}:`);
+  io.err(`${title} (${lines.length}, written to ${failedFile}):`);
   const runs: { first: number; last: number; count: number; reason: string }[] = [];
   for (const line of lines) {
     const run = runs[runs.length - 1];
@@ -39,7 +44,7 @@ function reportFailures(io: Io, title: string, lines: readonly FailedLine[]): vo
     const where = run.count === 1 ? `line ${run.first}` : `lines ${run.first}-${run.last} (${run.count})`;
     io.err(`  ${where}: ${run.reason}`);
   }
-  if (runs.length > SHOWN_FAILURES) io.err(`  … and ${runs.length - SHOWN_FAILURES} more (see the failed-lines file)`);
+  if (runs.length > SHOWN_FAILURES) io.err(`  … and ${runs.length - SHOWN_FAILURES} more (see ${failedFile})`);
 }
 
 export const hydrateCommand: Command = {
@@ -67,9 +72,9 @@ Options:
   --dry-run            check the file and show the plan; send nothing
   --json               print the summary as JSON on stdout
 
-Retries 502/503/504 and network errors with backoff (never 4xx). A batch that fails for good
-stops its key (later batches of that key are not sent, so order is kept); 401/403 or an agent
-error stops the run. Exit code 1 when any line failed.
+${RETRY_POLICY}
+A batch that fails for good stops its key (later batches of that key are not sent, so order is
+kept); 401/403 or an agent error stops the run. Exit code 1 when any line failed.
 
 Needs a login (agent-gateway login), or an agent key with contexts:write (AGENT_GATEWAY_API_KEY
 or --api-key-env NAME; a pipeline then holds no wallet), and the agent (--collection, --token-id).`,
@@ -100,11 +105,11 @@ or --api-key-env NAME; a pipeline then holds no wallet), and the agent (--collec
     io.err(
       `hydrate: ${parsed.lineCount} lines in ${file}: ${parsed.records.length} valid over ${plan.keys.length} keys in ${plan.batchCount} batches, ${parsed.invalid.length} invalid (file ${parsed.fileId})`,
     );
-    reportFailures(io, 'invalid lines (not sent)', parsed.invalid);
+    reportFailures(io, 'invalid lines, not sent', parsed.invalid, failedOut);
 
     const writeFailed = async (lines: readonly FailedLine[]) => {
       if (lines.length === 0) return;
-      await writeFile(failedOut, failedLinesJsonl(lines));
+      await writePrivateFile(failedOut, failedLinesJsonl(lines));
     };
 
     if (values['dry-run'] === true) {
@@ -135,14 +140,15 @@ or --api-key-env NAME; a pipeline then holds no wallet), and the agent (--collec
         result = await runHydration(agent, plan, {
           parallel,
           createMissing: values['create-missing'] === true,
-          onProgress: (p) => bar.update(p.done, `sent ${p.sent} replayed ${p.replayed} failed ${p.failed}`),
+          // failed counts the invalid lines too, as the summary does
+          onProgress: (p) => bar.update(p.done, `sent ${p.sent} replayed ${p.replayed} failed ${parsed.invalid.length + p.failed}`),
           onNotice: (line) => io.err(`${tty ? '\r\x1b[K' : ''}hydrate: ${line}`),
         });
       } finally {
         process.off('SIGINT', onSigint);
         bar.finish();
       }
-      reportFailures(io, 'lines not stored', result.failed);
+      reportFailures(io, 'lines not stored', result.failed, failedOut);
     }
 
     const allFailed = [...parsed.invalid, ...result.failed].sort((a, b) => a.line - b.line);
@@ -170,8 +176,9 @@ or --api-key-env NAME; a pipeline then holds no wallet), and the agent (--collec
         }),
       );
     } else {
+      const why = allFailed.length > 0 ? ` (${parsed.invalid.length} invalid, ${result.failed.length} not stored)` : '';
       io.out(
-        `hydrate: sent ${result.sent}, replayed ${result.replayed}, failed ${allFailed.length} of ${parsed.lineCount} lines in ${result.seconds.toFixed(1)} s (${rate.toFixed(0)} messages/s)`,
+        `hydrate: sent ${result.sent}, replayed ${result.replayed}, failed ${allFailed.length}${why} of ${parsed.lineCount} lines in ${result.seconds.toFixed(1)} s (${rate.toFixed(0)} messages/s)`,
       );
       if (allFailed.length > 0) io.out(`failed lines written to ${failedOut}`);
       if (result.stopped) io.out(`the run stopped early: ${result.stopped}; fix it and run the same command again to resume`);

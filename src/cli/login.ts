@@ -5,7 +5,7 @@ import { accountFromKeystore, accountFromPrivateKey } from './accounts';
 import { stringValue, type Command } from './command';
 import { CliError, describeGatewayError, registerSecret, UsageError } from './output';
 import { chainIdOf, resolveBaseUrl, type GlobalValues } from './session';
-import { withRetry } from './retry';
+import { RETRY_POLICY, withRetry } from './retry';
 import { checkedSigner } from './sign-in-check';
 import { saveToken, tokenFilePath } from './token-file';
 
@@ -27,8 +27,10 @@ Options:
 The private key never leaves this process; only the signature is sent. The sign-in message is
 read before it is signed: it must name this gateway (domain and URI of --base-url), the wallet,
 the chain of /health, and be fresh; otherwise nothing is signed and the exit code is 3. The token
-is saved for this gateway URL only and never sent to another. 502/503/504 and network errors are
-retried (honouring Retry-After).`,
+is saved for this gateway URL only and never sent to another. A retry starts over with a fresh
+sign-in message.
+
+${RETRY_POLICY}`,
   options: {
     keystore: { type: 'string' },
     'print-token': { type: 'boolean' },
@@ -50,7 +52,6 @@ retried (honouring Retry-After).`,
     try {
       // A retry starts over with a fresh init (a new message and nonce), so it is always safe.
       session = await withRetry(() => client.login(), {
-        attempts: 5,
         onRetry: (err, attempt, delayMs) =>
           io.err(`agent-gateway login: ${describeGatewayError(err)}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
       });

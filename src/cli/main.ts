@@ -23,6 +23,12 @@ interface CommandEntry {
 export const COMMANDS: readonly CommandEntry[] = [
   { path: ['login'], summary: 'log in with a wallet and save the token', load: async () => (await import('./login')).loginCommand },
   {
+    path: ['whoami'],
+    summary: 'show the saved login (wallet, chain, expiry)',
+    load: async () => (await import('./account')).whoamiCommand,
+  },
+  { path: ['logout'], summary: "remove the gateway's saved token", load: async () => (await import('./account')).logoutCommand },
+  {
     path: ['contexts', 'create'],
     summary: 'create context keys from a file',
     load: async () => (await import('./contexts')).contextsCreateCommand,
@@ -46,10 +52,28 @@ export const COMMANDS: readonly CommandEntry[] = [
   { path: ['keys', 'list'], summary: "list the agent's keys", load: async () => (await import('./keys')).keysListCommand },
   { path: ['keys', 'revoke'], summary: 'revoke an agent key at once', load: async () => (await import('./keys')).keysRevokeCommand },
   {
+    path: ['chat'],
+    summary: 'talk with the agent: its replies streamed, tools shown',
+    load: async () => (await import('./chat')).chatCommand,
+  },
+  {
     path: ['mcp', 'check'],
     summary: 'check a tool server against the contract, directly',
     load: async () => (await import('./mcp')).mcpCheckCommand,
   },
+  { path: ['tools', 'add'], summary: 'register a tool server with the agent', load: async () => (await import('./tools')).toolsAddCommand },
+  {
+    path: ['tools', 'list'],
+    summary: "list the agent's tool servers (or one's live tools)",
+    load: async () => (await import('./tools')).toolsListCommand,
+  },
+  { path: ['tools', 'remove'], summary: 'remove a tool-server connection', load: async () => (await import('./tools')).toolsRemoveCommand },
+  {
+    path: ['tools', 'check'],
+    summary: 'check a tool server directly (= mcp check)',
+    load: async () => (await import('./tools')).toolsCheckCommand,
+  },
+  { path: ['tools', 'call'], summary: 'call a tool through the gateway', load: async () => (await import('./tools')).toolsCallCommand },
 ];
 
 /** Global options that take a value (their value is not a command word). */
@@ -70,7 +94,7 @@ ${COMMANDS.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`).join(
 
 ${GLOBAL_HELP}
 
-Run agent-gateway <command> --help for a command's options.`;
+Run agent-gateway <command> --help for a command's options; agent-gateway --version prints the version.`;
 }
 
 function commandHelp(command: Command): string {
@@ -104,6 +128,10 @@ function findCommand(words: readonly string[]): CommandEntry | undefined {
 /** Runs the CLI; resolves with the exit code (it never calls process.exit itself, except on Ctrl-C during hydrate). */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, io: Io = processIo()): Promise<number> {
   const words = commandWords(argv);
+  if (words.length === 0 && (argv.includes('--version') || argv.includes('-V'))) {
+    io.out(await (await import('./version')).versionLine());
+    return 0;
+  }
   if (words.length === 0 || words[0] === 'help') {
     const target = words[0] === 'help' ? findCommand(argv.filter((a) => !a.startsWith('-')).slice(1)) : undefined;
     const wantsHelp = words[0] === 'help' || argv.includes('--help') || argv.includes('-h');

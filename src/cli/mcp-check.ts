@@ -7,10 +7,16 @@
  *   1. tools/list        reachable, tools/list answers with a `tools` array (nextCursor followed)
  *   2. JSON-RPC reply    JSON-RPC 2.0 envelope with our id, no redirect, within the deadline and
  *                        the 1 MiB byte cap
- *   3. tool definitions  every tool has a name, a description and a valid input schema
+ *   3. tool definitions  every tool passes the gateway's own acceptance rule (src/mcp/tool-rules.ts:
+ *                        unique names, MCP's tool shape within its caps, valid input and output
+ *                        schemas; a description is optional, as in MCP)
  *   4. tools/call        (with `call`) a round trip whose result holds a `content` array
  *   5. wrong credential  (with credential headers) the same tools/list with every credential value
  *                        replaced by a random string is answered with 401
+ *
+ * The URL goes through the gateway's own URL rule (src/mcp/tool-rules.ts) under production's policy
+ * and the local stack's: a URL neither accepts fails a `URL` check (the server is still checked);
+ * one only the local stack accepts (loopback http) is noted as such.
  *
  * Credential headers: `Authorization: Bearer <token>` becomes bearer auth, any other header
  * header auth; one credential header at most. Header values are never printed: the table names
@@ -27,7 +33,8 @@ import {
   type McpClient,
   type Tool,
 } from '../mcp/client';
-import { checkToolSchema, validateArguments } from '../mcp/schema-check';
+import { validateArguments } from '../mcp/schema-check';
+import { checkSnapshot, toolListProblems, toolServerUrlVerdict } from '../mcp/tool-rules';
 import { scrub } from '../scrub';
 
 export interface McpCheckArgs {
@@ -51,6 +58,7 @@ export interface McpCheckResult {
 
 export const CHECK_NAMES = {
   arguments: 'arguments',
+  url: 'URL',
   list: 'tools/list',
   protocol: 'JSON-RPC reply',
   tools: 'tool definitions',
@@ -238,7 +246,14 @@ export async function runMcpCheck(args: McpCheckArgs): Promise<McpCheckResult> {
     add(CHECK_NAMES.arguments, false, auth.problem);
     return finish();
   }
-  if (/^http:/i.test(args.url)) log('note: plain http:// — fine for testing locally; the gateway registers https:// URLs only');
+  const verdict = toolServerUrlVerdict(args.url);
+  if (!verdict.local.ok) {
+    add(CHECK_NAMES.url, false, `the gateway refuses this URL: ${verdict.local.message}`);
+  } else if (!verdict.deployed.ok) {
+    log(
+      `note: plain http:// on loopback — the local stack (npm run dev, DEV_LOOPBACK_TARGETS=1) registers it; a deployed gateway refuses it (${verdict.deployed.message})`,
+    );
+  }
 
   const wire: Wire = { methods: [], cursors: new Set(), contentTypes: new Set() };
   let client: McpClient;
@@ -281,7 +296,7 @@ export async function runMcpCheck(args: McpCheckArgs): Promise<McpCheckResult> {
       add(
         CHECK_NAMES.tools,
         problems.length === 0,
-        problems.length === 0 ? `${plural(tools.length, 'tool')}: names, descriptions, valid input schemas` : problems.join('; '),
+        problems.length === 0 ? `${plural(tools.length, 'tool')}: names, MCP tool shape, valid schemas` : problems.join('; '),
       );
     } else if (listError !== undefined) {
       const defect = describeError(listError, ctx);
@@ -327,21 +342,14 @@ function protocolSummary(wire: Wire, timeoutMs: number, maxBytes: number): strin
   return `JSON-RPC 2.0 (${types}), ids match, no redirect, within ${timeoutMs} ms and ${formatBytes(maxBytes)}`;
 }
 
-/** Every defective tool by name: missing description, duplicate name, invalid input schema. */
+/** Every defective tool by name, under the gateway's own acceptance rule; then the snapshot limits. */
 function toolProblems(tools: Tool[]): string[] {
-  const problems: string[] = [];
-  const seen = new Set<string>();
-  for (const tool of tools) {
-    const name = tool.name.slice(0, 100);
-    if (seen.has(tool.name)) problems.push(`tool "${name}": listed twice`);
-    seen.add(tool.name);
-    if (tool.description.trim() === '') problems.push(`tool "${name}": no description`);
-    const schema = checkToolSchema(tool.inputSchema);
-    if (!schema.ok) {
-      const problem = `tool "${name}": ${schema.problem}`;
-      problems.push(problem.length > MAX_TOOL_PROBLEM ? `${problem.slice(0, MAX_TOOL_PROBLEM)}…` : problem);
-    }
-  }
+  const problems = toolListProblems(tools).map(({ tool, problem }) => {
+    const line = `tool "${tool.slice(0, 100)}": ${problem}`;
+    return line.length > MAX_TOOL_PROBLEM ? `${line.slice(0, MAX_TOOL_PROBLEM)}…` : line;
+  });
+  const snapshot = checkSnapshot(tools);
+  if (!snapshot.ok) problems.push(snapshot.problem);
   return problems;
 }
 

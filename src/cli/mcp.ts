@@ -1,5 +1,5 @@
 /** `agent-gateway mcp check URL`: checks a tool server directly (see ./mcp-check). */
-import { stringValue, type Command, type OptionValues } from './command';
+import { jsonObjectOption, stringValue, type Command, type OptionValues } from './command';
 import { registerSecret, UsageError } from './output';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -90,10 +90,12 @@ export const mcpCheckCommand: Command = {
   path: ['mcp', 'check'],
   usage:
     'agent-gateway mcp check URL [--header-env NAME=VAR | --header-stdin NAME | --header NAME:VALUE] [--call TOOL [--args JSON]] [--timeout MS]',
-  help: `Checks a tool server the way the gateway will use it: tools/list, the JSON-RPC replies, every
-tool's definition and input schema, optionally a tools/call round trip, and (with a credential
-header) that a wrong credential is refused with 401. Talks to the server directly, not through the
-gateway, so http:// URLs work for local testing. Header values are never printed.
+  help: `Checks a tool server the way the gateway will use it, by the gateway's own acceptance rule:
+the URL (a deployed gateway takes https:// on a public name; the local stack, npm run dev, also
+http:// on 127.0.0.1, localhost or ::1), tools/list, the JSON-RPC replies, every tool's definition
+(MCP's tool shape; description optional) and its input and output schemas, optionally a tools/call
+round trip, and (with a credential header) that a wrong credential is refused with 401. Talks to the
+server directly, not through the gateway. Header values are never printed.
 
 Options:
   --header-env NAME=VAR a credential header whose value is in the environment variable VAR
@@ -122,16 +124,7 @@ Exit code 1 when any check fails.`,
     const name = stringValue(values, 'call');
     const rawArgs = stringValue(values, 'args');
     if (rawArgs !== undefined && name === undefined) throw new UsageError('--args needs --call TOOL');
-    let callArgs: Record<string, unknown> = {};
-    if (rawArgs !== undefined) {
-      try {
-        callArgs = JSON.parse(rawArgs) as Record<string, unknown>;
-      } catch {
-        throw new UsageError('--args must be JSON');
-      }
-      if (typeof callArgs !== 'object' || callArgs === null || Array.isArray(callArgs))
-        throw new UsageError('--args must be a JSON object');
-    }
+    const callArgs = jsonObjectOption(values, 'args', {});
     const timeout = stringValue(values, 'timeout');
     if (timeout !== undefined && (!/^\d+$/.test(timeout) || Number(timeout) < 1))
       throw new UsageError('--timeout must be a positive whole number of milliseconds');

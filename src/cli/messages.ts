@@ -1,8 +1,8 @@
 /** `agent-gateway messages export --key K --out file.jsonl`. */
-import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { stringValue, type Command } from './command';
-import { CliError, UsageError } from './output';
+import { UsageError } from './output';
+import { openPrivateOutput, type PrivateOutput } from './private-file';
 import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
 
 async function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
@@ -30,16 +30,10 @@ NAME), and the agent (--collection, --token-id).`,
     const session = await openSession(values as GlobalValues, env, io);
     const agent = agentOf(session, values as GlobalValues, env);
     let stream: NodeJS.WritableStream = process.stdout;
-    let file: WriteStream | undefined;
+    let file: PrivateOutput | undefined;
     if (out && out !== '-') {
-      file = createWriteStream(out, { flags: 'w' });
-      await Promise.race([
-        once(file, 'open'),
-        once(file, 'error').then(([err]) => {
-          throw new CliError(`cannot write ${out}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-        }),
-      ]);
-      stream = file;
+      file = await openPrivateOutput(out); // never through a link; in place only when complete
+      stream = file.stream;
     }
     let count = 0;
     try {
@@ -48,14 +42,10 @@ NAME), and the agent (--collection, --token-id).`,
         count++;
       }
     } catch (err) {
-      file?.destroy();
+      await file?.abort();
       gatewayFailure(err, `reading ${JSON.stringify(key)}`);
-    } finally {
-      if (file && !file.destroyed) {
-        file.end();
-        await once(file, 'close');
-      }
     }
+    await file?.commit();
     io.err(`messages export: ${count} messages of ${JSON.stringify(key)}${file ? ` written to ${out}` : ''}`);
     return 0;
   },

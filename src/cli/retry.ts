@@ -1,8 +1,19 @@
 /** Retries of calls that may succeed later: 502, 503, 504, 429, network errors and timeouts; never 4xx. */
 import { GatewayError } from '../client/errors';
 
+/** The one retry policy of the CLI: every retrying call site uses these numbers. */
+export const RETRY = { attempts: 8, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
+
+/**
+ * The policy in words, as `--help` and README say it (a unit test keeps README in step). Writes
+ * are retried only where a repeat cannot store twice (Idempotency-Key, batch create).
+ */
+export const RETRY_POLICY = `Retries: 429, 502, 503, 504 and network errors are retried, up to 8 attempts
+in all, waiting 0.5 s, then twice as long each time (with jitter) up to 10 s, or the Retry-After
+the gateway sent (at most 10 s); other 4xx never are.`;
+
 export interface RetryOptions {
-  /** Attempts in all, including the first (default 8). */
+  /** Attempts in all, including the first (default RETRY.attempts). */
   attempts?: number;
   /** First delay, ms (default 500); doubles each time, with jitter, up to `maxDelayMs`. */
   baseDelayMs?: number;
@@ -18,9 +29,9 @@ export function isRetryable(err: unknown): err is GatewayError {
 }
 
 export async function withRetry<T>(work: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
-  const attempts = options.attempts ?? 8;
-  const base = options.baseDelayMs ?? 500;
-  const max = options.maxDelayMs ?? 10_000;
+  const attempts = options.attempts ?? RETRY.attempts;
+  const base = options.baseDelayMs ?? RETRY.baseDelayMs;
+  const max = options.maxDelayMs ?? RETRY.maxDelayMs;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (let attempt = 1; ; attempt++) {
     try {
@@ -62,9 +73,9 @@ export function retryingFetch(
   } = {},
   inner: (input: string, init: RequestInit) => Promise<Response> = (input, init) => globalThis.fetch(input, init),
 ): (input: string, init: RequestInit) => Promise<Response> {
-  const attempts = options.attempts ?? 6;
-  const base = options.baseDelayMs ?? 500;
-  const max = options.maxDelayMs ?? 10_000;
+  const attempts = options.attempts ?? RETRY.attempts;
+  const base = options.baseDelayMs ?? RETRY.baseDelayMs;
+  const max = options.maxDelayMs ?? RETRY.maxDelayMs;
   return async function fetchWithRetries(input, init) {
     if (!isSafeToRepeat((init.method ?? 'GET').toUpperCase(), input)) return inner(input, init);
     for (let attempt = 1; ; attempt++) {

@@ -31,8 +31,9 @@ export const GLOBAL_OPTIONS = {
 
 export const GLOBAL_HELP = `Global options:
   --base-url URL      the gateway, https:// (http:// only to 127.0.0.1, localhost, ::1) (env
-                      AGENT_GATEWAY_URL; default: the testnet worker of this checkout's running
-                      \`npm run dev\`, from its .dev/stack.json, or $DEV_DIR/stack.json)
+                      AGENT_GATEWAY_URL; default: the testnet worker of a running \`npm run dev\`,
+                      from its stack file $DEV_DIR/stack.json (DEV_DIR absolute; run from the
+                      repository itself, DEV_DIR defaults to its .dev))
   --token-file FILE   where login saves the token, one entry per gateway URL (env
                       AGENT_GATEWAY_TOKEN_FILE; default ~/.agent-gateway/token-<chainId>.json)
   --collection ADDR   the agent's collection address (env AGENT_COLLECTION)

@@ -6,11 +6,11 @@
  * back for the base URL it was issued by, so a token of one gateway is never sent to another.
  * A file of the older one-login shape is read as one entry under its `baseUrl`.
  */
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CliError } from './output';
+import { writePrivateFile } from './private-file';
 
 export interface SavedToken {
   token: string;
@@ -75,15 +75,39 @@ export async function readToken(file: string, baseUrl: string): Promise<SavedTok
 export async function saveToken(file: string, saved: SavedToken): Promise<void> {
   const logins = await readLogins(file).catch(() => new Map<string, SavedToken>());
   logins.set(saved.baseUrl, saved);
+  await writeLogins(file, logins);
+}
+
+/**
+ * Removes the login saved for `baseUrl`, keeping the other gateways' (the file goes when none is
+ * left). Resolves with whether there was one: removing it again changes nothing.
+ */
+export async function removeToken(file: string, baseUrl: string): Promise<boolean> {
+  const logins = await readLogins(file);
+  if (!logins.delete(baseUrl)) return false;
+  if (logins.size > 0) await writeLogins(file, logins);
+  else await rm(file, { force: true });
+  return true;
+}
+
+/**
+ * The token files a login for `baseUrl` may be in, without asking the gateway its chain: the
+ * one named by `--token-file` or `AGENT_GATEWAY_TOKEN_FILE`, else every
+ * `~/.agent-gateway/token-<chainId>.json`.
+ */
+export async function candidateTokenFiles(explicit: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const chosen = explicit ?? (env.AGENT_GATEWAY_TOKEN_FILE || undefined);
+  if (chosen) return [path.resolve(chosen)];
+  const dir = path.join(os.homedir(), '.agent-gateway');
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return names
+    .filter((name) => /^token-\d+\.json$/.test(name))
+    .sort()
+    .map((name) => path.join(dir, name));
+}
+
+async function writeLogins(file: string, logins: Map<string, SavedToken>): Promise<void> {
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const temporary = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await writeFile(temporary, `${JSON.stringify({ logins: Object.fromEntries(logins) }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    await chmod(temporary, 0o600);
-    await rename(temporary, file);
-  } catch (err) {
-    await rm(temporary, { force: true });
-    throw new CliError(`cannot write the token file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
+  await writePrivateFile(file, `${JSON.stringify({ logins: Object.fromEntries(logins) }, null, 2)}\n`, `the token file ${file}`);
 }

@@ -1,9 +1,10 @@
 /**
- * A typed client of the gateway's REST API over plain `fetch`: Node 20 and browsers alike (no
+ * A typed client of the gateway's REST API over plain `fetch`: Node 22+ and browsers alike (no
  * Node-only imports). See `createGatewayClient`.
  */
 import { scrub, scrubValue } from '../scrub';
 import { GatewayError } from './errors';
+import { replyStreamOf } from './reply-stream';
 import type {
   AccessToken,
   AgentKeyRevoked,
@@ -43,6 +44,10 @@ import type {
   ToolServerAuthInput,
   PromptTemplate,
   PromptTemplateInput,
+  ReplyOptions,
+  ReplyRequest,
+  ReplyResult,
+  ReplyStream,
   StoredContextMessages,
   WalletVerification,
   WalletVerified,
@@ -201,6 +206,20 @@ export interface AgentClient {
    * 'reenter_required'`); `options.url`, the connection's full URL, when another wallet registered it.
    */
   replaceMcpAuth(id: string, auth: ToolServerAuthInput, options?: CallOptions & { url?: string }): Promise<McpConnection>;
+
+  /**
+   * `POST …/context/{key}/reply` (operationId `replyToContext`): the agent answers (its model over
+   * the context, prompt template and tools); the reply is stored as one `assistant` message.
+   */
+  replyToContext(key: string, request?: ReplyRequest, options?: ReplyOptions): Promise<ReplyResult>;
+  /** The same as `replyToContext`. */
+  reply(key: string, request?: ReplyRequest, options?: ReplyOptions): Promise<ReplyResult>;
+  /**
+   * The same, streamed (`Accept: text/event-stream`): resolves once the gateway accepted the
+   * request (a refusal throws `GatewayError` with its status and code), with the events in order:
+   * `delta`, `tool_call`, `tool_result`, then `done` (the answer, after it is stored) or `error`.
+   */
+  replyStream(key: string, request?: ReplyRequest, options?: ReplyOptions): Promise<ReplyStream>;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -216,6 +235,10 @@ interface Operation {
   signal?: AbortSignal | undefined;
   /** Statuses besides 2xx whose JSON body is a result (health's 503). */
   okStatuses?: number[];
+  /** A 2xx `text/event-stream` answer is handed back unread (`Answer.stream`). */
+  stream?: boolean;
+  /** Replaces the client's `timeoutMs`; for a stream, the deadline of its start. */
+  timeoutMs?: number | undefined;
 }
 
 interface Answer {
@@ -223,6 +246,8 @@ interface Answer {
   headers: Headers;
   /** Parsed JSON, or undefined for an empty body. */
   body: unknown;
+  /** The unread body of an event stream (`Operation.stream`). */
+  stream?: ReadableStream<Uint8Array>;
 }
 
 /** The `exp` claim of a JWT as ISO 8601, or null (not a JWT, no exp). Reads, never verifies. */
@@ -292,12 +317,14 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
 
     const controller = new AbortController();
     let timedOut = false;
+    let streaming = false;
+    const deadline = op.timeoutMs ?? timeoutMs;
     const timer =
-      timeoutMs > 0
+      deadline > 0
         ? setTimeout(() => {
             timedOut = true;
             controller.abort();
-          }, timeoutMs)
+          }, deadline)
         : undefined;
     const onAbort = () => controller.abort();
     if (op.signal?.aborted) controller.abort();
@@ -313,9 +340,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         signal: controller.signal,
         redirect: 'manual',
       });
+      if (op.stream && res.ok && res.body && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+        streaming = true; // the caller's signal keeps aborting the body
+        return { status: res.status, headers: res.headers, body: undefined, stream: res.body };
+      }
       text = await res.text();
     } catch (err) {
-      if (timedOut) throw new GatewayError({ status: 0, code: 'timeout', message: `no answer within ${timeoutMs} ms`, operation });
+      if (timedOut) throw new GatewayError({ status: 0, code: 'timeout', message: `no answer within ${deadline} ms`, operation });
       if (op.signal?.aborted)
         throw new GatewayError({ status: 0, code: 'aborted', message: 'the request was aborted', operation, cause: op.signal.reason });
       throw new GatewayError({
@@ -326,7 +357,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       });
     } finally {
       if (timer !== undefined) clearTimeout(timer);
-      op.signal?.removeEventListener('abort', onAbort);
+      if (!streaming) op.signal?.removeEventListener('abort', onAbort);
     }
 
     const requestId = res.headers.get('x-request-id') ?? undefined;
@@ -454,6 +485,16 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const idem = (o: AppendOptions): Record<string, string> | undefined =>
       o.idempotencyKey === undefined ? undefined : { 'idempotency-key': o.idempotencyKey };
     const replayed = (headers: Headers) => headers.get('idempotent-replayed') === 'true';
+    const replyOperation = (key: string, body: ReplyRequest, o: ReplyOptions, stream: boolean): Operation => ({
+      method: 'POST',
+      path: `${prefix}${ctx(key)}/reply`,
+      body,
+      agent: true,
+      signal: o.signal,
+      headers: { ...idem(o), ...(stream ? { accept: 'text/event-stream' } : {}) },
+      stream,
+      timeoutMs: o.timeoutMs,
+    });
 
     const self: AgentClient = {
       collection,
@@ -550,6 +591,16 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
             o.signal,
           )
         ).body,
+      reply: (key, request = {}, o = {}) => self.replyToContext(key, request, o),
+      replyToContext: async (key, request = {}, o = {}) => {
+        const answer = await send(replyOperation(key, request, o, false));
+        return { ...(answer.body as ReplyResult), replayed: replayed(answer.headers) };
+      },
+      replyStream: async (key, request = {}, o = {}) => {
+        const op = replyOperation(key, request, o, true);
+        const answer = await send(op);
+        return replyStreamOf({ ...answer, replayed: replayed(answer.headers) }, `POST ${op.path}`, o.signal);
+      },
       replaceMcpAuth: (id, auth, o = {}) =>
         json<McpConnection>({
           method: 'PUT',

@@ -1,5 +1,5 @@
 /**
- * `agent-gateway/client`: a typed client of the gateway's REST API over plain fetch (Node 20 and
+ * `agent-gateway/client`: a typed client of the gateway's REST API over plain fetch (Node 22+ and
  * browsers).
  *
  * ```ts

@@ -22,6 +22,8 @@ import type { RoleSchema } from '../contexts/schemas';
 import type { ERROR_STATUS, ErrorBodySchema } from '../errors';
 import type { getHealth } from '../health/health.routes';
 import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
+import type { replyToContext } from '../replies/replies.routes';
+import type { ReplyEventSchema } from '../replies/schemas';
 import type { addConnection, callTool, listConnections, listTools, removeConnection, replaceConnectionAuth } from '../mcp/mcp.routes';
 import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
 import type { getLlmSettings, getPromptTemplate, saveLlmSettings, savePromptTemplate } from '../settings/settings.routes';
@@ -225,3 +227,62 @@ export type AgentKeys = ResponseOf<typeof listAgentKeys>;
 export type AgentKey = AgentKeys['keys'][number];
 /** Component `AgentKeyRevoked`. */
 export type AgentKeyRevoked = ResponseOf<typeof revokeAgentKey>;
+// ---------------------------------------------------------------------------------------------
+// Replies (the agent answers)
+// ---------------------------------------------------------------------------------------------
+
+/** Component `ReplyRequest`: body of `POST …/context/{key}/reply` (all optional). */
+export type ReplyRequest = RequestBodyOf<typeof replyToContext>;
+/** Component `ReplyAnswer`: the stored reply (or null), the tool steps, token usage, finish reason. */
+export type ReplyAnswer = ResponseOf<typeof replyToContext>;
+/** Component `ReplyStep`: one tool call the agent made. */
+export type ReplyStep = ReplyAnswer['steps'][number];
+/**
+ * Component `ReplyEvent`: one event of the streamed reply, `{ event, data }`: `delta` {text},
+ * `tool_call`, `tool_result`, then exactly one of `done` (the `ReplyAnswer`) or `error` (the
+ * error body of a failure after the stream began).
+ */
+export type ReplyEvent = z.output<typeof ReplyEventSchema>;
+
+/** Options of `reply` and `replyStream`. */
+export interface ReplyOptions {
+  /** 1..255 visible ASCII: a retry with the same key returns the first answer; the model is not called twice. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  /**
+   * Deadline, ms, replacing the client's `timeoutMs` for this call (0 for none): of the whole
+   * answer for `reply`, of the answer's start (status and headers) for `replyStream`.
+   */
+  timeoutMs?: number;
+}
+
+/** What `reply` returns: the answer, and whether it was a replay of an earlier request with the same Idempotency-Key. */
+export interface ReplyResult extends ReplyAnswer {
+  replayed: boolean;
+}
+
+/** What `replyStream` resolves with once the gateway accepted the request: the events, in order. */
+export interface ReplyStream extends AsyncIterable<ReplyEvent> {
+  /** `Idempotent-Replayed: true`: the events replay an earlier answer (a single `done`). */
+  readonly replayed: boolean;
+}
+/** Component `McpToolSummary`: a tool as the connection list shows it. */
+export type McpToolSummary = McpConnection['tools'][number];
+/** Component `McpToolAnnotations`. */
+export type McpToolAnnotations = NonNullable<McpTool['annotations']>;
+/** Component `McpIcon`. */
+export type McpIcon = NonNullable<McpTool['icons']>[number];
+/** Component `McpContent`: MCP's content union; narrow an item by `type`. */
+export type McpContent = McpToolResult['content'][number];
+/** Component `McpTextContent`. */
+export type McpTextContent = Extract<McpContent, { type: 'text' }>;
+/** Component `McpImageContent`. */
+export type McpImageContent = Extract<McpContent, { type: 'image' }>;
+/** Component `McpAudioContent`. */
+export type McpAudioContent = Extract<McpContent, { type: 'audio' }>;
+/** Component `McpResourceLink`. */
+export type McpResourceLink = Extract<McpContent, { type: 'resource_link' }>;
+/** Component `McpEmbeddedResource`. */
+export type McpEmbeddedResource = Extract<McpContent, { type: 'resource' }>;
+/** Component `McpContentAnnotations`. */
+export type McpContentAnnotations = NonNullable<McpTextContent['annotations']>;

@@ -22,7 +22,7 @@ function storeDeps(c: Context<AppBindings>): MessagesDeps {
  * context key and the validated body. Spelling the same request differently (a lower-case address,
  * `%3A` for `:`) is the same request.
  */
-async function idempotencyFor(
+export async function idempotencyFor(
   c: Context<AppBindings>,
   key: string | undefined,
   contextKey: string,
@@ -60,7 +60,7 @@ export const createContextsHandler: RouteHandler<typeof routes.createContexts, A
 export const appendMessageHandler: RouteHandler<typeof routes.appendMessage, AppBindings> = async (c) => {
   const body = c.req.valid('json');
   const { contextKey } = c.req.valid('param');
-  const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], contextKey, body);
+  const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
   const result = await appendMessages(storeDeps(c), c.var.agent, contextKey, [body], idempotency);
   if (result.replayed) c.header('Idempotent-Replayed', 'true');
   return c.json(result.messages[0]!, 200);
@@ -69,7 +69,7 @@ export const appendMessageHandler: RouteHandler<typeof routes.appendMessage, App
 export const appendMessagesHandler: RouteHandler<typeof routes.appendMessages, AppBindings> = async (c) => {
   const body = c.req.valid('json');
   const { contextKey } = c.req.valid('param');
-  const idempotency = await idempotencyFor(c, c.req.valid('header')['idempotency-key'], contextKey, body);
+  const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
   const result = await appendMessages(storeDeps(c), c.var.agent, contextKey, body.messages, idempotency);
   if (result.replayed) c.header('Idempotent-Replayed', 'true');
   return c.json({ messages: result.messages }, 200);

@@ -14,22 +14,24 @@ import {
   RoleSchema,
 } from './schemas';
 
-const ContextParamsSchema = AgentParamsSchema.extend({ contextKey: KeyParamSchema });
+export const ContextParamsSchema = AgentParamsSchema.extend({ contextKey: KeyParamSchema });
 
-const IdempotencyHeadersSchema = z.object({
-  'idempotency-key': z
+// Canonical case, so generated clients (openapi-fetch) type the header as sent; the validator
+// matches header names case-insensitively (@hono/zod-validator maps lower-case names to these keys).
+export const IdempotencyHeadersSchema = z.object({
+  'Idempotency-Key': z
     .string()
     .regex(/^[\x21-\x7E]{1,255}$/, 'Idempotency-Key must be 1..255 visible ASCII characters')
     .optional()
     .openapi({
-      param: { name: 'idempotency-key', in: 'header' },
+      param: { name: 'Idempotency-Key', in: 'header' },
       example: 'hydrate-2026-11-22-line-1200',
       description:
         'Makes retries safe: the same key with the same request returns the first result and stores nothing new (remembered at least 24 h); the same key with another request is 400 `idempotency_key_reused`.',
     }),
 });
 
-const StoredMessageSchema = z
+export const StoredMessageSchema = z
   .object({
     id: z.number().int().openapi({ example: 1042, description: 'Increasing within a context, in commit order' }),
     role: RoleSchema,

@@ -69,13 +69,16 @@ export async function referencePage(options: { specUrl: string; title: string })
 </aside>
 <div>
 <header>
-<h1 id="title">${title}</h1><span class="version" id="version"></span>
+<div class="headbar"><div><h1 id="title">${title}</h1><span class="version" id="version"></span></div>
+<button type="button" class="secondary theme" id="theme" aria-label="Colour theme: follows the system" title="Colour theme">Theme: auto</button></div>
 <p class="desc" id="description"></p>
-<div class="token">
-<label for="token">Bearer token or agent key</label>
-<input id="token" class="mono" type="password" autocomplete="off" spellcheck="false" placeholder="a token from POST /auth/jwt/finish, or an agent key agk_…">
+<div class="creds" id="creds">
+<div class="token" data-scheme="bearer">
+<label for="token">Bearer token <code>bearer</code></label>
+<input id="token" class="mono" type="password" autocomplete="off" spellcheck="false" placeholder="paste a token from POST /auth/jwt/finish">
 <button type="button" class="secondary" id="token-clear">Clear</button>
-<p class="note">Kept in this tab only (sessionStorage) and sent only by Try it on operations that require it.</p>
+</div>
+<p class="note">Credentials are kept in this tab only (sessionStorage) and sent only by Try it, as Authorization: Bearer, on operations that accept them.</p>
 </div>
 </header>
 <main>

@@ -67,7 +67,7 @@ const UNSUPPORTED_MEDIA_TYPE = errorResponse('`unsupported_media_type`: the body
 const INTERNAL_ERROR = errorResponse(
   '`internal_error` (unexpected; the cause is logged with the request id, never returned), `misconfigured` (`details.problems` names the bindings, never their values)',
 );
-const INVALID_JSON = '`invalid_json` (the body does not parse)';
+const INVALID_JSON = '`invalid_json` (the body does not parse, or nests arrays and objects deeper than 64 levels)';
 
 /**
  * Adds to every operation: 405 with `Allow`; 413, 415 and `invalid_json` on operations with a

@@ -16,7 +16,7 @@
  * reading lives in ./reply, the per-operation deadline in ./deadline.
  */
 import { credentialSecrets, setCredentialHeader } from './credentials';
-import { timeoutError, withDeadline, type Deadline } from './deadline';
+import { withDeadline, type Deadline } from './deadline';
 import { discard, networkCode, readErrorBody, readReply, rpcFailure } from './reply';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -26,12 +26,15 @@ import {
   MAX_TOOLS,
   MCP_PROTOCOL_VERSION,
   McpError,
+  SESSION_CLOSE_TIMEOUT_MS,
   type CallResult,
   type JsonObject,
   type McpClient,
   type McpClientOptions,
+  type McpSession,
   type Tool,
 } from './types';
+import { parseTool } from './tool-shape';
 
 export {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -40,8 +43,9 @@ export {
   MAX_TOOLS,
   MCP_PROTOCOL_VERSION,
   McpError,
+  SESSION_CLOSE_TIMEOUT_MS,
 } from './types';
-export type { CallResult, ContentItem, McpAuth, McpClient, McpClientOptions, McpFailure, Tool } from './types';
+export type { CallResult, ContentItem, McpAuth, McpClient, McpClientOptions, McpFailure, McpSession, Tool } from './types';
 export { checkCredentialHeader, checkCredentialValue } from './credentials';
 export { checkToolServer, type CheckToolServerResult } from './tool-server-check';
 
@@ -65,10 +69,12 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const fetchImpl: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init));
   const clientVersion = options.clientVersion ?? DEFAULT_CLIENT_VERSION;
+  const ceilingMs = options.ceilingMs ?? timeoutMs;
 
   let nextId = 1;
-  let sessionId: string | undefined;
-  let protocolVersion: string | undefined;
+  // A session kept from an earlier request (DESIGN §6); the server's 404/400 starts a new one.
+  let sessionId: string | undefined = options.session?.id;
+  let protocolVersion: string | undefined = options.session?.protocolVersion;
   let handshakeInFlight: Promise<void> | undefined;
 
   function buildHeaders(): Headers {
@@ -91,7 +97,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
         signal: deadline.signal,
       });
     } catch (err) {
-      if (deadline.expired()) throw timeoutError(deadline.timeoutMs);
+      if (deadline.expired()) throw deadline.timeoutError();
       throw new McpError('unreachable', `tool server unreachable${networkCode(err)}`);
     }
   }
@@ -213,27 +219,38 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   async function callTool(name: string, args: Record<string, unknown>): Promise<CallResult> {
     if (typeof name !== 'string' || name === '') throw new TypeError('MCP client: tool name must be a non-empty string');
     if (args !== undefined && !isObject(args)) throw new TypeError('MCP client: tool arguments must be an object');
-    return withDeadline(timeoutMs, async (deadline) => {
-      const result = await rpc('tools/call', { name, arguments: args ?? {} }, deadline);
-      if (!Array.isArray(result.content)) {
-        throw new McpError('bad_response', 'tools/call result has no content array');
-      }
-      for (const item of result.content) {
-        if (!isObject(item) || typeof item.type !== 'string') {
-          throw new McpError('bad_response', 'tools/call content item has no type');
+    // Each progress notification for this token restarts the timeout, up to the ceiling.
+    const progressToken = crypto.randomUUID();
+    const params = { name, arguments: args ?? {}, _meta: { progressToken } };
+    return withDeadline(
+      timeoutMs,
+      async (deadline) => {
+        const result = await rpc('tools/call', params, deadline);
+        if (!Array.isArray(result.content)) {
+          throw new McpError('bad_response', 'tools/call result has no content array');
         }
-      }
-      if (result.isError !== undefined && typeof result.isError !== 'boolean') {
-        throw new McpError('bad_response', 'tools/call isError is not a boolean');
-      }
-      return result as CallResult;
-    });
+        for (const item of result.content) {
+          if (!isObject(item) || typeof item.type !== 'string') {
+            throw new McpError('bad_response', 'tools/call content item has no type');
+          }
+        }
+        if (result.isError !== undefined && typeof result.isError !== 'boolean') {
+          throw new McpError('bad_response', 'tools/call isError is not a boolean');
+        }
+        if (result.structuredContent !== undefined && !isObject(result.structuredContent)) {
+          throw new McpError('bad_response', 'tools/call structuredContent is not an object');
+        }
+        return result as CallResult;
+      },
+      { progressToken, ceilingMs },
+    );
   }
 
+  /** The DELETE gets a short deadline of its own, never a second full timeout. */
   async function close(): Promise<void> {
     if (sessionId === undefined) return;
     try {
-      await withDeadline(timeoutMs, async (deadline) => {
+      await withDeadline(Math.min(timeoutMs, SESSION_CLOSE_TIMEOUT_MS), async (deadline) => {
         const res = await send('DELETE', undefined, deadline);
         await discard(res);
       });
@@ -245,7 +262,12 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     }
   }
 
-  return { listTools, callTool, close };
+  function session(): McpSession | undefined {
+    if (protocolVersion === undefined) return undefined;
+    return sessionId === undefined ? { protocolVersion } : { id: sessionId, protocolVersion };
+  }
+
+  return { listTools, callTool, close, session };
 }
 
 /** Statuses that mean the same for every call: redirects, credential, upstream trouble. */
@@ -275,20 +297,4 @@ async function checkStatus(res: Response): Promise<void> {
     await discard(res);
     throw new McpError('upstream_error', `tool server failed (HTTP ${status})`, { status });
   }
-}
-
-function parseTool(raw: unknown): Tool {
-  if (!isObject(raw) || typeof raw.name !== 'string' || raw.name === '') {
-    throw new McpError('bad_response', 'tools/list holds a tool without a name');
-  }
-  const name = raw.name;
-  if (raw.description !== undefined && raw.description !== null && typeof raw.description !== 'string') {
-    throw new McpError('bad_response', `tool ${name.slice(0, 100)} has a description that is not a string`);
-  }
-  if (!isObject(raw.inputSchema)) {
-    throw new McpError('invalid_schema', `Invalid tool schema: tool ${name.slice(0, 100)}: inputSchema must be a JSON object`, {
-      tool: name,
-    });
-  }
-  return { name, description: typeof raw.description === 'string' ? raw.description : '', inputSchema: raw.inputSchema };
 }

@@ -11,20 +11,9 @@ import { mcpConnections } from '../storage/schema';
 import { walletKey } from '../vault/owner';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { deleteSecret, storeSecret } from '../vault/store';
-import { checkToolServer, createMcpClient } from './client';
-import {
-  checkAuthInput,
-  clientAuth,
-  credentialRecord,
-  findConnection,
-  registeredBy,
-  view,
-  type AuthInput,
-  type ConnectionView,
-  type McpDeps,
-} from './connections.service';
-import { toolServerError } from './errors';
-import { checkSnapshot } from './tool-limits';
+import { checkAuthInput, clientAuth, credentialRecord, registeredBy, view, type AuthInput, type ConnectionView } from './connection-view';
+import { findConnection } from './connections.service';
+import { connectionTimeout, inspectToolServer, type McpDeps } from './tool-session';
 import { canonicalToolServerUrl } from './url';
 
 /**
@@ -40,7 +29,7 @@ export async function replaceConnectionAuth(
   deps: McpDeps,
   agent: Agent,
   id: string,
-  input: { auth: AuthInput; url?: string | undefined },
+  input: { auth: AuthInput; url?: string | undefined; timeoutMs?: number | undefined },
 ): Promise<ConnectionView> {
   checkAuthInput(input.auth);
   const row = await findConnection(deps, agent, id);
@@ -55,12 +44,8 @@ export async function replaceConnectionAuth(
       'This connection was registered by another wallet: send its full URL as `url` with the credential, or delete it and register your own',
     );
   }
-  const client = createMcpClient({ url: row.url, auth: clientAuth(input.auth), fetch: deps.fetch, timeoutMs: deps.timeoutMs });
-  const checked = await checkToolServer(client);
-  await client.close();
-  if (!checked.ok) throw toolServerError(checked.error, 'register');
-  const snapshot = checkSnapshot(checked.tools);
-  if (!snapshot.ok) throw new AppError('tool_snapshot_too_large', snapshot.problem);
+  const timeoutMs = input.timeoutMs ?? row.timeoutMs;
+  const checked = await inspectToolServer(deps, row.url, clientAuth(input.auth), connectionTimeout(deps, { timeoutMs }));
 
   const ref = agentRef(agent);
   const auth = input.auth;
@@ -86,13 +71,17 @@ export async function replaceConnectionAuth(
           secretEntry,
           tools: checked.tools,
           createdByWallet: walletKey(agent.owner),
+          timeoutMs,
+          // The session opened with the new credential replaces the old one.
+          sessionId: checked.session?.id ?? null,
+          protocolVersion: checked.session?.protocolVersion ?? null,
         })
         .where(eq(mcpConnections.id, id))
         .returning();
       if (current.secretEntry) await deleteSecret(tx, current.secretEntry);
       return updated!;
     });
-    return view(saved, walletKey(agent.owner), agent.owner);
+    return view(saved, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));
   } catch (err) {
     throw databaseError(err);
   }

@@ -3,85 +3,32 @@ import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { mcpConnections, vaultEntries } from '../storage/schema';
-import type { KeyRing } from '../vault/crypto';
-import type { OutboundOptions } from '../net/outbound-policy';
-import { credentialState, walletKey, type CredentialState } from '../vault/owner';
+import { walletKey } from '../vault/owner';
 import { agentRef, agentRefText, ofAgent, type AgentRef } from '../storage/agent-rows';
-import { deleteSecret, readSecret, storeSecret } from '../vault/store';
+import { deleteSecret, storeSecret } from '../vault/store';
+import type { Tool } from './client';
+import { checkCallResult, type ToolCallResult } from './call-result';
 import {
-  checkCredentialHeader,
-  checkCredentialValue,
-  checkToolServer,
-  createMcpClient,
-  McpError,
-  type CallResult,
-  type McpAuth,
-  type Tool,
-} from './client';
-import { toolServerError } from './errors';
+  checkAuthInput,
+  clientAuth,
+  credentialRecord,
+  reentryRequired,
+  registeredBy,
+  view,
+  type AuthInput,
+  type ConnectionView,
+  type Row,
+} from './connection-view';
 import { validateArguments } from './schema-check';
-import { checkArguments, checkSnapshot, MAX_CONNECTIONS_PER_AGENT } from './tool-limits';
+import { checkArguments, MAX_CONNECTIONS_PER_AGENT } from './tool-limits';
+import { connectionTimeout, inspectToolServer, sessionToEnd, withConnection, type McpDeps } from './tool-session';
 import { canonicalToolServerUrl } from './url';
 
-export type AuthInput = { type: 'none' } | { type: 'bearer'; value: string } | { type: 'header'; headerName: string; value: string };
-
-export interface ConnectionView {
-  id: string;
-  /** The full URL for the wallet that registered the connection; its origin only for anyone else. */
-  url: string;
-  name: string | null;
-  /** `valueSet`: a credential entered by the agent's current owner is stored. */
-  auth: { type: 'none' | 'bearer' | 'header'; headerName?: string; valueSet: boolean };
-  /** Whether the connection can be used by the current owner as it is (see CredentialState). */
-  credential: CredentialState;
-  tools: { name: string; description: string }[];
-  createdAt: string;
-}
-
-export interface McpDeps {
-  db: Database;
-  ring: () => Promise<KeyRing>;
-  /** fetch for tool servers (tests route https hosts to loopback servers). */
-  fetch?: typeof fetch;
-  timeoutMs?: number;
-  /** The outbound network policy (DESIGN §8): production's unless the local stack's switch is on. */
-  outbound: OutboundOptions;
-}
+export type { AuthInput, ConnectionView, Row } from './connection-view';
+export type { McpDeps } from './tool-session';
 
 const DUPLICATE = 'MCPConnection URL already exists for this agent';
 const LIMIT = `An agent can have at most ${MAX_CONNECTIONS_PER_AGENT} tool-server connections: remove one first`;
-export type Row = typeof mcpConnections.$inferSelect;
-
-/** The vault record name of a connection's credential. */
-export const credentialRecord = (id: string) => `mcp_connection:${id}`;
-
-/**
- * Whether `wallet` registered the connection (or confirmed it with PUT …/auth). A URL often carries
- * a key in its path or query, so a connection registered by another wallet, or before registrants
- * were recorded, is never used for `wallet` and its URL is shown as its origin only.
- */
-export function registeredBy(row: Pick<Row, 'createdByWallet'>, wallet: string): boolean {
-  return row.createdByWallet !== null && row.createdByWallet === walletKey(wallet);
-}
-
-/** The connection as its current owner sees it; `entryWallet` is who entered its credential. */
-export function view(row: Row, entryWallet: string | null, currentOwner: string): ConnectionView {
-  const tools = (row.tools as Tool[]).map((t) => ({ name: t.name, description: t.description }));
-  const type = row.authType as ConnectionView['auth']['type'];
-  const own = registeredBy(row, currentOwner);
-  const credential = own
-    ? credentialState(type !== 'none', row.secretEntry === null ? null : entryWallet, currentOwner)
-    : 'reenter_required';
-  return {
-    id: row.id,
-    url: own ? row.url : new URL(row.url).origin,
-    name: row.name,
-    auth: { type, ...(row.headerName ? { headerName: row.headerName } : {}), valueSet: credential === 'set' },
-    credential,
-    tools,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
 
 function isUniqueViolation(err: unknown): boolean {
   for (let e: unknown = err, i = 0; e && i < 5; i++) {
@@ -91,56 +38,26 @@ function isUniqueViolation(err: unknown): boolean {
   return false;
 }
 
-export function clientAuth(auth: AuthInput): McpAuth {
-  switch (auth.type) {
-    case 'none':
-      return { type: 'none' };
-    case 'bearer':
-      return { type: 'bearer', token: auth.value };
-    case 'header':
-      return { type: 'header', name: auth.headerName, value: auth.value };
-  }
-}
-
-/** Checks a credential before it is used or stored (400 `validation_failed`); never echoes it. */
-export function checkAuthInput(auth: AuthInput): void {
-  if (auth.type === 'none') return;
-  const check = auth.type === 'header' ? checkCredentialHeader(auth.headerName, auth.value) : checkCredentialValue(auth.value);
-  if (!check.ok)
-    throw new AppError('validation_failed', check.problem, { details: { issues: [{ path: 'auth', message: check.problem }] } });
-}
-
 /**
  * Registers a tool server: URL rules (https only, canonical, unique per agent), the handshake and
- * tools/list with every input schema validated, then the credential into the vault and the
- * connection with its tool snapshot, in one transaction.
+ * tools/list under the shared acceptance rule (./tool-rules), then the credential into the vault
+ * and the connection with its tool snapshot and the session the check opened, in one transaction.
  */
 export async function addConnection(
   deps: McpDeps,
   agent: Agent,
-  input: { url: string; name?: string; auth: AuthInput },
+  input: { url: string; name?: string; auth: AuthInput; timeoutMs?: number },
 ): Promise<ConnectionView> {
   const canonical = canonicalToolServerUrl(input.url, deps.outbound);
   if (!canonical.ok) throw new AppError('invalid_tool_server_url', canonical.message, { details: { reason: canonical.reason } });
   checkAuthInput(input.auth);
   const ref = agentRef(agent);
-  const existing = await deps.db.orm
-    .select({ id: mcpConnections.id })
-    .from(mcpConnections)
-    .where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.url, canonical.url)))
-    .limit(1)
-    .catch((err: unknown) => {
-      throw databaseError(err);
-    });
-  if (existing.length > 0) throw new AppError('mcp_connection_exists', DUPLICATE);
+  const existing = await existingConnectionId(deps, ref, canonical.url);
+  if (existing !== undefined) throw connectionExists(existing);
   if ((await connectionCount(deps.db.orm, ref)) >= MAX_CONNECTIONS_PER_AGENT) throw new AppError('mcp_connection_limit', LIMIT);
 
-  const client = createMcpClient({ url: canonical.url, auth: clientAuth(input.auth), fetch: deps.fetch, timeoutMs: deps.timeoutMs });
-  const checked = await checkToolServer(client);
-  await client.close();
-  if (!checked.ok) throw toolServerError(checked.error, 'register');
-  const snapshot = checkSnapshot(checked.tools);
-  if (!snapshot.ok) throw new AppError('tool_snapshot_too_large', snapshot.problem);
+  const timeoutMs = connectionTimeout(deps, { timeoutMs: input.timeoutMs ?? null });
+  const checked = await inspectToolServer(deps, canonical.url, clientAuth(input.auth), timeoutMs);
 
   const id = crypto.randomUUID();
   const ring = input.auth.type === 'none' ? undefined : await deps.ring();
@@ -165,16 +82,36 @@ export async function addConnection(
           secretEntry,
           tools: checked.tools,
           createdByWallet: walletKey(agent.owner),
+          timeoutMs: input.timeoutMs ?? null,
+          sessionId: checked.session?.id ?? null,
+          protocolVersion: checked.session?.protocolVersion ?? null,
         })
         .returning();
       return saved!;
     });
-    return view(row, walletKey(agent.owner), agent.owner);
+    return view(row, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));
   } catch (err) {
     if (err instanceof AppError) throw err;
-    if (isUniqueViolation(err)) throw new AppError('mcp_connection_exists', DUPLICATE);
+    if (isUniqueViolation(err)) throw connectionExists(await existingConnectionId(deps, ref, canonical.url).catch(() => undefined));
     throw databaseError(err);
   }
+}
+
+/** 400 `mcp_connection_exists` naming the existing connection (`details.id`), so a re-run can reuse it. */
+function connectionExists(id: string | undefined): AppError {
+  return new AppError('mcp_connection_exists', DUPLICATE, id === undefined ? {} : { details: { id } });
+}
+
+async function existingConnectionId(deps: McpDeps, ref: AgentRef, url: string): Promise<string | undefined> {
+  const [row] = await deps.db.orm
+    .select({ id: mcpConnections.id })
+    .from(mcpConnections)
+    .where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.url, url)))
+    .limit(1)
+    .catch((err: unknown) => {
+      throw databaseError(err);
+    });
+  return row?.id;
 }
 
 async function connectionCount(orm: Pick<Database['orm'], 'select'>, ref: AgentRef): Promise<number> {
@@ -194,7 +131,7 @@ export async function listConnections(deps: McpDeps, agent: Agent): Promise<Conn
       .leftJoin(vaultEntries, eq(vaultEntries.id, mcpConnections.secretEntry))
       .where(ofAgent(mcpConnections, agentRef(agent)))
       .orderBy(mcpConnections.createdAt, mcpConnections.id);
-    return rows.map((r) => view(r.connection, r.entryWallet, agent.owner));
+    return rows.map((r) => view(r.connection, r.entryWallet, agent.owner, connectionTimeout(deps, {})));
   } catch (err) {
     throw databaseError(err);
   }
@@ -215,9 +152,14 @@ export async function findConnection(deps: McpDeps, agent: Agent, id: string): P
   return row;
 }
 
-/** Removes the connection and destroys its credential. A second delete is 404. */
+/**
+ * Removes the connection and destroys its credential, then ends its session on the server (a
+ * short bounded DELETE, best effort). A second delete is 404.
+ */
 export async function removeConnection(deps: McpDeps, agent: Agent, id: string): Promise<void> {
   const ref = agentRef(agent);
+  const stored = await findConnection(deps, agent, id);
+  const session = await sessionToEnd(deps, agent, stored);
   let removed: Row | undefined;
   try {
     removed = await deps.db.orm.transaction(async (tx) => {
@@ -232,44 +174,7 @@ export async function removeConnection(deps: McpDeps, agent: Agent, id: string):
     throw databaseError(err);
   }
   if (!removed) throw new AppError('mcp_connection_not_found', 'MCP connection not found');
-}
-
-/**
- * A client with the connection's credential, which only the wallet that registered the connection
- * and entered the credential may use: after the agent changes hands, 409
- * `credential_reentry_required` (whatever the auth type) until the new owner enters theirs.
- */
-async function connectedClient(deps: McpDeps, agent: Agent, row: Row) {
-  if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
-  // The policy may be stricter now than when the URL was stored (a local-stack URL, a newer rule).
-  const allowed = canonicalToolServerUrl(row.url, deps.outbound);
-  if (!allowed.ok) throw new AppError('invalid_tool_server_url', allowed.message, { details: { reason: allowed.reason } });
-  let auth: McpAuth = { type: 'none' };
-  if (row.authType !== 'none') {
-    const read = row.secretEntry
-      ? await readSecret(
-          deps.db.orm,
-          await deps.ring(),
-          agentRef(agent),
-          { record: credentialRecord(row.id), wallet: agent.owner },
-          row.secretEntry,
-        )
-      : ({ state: 'missing' } as const);
-    if (read.state !== 'open') throw reentryRequired(row.id);
-    auth =
-      row.authType === 'bearer'
-        ? { type: 'bearer', token: read.secret }
-        : { type: 'header', name: row.headerName ?? '', value: read.secret };
-  }
-  return createMcpClient({ url: row.url, auth, fetch: deps.fetch, timeoutMs: deps.timeoutMs });
-}
-
-function reentryRequired(connectionId: string): AppError {
-  return new AppError(
-    'credential_reentry_required',
-    "The connection was registered, or its credential entered, by another wallet than the agent's current owner: confirm or replace it with PUT …/mcp/connection/{id}/auth",
-    { details: { connectionId } },
-  );
+  await session?.close();
 }
 
 /** A live tools/list with the server's health (latency). */
@@ -279,26 +184,21 @@ export async function liveTools(
   id: string,
 ): Promise<{ tools: Tool[]; health: { ok: true; latencyMs: number } }> {
   const row = await findConnection(deps, agent, id);
-  const client = await connectedClient(deps, agent, row);
   const started = Date.now();
-  try {
-    const tools = await client.listTools();
-    return { tools, health: { ok: true, latencyMs: Date.now() - started } };
-  } catch (err) {
-    if (err instanceof McpError) throw toolServerError(err, 'use');
-    throw err;
-  } finally {
-    await client.close();
-  }
+  const tools = await withConnection(deps, agent, row, (client) => client.listTools());
+  return { tools, health: { ok: true, latencyMs: Date.now() - started } };
 }
 
-/** tools/call, with the arguments checked against the tool's schema (from registration) first. */
+/**
+ * tools/call, with the arguments checked against the tool's schema (from registration) first, in
+ * the connection's kept session; the result is held to MCP's shape and the tool's outputSchema.
+ */
 export async function callTool(
   deps: McpDeps,
   agent: Agent,
   id: string,
   input: { name: string; arguments: Record<string, unknown> },
-): Promise<CallResult> {
+): Promise<ToolCallResult> {
   const row = await findConnection(deps, agent, id);
   if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
   const tool = (row.tools as Tool[]).find((t) => t.name === input.name);
@@ -312,13 +212,6 @@ export async function callTool(
       : `The arguments do not match the input schema of ${tool.name}`;
     throw new AppError('invalid_tool_arguments', message, { details: { problems: valid.problems } });
   }
-  const client = await connectedClient(deps, agent, row);
-  try {
-    return await client.callTool(input.name, input.arguments);
-  } catch (err) {
-    if (err instanceof McpError) throw toolServerError(err, 'use');
-    throw err;
-  } finally {
-    await client.close();
-  }
+  const result = await withConnection(deps, agent, row, (client) => client.callTool(input.name, input.arguments));
+  return checkCallResult(tool, result);
 }

@@ -1,14 +1,28 @@
 /**
  * The deadline of one public client operation (handshake, retry and every page included): an
  * abort signal for fetch and body reads, and the `timeout` failure it turns into.
+ *
+ * A tools/call deadline is an inactivity timer: each `notifications/progress` for the call's
+ * progress token restarts it (`noteProgress`), never past an absolute ceiling (DESIGN §6).
  */
-import { McpError } from './types';
+import { isObject, McpError } from './types';
 
 export interface Deadline {
   signal: AbortSignal;
   expired(): boolean;
-  /** The operation's whole budget, named in the timeout message. */
+  /** The operation's inactivity budget, named in the timeout message. */
   timeoutMs: number;
+  /** The failure this deadline turns into once it has passed. */
+  timeoutError(): McpError;
+  /** A notification arrived on the reply: progress for our token restarts the timer. */
+  noteProgress(notification: Record<string, unknown>): void;
+}
+
+export interface DeadlineOptions {
+  /** Restarts happen only for `notifications/progress` carrying this token. */
+  progressToken?: string;
+  /** Absolute limit from the start, ms; progress never extends the deadline past it. Default: `timeoutMs`. */
+  ceilingMs?: number;
 }
 
 export function timeoutError(timeoutMs: number): McpError {
@@ -19,22 +33,58 @@ export function timeoutError(timeoutMs: number): McpError {
  * Runs `run` under a deadline of `timeoutMs`. Once the deadline has passed, any failure becomes
  * `timeout`, except an McpError that says something more precise than a broken connection or body.
  */
-export async function withDeadline<T>(timeoutMs: number, run: (deadline: Deadline) => Promise<T>): Promise<T> {
+export async function withDeadline<T>(
+  timeoutMs: number,
+  run: (deadline: Deadline) => Promise<T>,
+  options: DeadlineOptions = {},
+): Promise<T> {
   const controller = new AbortController();
+  const started = Date.now();
+  const ceilingMs = Math.max(timeoutMs, options.ceilingMs ?? timeoutMs);
   let expired = false;
-  const timer = setTimeout(() => {
-    expired = true;
-    controller.abort(new Error('MCP call timed out'));
-  }, timeoutMs);
-  const deadline: Deadline = { signal: controller.signal, expired: () => expired, timeoutMs };
+  let atCeiling = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (): void => {
+    if (expired) return;
+    if (timer !== undefined) clearTimeout(timer);
+    const left = ceilingMs - (Date.now() - started);
+    const wait = Math.min(timeoutMs, left);
+    timer = setTimeout(
+      () => {
+        expired = true;
+        atCeiling = wait === left;
+        controller.abort(new Error('MCP call timed out'));
+      },
+      Math.max(0, wait),
+    );
+  };
+  const failure = (): McpError =>
+    atCeiling && ceilingMs > timeoutMs
+      ? new McpError(
+          'timeout',
+          `tool call still running at the ceiling of ${ceilingMs} ms (progress restarts the ${timeoutMs} ms timeout up to it)`,
+        )
+      : timeoutError(timeoutMs);
+  const deadline: Deadline = {
+    signal: controller.signal,
+    expired: () => expired,
+    timeoutMs,
+    timeoutError: failure,
+    noteProgress(notification) {
+      if (options.progressToken === undefined || notification.method !== 'notifications/progress') return;
+      const params = notification.params;
+      if (isObject(params) && params.progressToken === options.progressToken) arm();
+    },
+  };
+  arm();
   try {
     return await run(deadline);
   } catch (err) {
     if (expired && !(err instanceof McpError && err.kind !== 'unreachable' && err.kind !== 'bad_response')) {
-      throw timeoutError(timeoutMs);
+      throw failure();
     }
     throw err;
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
   }
 }

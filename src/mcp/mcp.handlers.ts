@@ -13,6 +13,7 @@ function mcpDeps(c: Context<AppBindings>): McpDeps {
     db: c.var.db,
     ring: () => keyRing(c.var.config),
     timeoutMs: c.var.config.mcpTimeoutMs,
+    ceilingMs: c.var.config.mcpCallCeilingMs,
     outbound: { loopbackTargets: c.var.config.dev.loopbackTargets },
   };
 }

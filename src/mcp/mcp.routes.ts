@@ -3,6 +3,7 @@ import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
+import { ToolResultSchema, ToolSchema, ToolSummarySchema } from './mcp.schemas';
 
 const AuthInputSchema = z
   .discriminatedUnion('type', [
@@ -25,6 +26,12 @@ const CredentialStateSchema = z.enum(['set', 'reenter_required', 'none']).openap
   example: 'set',
 });
 
+const TimeoutSchema = z.number().int().min(1_000).max(60_000).openapi({
+  description:
+    "Deadline of one operation on this connection, ms (1000..60000; default the deployment's MCP_TIMEOUT_MS, 10000). During a tool call each `notifications/progress` the server sends restarts it, up to the deployment's MCP_CALL_CEILING_MS (120 s)",
+  example: 10_000,
+});
+
 const ConnectionSchema = z
   .object({
     id: z.string().openapi({ example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }),
@@ -42,16 +49,13 @@ const ConnectionSchema = z
         .openapi({ description: "A credential entered by the agent's current owner is stored; its value is never returned" }),
     }),
     credential: CredentialStateSchema,
-    tools: z
-      .array(z.object({ name: z.string(), description: z.string() }))
-      .openapi({ description: 'Snapshot of tools/list at registration' }),
+    timeoutMs: TimeoutSchema,
+    tools: z.array(ToolSummarySchema).openapi({
+      description: 'Snapshot of tools/list at registration (every field is kept; the schemas are shown by GET …/tools)',
+    }),
     createdAt: z.string(),
   })
   .openapi('McpConnection');
-
-const ToolSchema = z
-  .object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()) })
-  .openapi('McpTool');
 
 const ConnectionParams = AgentParamsSchema.extend({
   id: z
@@ -66,9 +70,11 @@ const upstreamErrors = {
     '`tool_server_failed_dependency`: the tool server rejected the stored credential or cannot reach its backend; `tool_server_unreachable`',
   ),
   502: errorResponse(
-    '`tool_server_error`: the tool server failed (5xx) or answered outside the contract; `details.upstreamStatus` holds its status',
+    "`tool_server_error`: the tool server failed (5xx) or answered outside the contract (a content item outside MCP's content union, among others); `details.upstreamStatus` holds its status. `tool_output_invalid`: the tool has an `outputSchema` and the result's `structuredContent` is missing or does not match it (`details.problems`)",
   ),
-  504: errorResponse('`tool_server_timeout`: no answer within MCP_TIMEOUT_MS'),
+  504: errorResponse(
+    "`tool_server_timeout`: no answer within the connection's `timeoutMs` (each progress notification of a tool call restarts it), or a tool call still running at MCP_CALL_CEILING_MS",
+  ),
 };
 
 const reentryError = errorResponse(
@@ -98,13 +104,18 @@ export const addConnection = createRoute({
   tags: ['Tool servers'],
   summary: 'Register a tool server (MCP)',
   description:
-    "HTTPS only; the URL is stored in canonical form and must be unique per agent (another spelling of the same URL counts). Registration runs the MCP handshake and tools/list (following nextCursor) and checks every tool's input schema. The credential (bearer token or custom header value) is encrypted into the vault.",
+    "HTTPS only; the URL is stored in canonical form and must be unique per agent (another spelling of the same URL counts). Registration runs the MCP handshake and tools/list (following nextCursor) and checks every tool by the same rule as `agent-gateway mcp check` (MCP's tool shape within its caps, input and output schemas valid JSON Schema); the MCP session it opens is kept for later calls. The credential (bearer token or custom header value) is encrypted into the vault.",
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
     body: jsonBody(
       z
-        .object({ url: z.string().max(4_096), name: z.string().min(1).max(100).optional(), auth: AuthInputSchema })
+        .object({
+          url: z.string().max(4_096),
+          name: z.string().min(1).max(100).optional(),
+          auth: AuthInputSchema,
+          timeoutMs: TimeoutSchema.optional(),
+        })
         .openapi('NewMcpConnection'),
     ),
   },
@@ -112,7 +123,7 @@ export const addConnection = createRoute({
     200: jsonResponse('Registered', ConnectionSchema),
     ...agentRoute.errors,
     400: errorResponse(
-      '`invalid_tool_server_url` (refused by the outbound policy before any request: not https, IP literal, local, internal or loopback-resolving name, name embedding an IP, restricted port, userinfo, hidden characters; `details.reason`), `mcp_connection_exists` (MCPConnection URL already exists for this agent), `mcp_connection_limit` (the agent has 20 connections), `invalid_tool_schema` (Invalid tool schema, naming the tool; `details.problem` names a pattern that cannot run in linear time, or says the schema expands past 2000 subschemas or 200 pattern uses once its `$ref`s are followed), `tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported` (the server demands OAuth: 401 with a `resource_metadata` challenge), `tool_server_credential_rejected` (the server answered 401/403), `tool_server_invalid` (not the contract: HTML, wrong id, redirect, too large), `validation_failed`',
+      '`invalid_tool_server_url` (refused by the outbound policy before any request: not https, IP literal, local, internal or loopback-resolving name, name embedding an IP, restricted port, userinfo, hidden characters; `details.reason`), `mcp_connection_exists` (MCPConnection URL already exists for this agent; `details.id` names the existing connection, so a re-run can reuse it), `mcp_connection_limit` (the agent has 20 connections), `invalid_tool_schema` (Invalid tool schema, naming the tool; `details.problem` names a pattern that cannot run in linear time, or says the schema expands past 2000 subschemas or 200 pattern uses once its `$ref`s are followed), `tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported` (the server demands OAuth: 401 with a `resource_metadata` challenge), `tool_server_credential_rejected` (the server answered 401/403), `tool_server_invalid` (not the contract: HTML, wrong id, redirect, too large), `validation_failed`',
     ),
     424: errorResponse(
       '`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)',
@@ -166,7 +177,7 @@ export const callTool = createRoute({
   tags: ['Tool servers'],
   summary: 'Call a tool',
   description:
-    "Caps the arguments' size, then checks them against the tool's input schema (its regexes on a linear-time engine; 400 before any upstream call), then runs tools/call. A tool that reports `isError: true` is still a 200: the result says so.",
+    "Caps the arguments' size, then checks them against the tool's input schema (its regexes on a linear-time engine; 400 before any upstream call), then runs tools/call in the connection's MCP session (re-initialised when the server has dropped it) with a progress token: each progress notification restarts the connection's timeout, up to MCP_CALL_CEILING_MS. `structuredContent` is checked against the tool's `outputSchema` when it has one. A tool that reports `isError: true` is still a 200: the result says so.",
   security: agentRoute.security,
   request: {
     params: ConnectionParams,
@@ -175,13 +186,7 @@ export const callTool = createRoute({
     ),
   },
   responses: {
-    200: jsonResponse(
-      'The tool result',
-      z
-        .object({ content: z.array(z.object({ type: z.string() }).catchall(z.unknown())), isError: z.boolean().optional() })
-        .catchall(z.unknown())
-        .openapi('McpToolResult'),
-    ),
+    200: jsonResponse("The tool result: content items in MCP's content union, narrowed by `type`", ToolResultSchema),
     ...agentRoute.errors,
     400: errorResponse(
       '`invalid_tool_arguments` (with the schema problems; also when checking them against the schema takes too much work: `$ref`/`allOf`/`items` multiplying regexes or subschemas), `tool_arguments_too_large` (over 256 KiB, a string or property name over 32768 characters, or nested deeper than 32), `invalid_tool_server_url` (the stored URL is refused by the outbound policy in force), `validation_failed`',
@@ -206,6 +211,9 @@ export const replaceConnectionAuth = createRoute({
       z
         .object({
           auth: AuthInputSchema,
+          timeoutMs: TimeoutSchema.optional().openapi({
+            description: "Also changes the connection's per-operation deadline (1000..60000 ms)",
+          }),
           url: z.string().max(4_096).optional().openapi({
             description:
               "The connection's full URL, required when another wallet registered it (the list shows you its origin only): proof that you know it already, since a URL can carry a key",

@@ -4,7 +4,7 @@
  */
 import { readAtMost, type Chunk } from '../http/read-at-most';
 import { upstreamText } from './credentials';
-import { timeoutError, type Deadline } from './deadline';
+import type { Deadline } from './deadline';
 import { isObject, McpError, type JsonObject } from './types';
 
 /** Byte cap for the body of an error status (we only look for a JSON-RPC error in it). */
@@ -117,7 +117,6 @@ async function readSse(res: Response, id: number, maxBytes: number, secrets: rea
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let total = 0;
-  let buffer = '';
   let data: string[] = [];
   let eventType = '';
   let sawOtherResponse = false;
@@ -133,6 +132,7 @@ async function readSse(res: Response, id: number, maxBytes: number, secrets: rea
         message = undefined; // a keep-alive or foreign event: not ours
       }
       for (const m of Array.isArray(message) ? message : [message]) {
+        if (isObject(m) && 'method' in m) deadline.noteProgress(m); // progress restarts a call's timeout
         if (!isObject(m) || !('result' in m || 'error' in m) || 'method' in m) continue;
         if (m.id === id || (m.id === null && 'error' in m)) {
           try {
@@ -149,39 +149,49 @@ async function readSse(res: Response, id: number, maxBytes: number, secrets: rea
     eventType = '';
   };
 
-  const processLines = (final: boolean): void => {
-    let start = 0;
-    for (let i = 0; i < buffer.length && found === undefined && failure === undefined; i++) {
-      const ch = buffer.charCodeAt(i);
-      if (ch !== 10 && ch !== 13) continue;
-      if (ch === 13 && i === buffer.length - 1 && !final) break; // maybe the \r of a \r\n split across chunks
-      const line = buffer.slice(start, i);
-      if (ch === 13 && buffer.charCodeAt(i + 1) === 10) i++;
-      start = i + 1;
-      if (line === '') {
-        dispatch();
-      } else if (!line.startsWith(':')) {
-        const colon = line.indexOf(':');
-        const field = colon === -1 ? line : line.slice(0, colon);
-        let value = colon === -1 ? '' : line.slice(colon + 1);
-        if (value.startsWith(' ')) value = value.slice(1);
-        if (field === 'data') data.push(value);
-        else if (field === 'event') eventType = value;
-      }
+  const onLine = (line: string): void => {
+    if (line === '') {
+      dispatch();
+    } else if (!line.startsWith(':')) {
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      let value = colon === -1 ? '' : line.slice(colon + 1);
+      if (value.startsWith(' ')) value = value.slice(1);
+      if (field === 'data') data.push(value);
+      else if (field === 'event') eventType = value;
     }
-    buffer = buffer.slice(start);
+  };
+
+  // Only new text is scanned for a line end: the pieces of a line not ended yet wait in `pending`
+  // and are joined once, when it ends (an endless line costs its length, not its length squared).
+  let pending: string[] = [];
+  let afterCR = false; // a \n right after a \r (maybe in the previous chunk) ends nothing
+  const feed = (text: string): void => {
+    let start = 0;
+    for (let i = 0; i < text.length && found === undefined && failure === undefined; i++) {
+      const ch = text.charCodeAt(i);
+      if (ch === 10 && afterCR) {
+        afterCR = false;
+        start = i + 1;
+        continue;
+      }
+      afterCR = ch === 13;
+      if (ch !== 10 && ch !== 13) continue;
+      pending.push(text.slice(start, i));
+      const line = pending.join('');
+      pending = [];
+      start = i + 1;
+      onLine(line);
+    }
+    if (start < text.length) pending.push(text.slice(start));
   };
 
   try {
     for (;;) {
       const { done, value } = await readChunk(reader, deadline);
       if (done) {
-        buffer += decoder.decode();
-        processLines(true);
-        if (buffer !== '' && found === undefined && failure === undefined) {
-          buffer += '\n';
-          processLines(true);
-        }
+        feed(decoder.decode());
+        if (pending.length > 0 && found === undefined && failure === undefined) feed('\n');
         if (found === undefined && failure === undefined) dispatch();
         break;
       }
@@ -190,8 +200,7 @@ async function readSse(res: Response, id: number, maxBytes: number, secrets: rea
         await cancel(reader);
         throw tooLarge(maxBytes);
       }
-      buffer += decoder.decode(value, { stream: true });
-      processLines(false);
+      feed(decoder.decode(value, { stream: true }));
       if (found !== undefined || failure !== undefined) {
         await cancel(reader);
         break;
@@ -212,7 +221,7 @@ async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>, deadli
     if (chunk.done) return { done: true };
     return { done: false, value: chunk.value };
   } catch (err) {
-    if (deadline.expired()) throw timeoutError(deadline.timeoutMs);
+    if (deadline.expired()) throw deadline.timeoutError();
     throw new McpError('unreachable', `connection to the tool server broke while reading the reply${networkCode(err)}`);
   }
 }

@@ -15,18 +15,20 @@
  * `anyOf` used thousands of times) is refused at registration when its expanded size is over the
  * caps (./schema-size), and every validation runs under a work budget (./validation-budget).
  */
-import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
+import { type OutputUnit, type Schema, type ValidationResult, Validator } from '@cfworker/json-schema';
 import { checkLinearPattern, withLinearRegExp } from './linear-regexp';
 import { META_SCHEMA_ID, META_SCHEMAS } from './meta-schema';
 import { hardenFormats } from './safe-formats';
 import { schemaPatterns } from './schema-patterns';
-import { schemaSize } from './schema-size';
+import { oversizedValue, schemaSize } from './schema-size';
 import { MAX_SCHEMA_PATTERN_USES, MAX_SCHEMA_PATTERNS, MAX_SCHEMA_SUBSCHEMAS } from './tool-limits';
 import { meterSchema, VALIDATION_BUDGET, ValidationTooCostly, withBudget } from './validation-budget';
 
 hardenFormats();
 
-const MAX_PROBLEMS = 10;
+/** Problems listed for a call that fails, and characters of each: error bodies stay small. */
+const MAX_PROBLEMS = 5;
+const MAX_PROBLEM_CHARS = 200;
 
 let metaValidator: Validator | undefined;
 
@@ -57,7 +59,8 @@ function describe(errors: OutputUnit[]): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const error of leaves.length > 0 ? leaves : errors) {
-    const line = `${error.instanceLocation || '#'}: ${error.error}`;
+    const full = `${error.instanceLocation || '#'}: ${error.error}`;
+    const line = full.length > MAX_PROBLEM_CHARS ? `${full.slice(0, MAX_PROBLEM_CHARS - 1)}…` : full;
     if (seen.has(line)) continue;
     seen.add(line);
     out.push(line);
@@ -87,6 +90,8 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
   if (size.patternUses > MAX_SCHEMA_PATTERN_USES) {
     return { ok: false, problem: `inputSchema runs more than ${MAX_SCHEMA_PATTERN_USES} patterns once its $refs are followed` };
   }
+  const oversized = oversizedValue(schema);
+  if (oversized) return { ok: false, problem: `inputSchema ${oversized}` };
   let result: ReturnType<ReturnType<typeof getMetaValidator>['validate']>;
   try {
     result = getMetaValidator().validate(structuredClone(schema));
@@ -120,20 +125,34 @@ export function validateArguments(schema: unknown, args: unknown): { ok: true } 
     return { ok: false, problems: ['tool has no usable input schema'] };
   }
   try {
-    // The validator annotates the schema objects it is given: never hand it a caller's object.
-    const own = structuredClone(schema) as Schema | boolean;
-    // Short-circuit stays off: callers get every problem, not the first. The budget bounds the work.
-    const validator = new Validator(own, '2020-12', false);
-    const input = structuredClone(args);
-    meterSchema(own, input);
-    const result = withBudget(VALIDATION_BUDGET, () => withLinearRegExp(() => validator.validate(input)));
-    if (result.valid) return { ok: true };
+    // Validity first, stopping at the first failure: cheap whatever the arguments hold.
+    const first = run(schema, args, true, VALIDATION_BUDGET);
+    if (first.valid) return { ok: true };
+    // Then a few problems, from a full run on a smaller budget; past it, the first problem only.
+    let result = first;
+    try {
+      result = run(schema, args, false, PROBLEMS_BUDGET);
+    } catch (err) {
+      if (!(err instanceof ValidationTooCostly)) throw err;
+    }
     const problems = describe(result.errors);
     return { ok: false, problems: problems.length > 0 ? problems : ['arguments do not match the tool schema'] };
   } catch (err) {
     if (err instanceof ValidationTooCostly) return { ok: false, problems: [err.message], tooCostly: true };
     return { ok: false, problems: [`arguments cannot be checked against the tool schema: ${errorText(err)}`] };
   }
+}
+
+/** Work units for listing the problems of arguments already found invalid. */
+const PROBLEMS_BUDGET = VALIDATION_BUDGET / 2;
+
+/** One metered validation of `args`, on private copies (the validator annotates its schema). */
+function run(schema: unknown, args: unknown, shortCircuit: boolean, budget: number): ValidationResult {
+  const own = structuredClone(schema) as Schema | boolean;
+  const validator = new Validator(own, '2020-12', shortCircuit);
+  const input = structuredClone(args);
+  meterSchema(own, input);
+  return withBudget(budget, () => withLinearRegExp(() => validator.validate(input)));
 }
 
 function errorText(err: unknown): string {

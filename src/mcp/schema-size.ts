@@ -9,6 +9,7 @@
  * (./validation-budget) bounds the work at call time whatever this count says.
  */
 import { SUBSCHEMA_KEYWORDS } from './schema-patterns';
+import { MAX_SCHEMA_ENUM_BYTES, MAX_SCHEMA_VALUE_BYTES } from './tool-limits';
 
 export interface SchemaSize {
   /** Subschemas, `$ref` targets counted once per `$ref`. */
@@ -77,4 +78,43 @@ export function schemaSize(schema: unknown, cap: number): SchemaSize {
     return result;
   };
   return size(schema);
+}
+
+const utf8Bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value) ?? '').byteLength;
+
+/**
+ * The first `const` or `enum` over its size cap (./tool-limits), as a sentence naming where it is,
+ * or null. Walks subschemas only, as written (a `$ref` target is walked where it is written).
+ */
+export function oversizedValue(schema: unknown): string | null {
+  const seen = new Set<object>();
+  const walk = (node: unknown, at: string): string | null => {
+    if (!isObject(node) || seen.has(node)) return null;
+    seen.add(node);
+    if (node.const !== undefined && utf8Bytes(node.const) > MAX_SCHEMA_VALUE_BYTES) {
+      return `has a const of more than ${MAX_SCHEMA_VALUE_BYTES} bytes at ${at}/const`;
+    }
+    if (Array.isArray(node.enum)) {
+      if (node.enum.some((value) => utf8Bytes(value) > MAX_SCHEMA_VALUE_BYTES)) {
+        return `has an enum value of more than ${MAX_SCHEMA_VALUE_BYTES} bytes at ${at}/enum`;
+      }
+      if (utf8Bytes(node.enum) > MAX_SCHEMA_ENUM_BYTES) return `has an enum of more than ${MAX_SCHEMA_ENUM_BYTES} bytes at ${at}/enum`;
+    }
+    const children: [string, unknown][] = [];
+    for (const keyword of SUBSCHEMA_KEYWORDS.one) children.push([keyword, node[keyword]]);
+    for (const keyword of SUBSCHEMA_KEYWORDS.many) {
+      const list = node[keyword];
+      if (Array.isArray(list)) for (const [i, sub] of list.entries()) children.push([`${keyword}/${i}`, sub]);
+    }
+    for (const keyword of SUBSCHEMA_KEYWORDS.maps) {
+      const map = node[keyword];
+      if (isObject(map)) for (const [name, sub] of Object.entries(map)) children.push([`${keyword}/${name.slice(0, 50)}`, sub]);
+    }
+    for (const [path, child] of children) {
+      const found = walk(child, `${at}/${path}`);
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(schema, '#');
 }

@@ -17,6 +17,13 @@ export const MAX_SCHEMA_PATTERNS = 100;
  */
 export const MAX_SCHEMA_SUBSCHEMAS = 2_000;
 export const MAX_SCHEMA_PATTERN_USES = 200;
+/**
+ * A `const` value, and each `enum` value, as JSON bytes (`invalid_tool_schema`): the validator
+ * compares each argument value with them and writes them into its errors.
+ */
+export const MAX_SCHEMA_VALUE_BYTES = 1024;
+/** One `enum` list, all its values, as JSON bytes (`invalid_tool_schema`). */
+export const MAX_SCHEMA_ENUM_BYTES = 16 * 1024;
 
 /** tools/call arguments, as JSON bytes (`tool_arguments_too_large`). */
 export const MAX_ARGUMENTS_BYTES = 256 * 1024;

@@ -53,8 +53,15 @@ export type McpAuth = { type: 'none' } | { type: 'bearer'; token: string } | { t
 export interface McpClientOptions {
   url: string;
   auth: McpAuth;
-  /** Deadline of one public operation (handshake, retry and every page included). Default 10 s. */
+  /**
+   * Deadline of one public operation (handshake, retry and every page included). Default 10 s. For
+   * tools/call, each progress notification restarts it, up to `ceilingMs`.
+   */
   timeoutMs?: number;
+  /** Absolute limit of one tools/call however much progress it sends, ms. Default: `timeoutMs`. */
+  ceilingMs?: number;
+  /** A session kept from an earlier request: sent until the server drops it. */
+  session?: McpSession;
   /** Byte cap of one reply. Default 1 MiB. */
   maxResponseBytes?: number;
   fetch?: typeof fetch;
@@ -62,10 +69,29 @@ export interface McpClientOptions {
   clientVersion?: string;
 }
 
+/** An icon of a tool (MCP's `Icon`): `src` is required. */
+export type ToolIcon = JsonObject & { src: string };
+
+/** An MCP session: the server's `Mcp-Session-Id` (absent when it gave none) and the negotiated version. */
+export interface McpSession {
+  id?: string;
+  protocolVersion: string;
+}
+
+/**
+ * A tool as MCP defines it (every field kept; ./tool-rules bounds each). Extra fields a server sends
+ * beyond MCP's shape are dropped.
+ */
 export interface Tool {
   name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
+  title?: string;
+  description?: string;
+  inputSchema: JsonObject;
+  outputSchema?: JsonObject;
+  annotations?: JsonObject;
+  execution?: JsonObject;
+  icons?: ToolIcon[];
+  _meta?: JsonObject;
 }
 
 export interface ContentItem {
@@ -75,6 +101,7 @@ export interface ContentItem {
 
 export interface CallResult {
   content: ContentItem[];
+  structuredContent?: JsonObject;
   isError?: boolean;
   [key: string]: unknown;
 }
@@ -86,9 +113,13 @@ export interface McpClient {
   callTool(name: string, args: Record<string, unknown>): Promise<CallResult>;
   /** Ends the server-side session, if one was opened (best effort, never throws). */
   close(): Promise<void>;
+  /** The session in use now (after a handshake), to keep for the next request; undefined: none. */
+  session(): McpSession | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Deadline of the DELETE that ends a session: short, so a hanging server never doubles a request's time. */
+export const SESSION_CLOSE_TIMEOUT_MS = 1_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
 export const MAX_TOOL_PAGES = 20;

@@ -12,15 +12,21 @@
  *   keywords of the subschema on every application; `meterSchema` installs a counting getter for
  *   one of them (`__absolute_recursive_ref__`, its own bookkeeping, otherwise unset) on every
  *   object of the validator's private copy of the schema;
- * - `uniqueItems` compares every pair of items: the square of the longest array in the
- *   arguments, each time a subschema holding it is applied;
- * - `enum` and `required` lists: their length, each time a subschema holding one is applied.
+ * - `uniqueItems` compares every pair of items, and comparing two items walks both: for the
+ *   costliest array of the arguments, its length squared plus, for every pair, the nodes of both
+ *   items (`2 (n - 1)` times the nodes of all its items), each time a subschema holding it is
+ *   applied;
+ * - `const` and `enum`: `VALUE_UNITS_PER_BYTE` per byte of their JSON (the comparison walks the
+ *   value, a failure writes it into the error), each time a subschema holding one is applied;
+ * - `required` lists: their length, each time a subschema holding one is applied.
  */
 
 /** Work units one validation may spend. */
 export const VALIDATION_BUDGET = 20_000_000;
 /** Units for applying one subschema to one value (keyword reads, locations, results). */
 export const STEP_UNITS = 100;
+/** Units per byte of a `const` or `enum` value's JSON, per application. */
+export const VALUE_UNITS_PER_BYTE = 4;
 
 export class ValidationTooCostly extends Error {
   constructor() {
@@ -49,14 +55,46 @@ export function withBudget<T>(units: number, run: () => T): T {
 }
 
 const METER = '__absolute_recursive_ref__';
-const LISTS = ['enum', 'required'];
 
-function longestArray(value: unknown, depth = 0): number {
-  if (typeof value !== 'object' || value === null || depth > 64) return 0;
+/**
+ * The work `uniqueItems` can cost on the costliest array of `value`: every ordered pair is
+ * visited (`n * n`), and a pair of objects or arrays is compared by walking both (the nodes of
+ * each). Returns the nodes of `value` too, so the walk is linear.
+ */
+function uniqueItemsCost(value: unknown, depth = 0): { nodes: number; cost: number } {
+  if (typeof value !== 'object' || value === null || depth > 64) return { nodes: 1, cost: 0 };
   const children = Array.isArray(value) ? value : Object.values(value as Record<string, unknown>);
-  let longest = Array.isArray(value) ? value.length : 0;
-  for (const child of children) longest = Math.max(longest, longestArray(child, depth + 1));
-  return longest;
+  let nodes = 1;
+  let cost = 0;
+  let walked = 0;
+  for (const child of children) {
+    const inner = uniqueItemsCost(child, depth + 1);
+    nodes += inner.nodes;
+    cost = Math.max(cost, inner.cost);
+    if (typeof child === 'object' && child !== null) walked += inner.nodes;
+  }
+  if (Array.isArray(value)) {
+    const n = value.length;
+    cost = Math.max(cost, n * n + 2 * Math.max(n - 1, 0) * walked);
+  }
+  return { nodes, cost };
+}
+
+function jsonSize(value: unknown): number {
+  return (JSON.stringify(value) ?? '').length;
+}
+
+/** Replaces `record[keyword]` with a getter that charges `units` on every read. */
+function chargeOnRead(record: Record<string, unknown>, keyword: string, units: number): void {
+  const value = record[keyword];
+  Object.defineProperty(record, keyword, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      charge(units);
+      return value;
+    },
+  });
 }
 
 /**
@@ -66,8 +104,7 @@ function longestArray(value: unknown, depth = 0): number {
  * `$recursiveRef` already owns the meter key and is left as is.
  */
 export function meterSchema(schema: unknown, args: unknown): void {
-  const longest = longestArray(args);
-  const pairs = longest * longest;
+  const unique = uniqueItemsCost(args).cost;
   const seen = new Set<object>();
   const walk = (node: unknown): void => {
     if (typeof node !== 'object' || node === null || seen.has(node)) return;
@@ -78,28 +115,11 @@ export function meterSchema(schema: unknown, args: unknown): void {
       if (!Object.hasOwn(record, METER)) {
         Object.defineProperty(record, METER, { enumerable: false, configurable: true, get: () => void charge(STEP_UNITS) });
       }
-      for (const keyword of LISTS) {
-        const list = record[keyword];
-        if (Array.isArray(list))
-          Object.defineProperty(record, keyword, {
-            enumerable: true,
-            configurable: true,
-            get: () => {
-              charge(list.length);
-              return list;
-            },
-          });
+      if (Array.isArray(record.required)) chargeOnRead(record, 'required', record.required.length);
+      for (const keyword of ['const', 'enum']) {
+        if (Object.hasOwn(record, keyword)) chargeOnRead(record, keyword, 1 + VALUE_UNITS_PER_BYTE * jsonSize(record[keyword]));
       }
-      if (record.uniqueItems === true) {
-        Object.defineProperty(record, 'uniqueItems', {
-          enumerable: true,
-          configurable: true,
-          get: () => {
-            charge(pairs);
-            return true;
-          },
-        });
-      }
+      if (record.uniqueItems === true) chargeOnRead(record, 'uniqueItems', unique);
     }
     for (const child of children) walk(child);
   };

@@ -7,12 +7,16 @@ import type { KeyRing } from '../vault/crypto';
 import { credentialState, walletKey, type CredentialState } from '../vault/owner';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { deleteSecret, secretOwnerWallet, storeSecret } from '../vault/store';
+import type { OutboundOptions } from '../net/outbound-policy';
+import { checkBaseUrl } from './llm-base-url';
 
 export interface LlmSettingsInput {
   provider: string;
   model: string;
   temperature: number;
   maxTokens: number;
+  /** The API's base URL (openai-compatible; optional for openai and anthropic); null or absent: the provider's own. */
+  baseUrl?: string | null;
   /** A new API key; `undefined` keeps the stored one, `null` removes it. */
   apiKey?: string | null;
 }
@@ -22,6 +26,7 @@ export interface LlmSettings {
   model: string;
   temperature: number;
   maxTokens: number;
+  baseUrl: string | null;
   /** Whether an API key entered by the agent's current owner is stored. The key itself is never returned. */
   apiKeySet: boolean;
   /** `none`: no key; `set`: the current owner's key; `reenter_required`: an earlier owner's key, never used for you. */
@@ -33,6 +38,8 @@ export interface SettingsDeps {
   db: Database;
   ring: () => Promise<KeyRing>;
   maxTokensPerRequest: number;
+  /** The outbound network policy a `baseUrl` must pass (DESIGN §8). */
+  outbound: OutboundOptions;
 }
 
 const LLM_OWNER = 'llm_settings';
@@ -45,6 +52,7 @@ function toSettings(row: typeof llmSettings.$inferSelect, entryWallet: string | 
     model: row.model,
     temperature: row.temperature,
     maxTokens: row.maxTokens,
+    baseUrl: row.baseUrl,
     apiKeySet: credential === 'set',
     credential,
     updatedAt: row.updatedAt.toISOString(),
@@ -77,6 +85,7 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
       details: { issues: [{ path: 'maxTokens', message: `must be at most ${deps.maxTokensPerRequest}` }] },
     });
   }
+  const baseUrl = checkBaseUrl(input, deps.outbound);
   const ref = agentRef(agent);
   const ring = input.apiKey ? await deps.ring() : undefined;
   try {
@@ -95,6 +104,7 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
         model: input.model,
         temperature: input.temperature,
         maxTokens: input.maxTokens,
+        baseUrl,
         apiKeyEntry,
         updatedAt: new Date(),
       };

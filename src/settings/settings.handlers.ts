@@ -7,7 +7,13 @@ import { getPromptTemplate, savePromptTemplate } from './prompt-templates.servic
 import type * as routes from './settings.routes';
 
 function settingsDeps(c: Context<AppBindings>): SettingsDeps {
-  return { db: c.var.db, ring: () => keyRing(c.var.config), maxTokensPerRequest: c.var.config.maxTokensPerRequest };
+  const { config } = c.var;
+  return {
+    db: c.var.db,
+    ring: () => keyRing(config),
+    maxTokensPerRequest: config.maxTokensPerRequest,
+    outbound: { loopbackTargets: config.dev.loopbackTargets },
+  };
 }
 
 export const getLlmHandler: RouteHandler<typeof routes.getLlmSettings, AppBindings> = async (c) =>

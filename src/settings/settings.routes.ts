@@ -3,6 +3,7 @@ import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
+import { LLM_PROVIDERS } from './llm-base-url';
 
 const LlmSettingsSchema = z
   .object({
@@ -10,6 +11,10 @@ const LlmSettingsSchema = z
     model: z.string().openapi({ example: 'gpt-4.1-mini' }),
     temperature: z.number().openapi({ example: 0.3 }),
     maxTokens: z.number().int().openapi({ example: 4096 }),
+    baseUrl: z.string().nullable().openapi({
+      example: 'https://api.groq.com/openai/v1',
+      description: "The API's base URL; null: the provider's own",
+    }),
     apiKeySet: z.boolean().openapi({
       description: "Whether an API key entered by the agent's current owner is stored (in the vault). The key is never returned.",
     }),
@@ -27,7 +32,10 @@ const LlmSettingsInputSchema = z
     provider: z
       .string()
       .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'provider must be a lower-case name such as openai or anthropic')
-      .openapi({ example: 'openai' }),
+      .openapi({
+        example: 'openai',
+        description: `Replies run on ${LLM_PROVIDERS.join(', ')} (other names are stored, and a reply answers 409 \`llm_provider_unavailable\`)`,
+      }),
     model: z
       .string()
       .min(1)
@@ -36,6 +44,11 @@ const LlmSettingsInputSchema = z
       .openapi({ example: 'gpt-4.1-mini' }),
     temperature: z.number().min(0).max(2).openapi({ example: 0.3 }),
     maxTokens: z.number().int().min(1).openapi({ example: 4096, description: 'At most TOKEN__MAX_TOKENS_PER_REQUEST (default 100000)' }),
+    baseUrl: z.string().max(2_048).nullable().optional().openapi({
+      example: 'https://api.groq.com/openai/v1',
+      description:
+        'The API base URL: required for openai-compatible (Chat Completions at `POST {baseUrl}/chat/completions`, the key as `Authorization: Bearer`), optional for openai and anthropic. Passes the outbound policy like a tool-server URL (https, a public host name); saving never contacts the provider.',
+    }),
     apiKey: z.string().min(1).max(4_096).nullable().optional().openapi({
       description: 'The provider API key, stored encrypted in the vault and never returned. Omit to keep the stored key; null removes it.',
       example: 'sk-...',
@@ -96,7 +109,13 @@ export const saveLlmSettings = createRoute({
     "Replaces the settings. `maxTokens` above TOKEN__MAX_TOKENS_PER_REQUEST is rejected. A new `apiKey` is encrypted into the vault, bound to the caller (the agent's current owner), and the previous one destroyed; this is how a new owner enters their own key after a transfer. Without `apiKey` the stored key is kept, still bound to whoever entered it.",
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(LlmSettingsInputSchema) },
-  responses: { 200: jsonResponse('The saved settings', LlmSettingsSchema), ...agentRoute.errors },
+  responses: {
+    200: jsonResponse('The saved settings', LlmSettingsSchema),
+    ...agentRoute.errors,
+    400: errorResponse(
+      '`validation_failed` (a field out of its rules, maxTokens over TOKEN__MAX_TOKENS_PER_REQUEST), `invalid_llm_base_url` (baseUrl refused by the outbound policy, or missing for openai-compatible)',
+    ),
+  },
 });
 
 const TemplateParams = AgentParamsSchema.extend({ key: TemplateKeySchema });

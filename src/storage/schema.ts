@@ -127,11 +127,24 @@ export const llmSettings = gateway.table(
     model: text('model').notNull(),
     temperature: doublePrecision('temperature').notNull(),
     maxTokens: integer('max_tokens').notNull(),
+    /** openai-compatible (and optionally openai/anthropic): the API's base URL, checked by the outbound policy. */
+    baseUrl: text('base_url'),
     apiKeyEntry: uuid('api_key_entry').references(() => vaultEntries.id, { onDelete: 'set null' }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId] })],
 );
+
+/**
+ * Replies in progress (DESIGN §11): one lease per context, so two replies never run on one
+ * context at once. `context_ref` is sha256 of `chainId:collection:tokenId:contextKey` (no agent
+ * memory in the shared schema); a lease past `expires_at` (a crashed reply) is taken over.
+ */
+export const replyLeases = gateway.table('reply_leases', {
+  contextRef: text('context_ref').primaryKey(),
+  leaseId: uuid('lease_id').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
 
 /** An agent's prompt templates, addressed by key. */
 export const promptTemplates = gateway.table(
@@ -168,9 +181,19 @@ export const mcpConnections = gateway.table(
      */
     createdByWallet: text('created_by_wallet'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Deadline of one operation on this connection, ms; null: the deployment's `MCP_TIMEOUT_MS`. */
+    timeoutMs: integer('timeout_ms'),
+    /**
+     * The MCP session kept across calls (DESIGN §6): the server's `Mcp-Session-Id` (null: the server
+     * gave none) and the protocol version negotiated by `initialize` (null: no handshake yet, or a
+     * plain server). Replaced when the server drops the session; cleared with a new credential.
+     */
+    sessionId: text('session_id'),
+    protocolVersion: text('protocol_version'),
   },
   (t) => [
     unique('mcp_connections_agent_url').on(t.chainId, t.collection, t.tokenId, t.url),
+    check('mcp_connections_timeout_ms', sql`${t.timeoutMs} between 1000 and 60000`),
     check('mcp_connections_auth_type', sql`${t.authType} in ('none', 'bearer', 'header')`),
     check('mcp_connections_created_by_wallet', sql`${t.createdByWallet} ~ '^0x[0-9a-f]{40}$'`),
   ],

@@ -5,7 +5,11 @@
  * of /openapi.json with its summary, filter them by search, show examples and both code samples,
  * answer "Try it" on GET /health and, with a real token pasted in, on an agent the test minted;
  * under its Content-Security-Policy, with no console error, page error or failed request, and the
- * token never in the page or a console message. Screenshots go to /tmp/docs-<deployment>*.png.
+ * token never in the page or a console message. The page's layout and features: Try it beside the
+ * request sample, full operation names in the sidebar, search scrolling to its hit, dark mode
+ * (prefers-color-scheme and the toggle), a credential field per bearer scheme (`agentKey` besides
+ * `bearer`) and a text/event-stream response shown by event. Screenshots go to
+ * /tmp/docs-<deployment>*.png.
  *
  * Run with `npm run test:browser` (not part of `npm test`).
  */
@@ -299,4 +303,146 @@ describe('/docs in headless Chromium', () => {
       }
     },
   );
+
+  it('testnet: Try it beside the sample, full names, search scrolls to its hit, dark mode, both credential fields, a stream', async () => {
+    const deployment = stack!.testnet;
+    const owner = await ownerWithToken(deployment, stack!.accounts[0]!.privateKey as Hex);
+    const page = await context!.newPage();
+    const pageErrors: string[] = [];
+    const authorizations: string[] = [];
+    page.on('pageerror', (err: Error) => pageErrors.push(err.message));
+    page.on('request', (req: Request) => {
+      const auth = req.headers().authorization;
+      if (auth !== undefined) authorizations.push(auth);
+    });
+    // The real document, plus what this round adds where it is not there yet (the `agentKey`
+    // scheme on the agent route, a text/event-stream response): once the gateway declares them,
+    // nothing is added.
+    await page.route('**/openapi.json', async (route) => {
+      const spec = (await (await route.fetch()).json()) as OpenApiDoc;
+      withAgentKeyAndStream(spec);
+      await route.fulfill({ json: spec });
+    });
+    const agentRoute = 'GET /agent/{agentCollectionAddress}/{agentTokenId}';
+    try {
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.goto(`${deployment.baseUrl}/docs`, { waitUntil: 'load' });
+      await page.waitForSelector('body[data-state="ready"]', { timeout: 30_000 });
+      const background = () => page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+      expect(await background()).toBe('rgb(247, 248, 250)');
+
+      // Full operation names: no sidebar entry is cut off.
+      const cut = await page.$$eval('.navsum', (els) =>
+        els.filter((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1).map((el) => el.textContent),
+      );
+      expect(cut).toEqual([]);
+
+      // Try it sits right under the request sample, above the operation's responses.
+      const agent = page.locator(`section[data-operation="${agentRoute}"]`);
+      const sample = await agent.locator('.opside .tabs').first().boundingBox();
+      const tryIt = await agent.locator('details.try').boundingBox();
+      const firstResponse = await agent.locator('.resp').first().boundingBox();
+      const lastResponse = await agent.locator('.resp').last().boundingBox();
+      expect(tryIt!.y).toBeGreaterThanOrEqual(sample!.y + sample!.height - 1);
+      expect(tryIt!.y - (sample!.y + sample!.height)).toBeLessThan(40);
+      expect(tryIt!.x).toBeGreaterThan(firstResponse!.x + firstResponse!.width - 1); // the side column
+      expect(tryIt!.y).toBeLessThan(lastResponse!.y);
+
+      // Both credential fields, and Try it sends the one chosen.
+      expect(await page.locator('#token').isVisible()).toBe(true);
+      expect(await page.locator('#cred-agentKey').isVisible()).toBe(true);
+      await page.locator('#token').fill(owner.token);
+      await page.locator('#cred-agentKey').fill('agk_not_a_real_key_0123456789abcdef');
+      await agent.locator('details.try > summary').click();
+      await agent.getByLabel('agentCollectionAddress (path, required)').fill(deployment.collection);
+      await agent.getByLabel('agentTokenId (path, required)').fill(owner.tokenId);
+      const scheme = agent.getByLabel('Credential');
+      expect(await scheme.inputValue()).toBe('bearer');
+      await agent.getByRole('button', { name: 'Send' }).click();
+      await agent.locator('.result .status').waitFor({ timeout: 15_000 });
+      expect(await agent.locator('.result .status').textContent()).toMatch(/^200\b/);
+      await scheme.selectOption('agentKey');
+      await agent.getByRole('button', { name: 'Send' }).click();
+      // (waitForFunction evaluates a string in the page, which the page's CSP refuses)
+      await expect.poll(() => agent.locator('.result .status').textContent(), { timeout: 15_000 }).toMatch(/^401\b/);
+      expect(authorizations).toEqual([`Bearer ${owner.token}`, 'Bearer agk_not_a_real_key_0123456789abcdef']);
+      await agent.screenshot({ path: '/tmp/docs-testnet-credentials.png' });
+
+      // A streamed response: its events, in order, in the examples.
+      const stream = page.locator('[data-stream]').first();
+      expect(await stream.textContent()).toContain('text/event-stream');
+      const streamSection = page.locator('section[data-operation]', { has: stream });
+      await streamSection
+        .getByRole('tab', { name: /stream/ })
+        .first()
+        .click();
+      const events = await streamSection
+        .locator('[data-example^="stream"] [data-event]')
+        .evaluateAll((els) => els.map((el) => el.getAttribute('data-event')));
+      expect(events.length).toBeGreaterThan(1);
+      expect(events.at(-1)).toMatch(/^(done|error)$/);
+      await streamSection.screenshot({ path: '/tmp/docs-testnet-stream.png' });
+
+      // Search scrolls to its hit: from the bottom of the page, "health" brings GET /health into view.
+      await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
+      await page.locator('#search').fill('health');
+      const top = await page.locator('section[data-operation="GET /health"]').evaluate((el) => el.getBoundingClientRect().top);
+      expect(top).toBeGreaterThanOrEqual(-1);
+      expect(top).toBeLessThan(900 / 2);
+      await page.locator('#search').fill('');
+
+      // Dark mode: by the system's preference, and by the toggle against it.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      expect(await background()).toBe('rgb(13, 17, 23)');
+      await page.screenshot({ path: '/tmp/docs-testnet-dark.png' });
+      await page.locator('#theme').click(); // auto -> dark
+      await page.locator('#theme').click(); // dark -> light
+      expect(await page.getAttribute('html', 'data-theme')).toBe('light');
+      expect(await background()).toBe('rgb(247, 248, 250)');
+      await page.locator('#theme').click(); // light -> auto (the system's dark)
+      expect(await background()).toBe('rgb(13, 17, 23)');
+
+      expect(await page.content()).not.toContain(owner.token);
+      expect(pageErrors, 'page errors').toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
 });
+
+type OpenApiDoc = {
+  paths: Record<
+    string,
+    Record<string, { security?: Record<string, string[]>[]; responses?: Record<string, { content?: Record<string, unknown> }> }>
+  >;
+  components?: { securitySchemes?: Record<string, unknown> };
+};
+
+/** Adds the `agentKey` scheme to the agent route and a text/event-stream response, each only when absent. */
+function withAgentKeyAndStream(spec: OpenApiDoc): void {
+  spec.components ??= {};
+  spec.components.securitySchemes ??= {};
+  spec.components.securitySchemes.agentKey ??= { type: 'http', scheme: 'bearer', description: 'An agent key (agk_...).' };
+  const summary = spec.paths['/agent/{agentCollectionAddress}/{agentTokenId}']?.get;
+  if (summary && !summary.security?.some((s) => 'agentKey' in s)) summary.security = [...(summary.security ?? []), { agentKey: [] }];
+  const streams = Object.values(spec.paths).some((item) =>
+    Object.values(item).some((op) => Object.values(op.responses ?? {}).some((r) => r.content?.['text/event-stream'] !== undefined)),
+  );
+  if (!streams) {
+    spec.paths['/example/stream'] = {
+      post: {
+        responses: {
+          200: {
+            content: {
+              'text/event-stream': {
+                schema: { type: 'string' },
+                example:
+                  'event: delta\ndata: {"text":"Hel"}\n\nevent: delta\ndata: {"text":"lo"}\n\nevent: done\ndata: {"reply":"Hello"}\n\n',
+              },
+            },
+          },
+        },
+      },
+    };
+  }
+}

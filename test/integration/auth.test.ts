@@ -130,12 +130,20 @@ describe('POST /auth/jwt/finish', () => {
     expect(right.status, right.text).toBe(200);
   });
 
-  it('refuses finish without init (401 login_not_started)', async () => {
+  it('refuses finish without init: without a nonce, the same answer as a wrong signature (401 signature_invalid)', async () => {
     const wallet = newWallet();
     const signature = await wallet.signMessage({ message: 'anything' });
-    const res = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature });
-    expect(res.status).toBe(401);
-    expect(errorCode(res)).toBe('login_not_started');
+    const none = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature });
+    // Once the wallet has a login pending, a wrong signature must read exactly the same (issue 18).
+    await initLogin(testnet, wallet.address);
+    const pending = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature });
+    for (const res of [none, pending]) {
+      expect(res.status).toBe(401);
+      expect(errorCode(res)).toBe('signature_invalid');
+    }
+    const { requestId: _a, ...noneBody } = none.body as Record<string, unknown>;
+    const { requestId: _b, ...pendingBody } = pending.body as Record<string, unknown>;
+    expect(noneBody).toEqual(pendingBody);
   });
 
   it('refuses a login started on the other deployment (401)', async () => {
@@ -144,7 +152,7 @@ describe('POST /auth/jwt/finish', () => {
     const signature = await wallet.signMessage({ message });
     const res = await finish(testnet.baseUrl, { walletAddress: wallet.address, chainId: 80002, signature });
     expect(res.status).toBe(401);
-    expect(errorCode(res)).toBe('login_not_started');
+    expect(errorCode(res)).toBe('signature_invalid');
   });
 
   it('refuses the chain id of another deployment (400)', async () => {
@@ -182,12 +190,15 @@ describe('POST /auth/jwt/finish', () => {
     });
     try {
       const wallet = newWallet();
-      const { message } = await initLogin(testnet, wallet.address, worker.url);
+      const { message, nonce } = await initLogin(testnet, wallet.address, worker.url);
       const signature = await wallet.signMessage({ message });
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const res = await finish(worker.url, { walletAddress: wallet.address, chainId: 80002, signature });
+      const res = await finish(worker.url, { walletAddress: wallet.address, chainId: 80002, signature, nonce });
       expect(res.status).toBe(401);
       expect(errorCode(res)).toBe('login_expired');
+      // Without its nonce, an expired login reads as no login at all (issue 18).
+      const bare = await finish(worker.url, { walletAddress: wallet.address, chainId: 80002, signature });
+      expect(errorCode(bare)).toBe('signature_invalid');
     } finally {
       await worker.dispose();
     }

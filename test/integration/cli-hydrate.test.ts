@@ -175,6 +175,16 @@ describe('hydrate: killed half-way, then run again', () => {
   }, 300_000);
 });
 
+/** The last plain progress line hydrate printed on stderr (not a terminal). */
+function lastProgress(stderr: string): string {
+  return (
+    stderr
+      .split('\n')
+      .filter((l) => l.startsWith('hydrate ['))
+      .at(-1) ?? ''
+  );
+}
+
 describe('hydrate: bad lines', () => {
   it('are reported with their line numbers, written to the failed file and never sent; the good lines land; exit 1', async () => {
     const { env, agent } = await newAgent();
@@ -200,8 +210,11 @@ describe('hydrate: bad lines', () => {
     expect(result.stderr).toContain('line 7: role: must be one of user, system, assistant (got "robot")');
     expect(result.stderr).toContain('line 11: message: must be at least 2 characters');
     expect(result.stderr).toContain('line 15: key: may only contain');
-    expect(result.stdout).toContain(`sent ${good.length}, replayed 0, failed 4 of 259 lines`);
+    expect(result.stdout).toContain(`sent ${good.length}, replayed 0, failed 4 (4 invalid, 0 not stored) of 259 lines`);
     expect(result.stdout).toContain(`failed lines written to ${failedFile}`);
+    // the report names the failed-lines file, and the progress counts failures as the summary does
+    expect(result.stderr).toContain(`invalid lines, not sent (4, written to ${failedFile}):`);
+    expect(lastProgress(result.stderr)).toMatch(new RegExp(`sent ${good.length} replayed 0 failed 4$`));
 
     const failed = (await readFile(failedFile, 'utf8'))
       .trim()
@@ -233,6 +246,10 @@ describe('hydrate: bad lines', () => {
     expect(result.code, result.output).toBe(1);
     expect(result.stderr).toContain('context_not_found');
     expect(result.stderr).toContain('--create-missing');
+    const missing = lines.filter((l) => l.key === 'exists:no').length;
+    expect(result.stderr).toContain(`lines not stored (${missing}, written to ${path.join(dir, 'missing-key.failed.jsonl')}):`);
+    expect(result.stdout).toContain(`failed ${missing} (0 invalid, ${missing} not stored) of 150 lines`);
+    expect(lastProgress(result.stderr)).toMatch(new RegExp(`failed ${missing}$`));
     const failed = (await readFile(path.join(dir, 'missing-key.failed.jsonl'), 'utf8'))
       .trim()
       .split('\n')

@@ -156,6 +156,16 @@ describe('npm run dev', () => {
       expect(stack.testnet.rpcUrl).toBe(`http://127.0.0.1:${ports.DEV_ANVIL_TESTNET_PORT}`);
       expect(stack.databaseUrl).toMatch(new RegExp(`^postgres(ql)?://.+@127\\.0\\.0\\.1:${ports.DEV_PG_PORT}/\\w+$`));
       expect(stack.accounts.length).toBeGreaterThan(0);
+      // DEV_LLM=1 (default): the stand-in model server, named as LLM settings take it.
+      expect(stack.llm).toEqual({
+        provider: 'openai-compatible',
+        baseUrl: `http://127.0.0.1:${ports.DEV_LLM_PORT}/v1`,
+        model: 'stand-in',
+        standIn: true,
+      });
+      const models = await fetch(`${stack.llm?.baseUrl}/models`, { signal: AbortSignal.timeout(5_000) });
+      expect(models.status).toBe(200);
+      await models.body?.cancel();
       for (const account of stack.accounts) {
         expect(account).toEqual({ address, privateKey: expect.stringMatching(/^0x[0-9a-fA-F]{64}$/) });
       }
@@ -174,6 +184,7 @@ describe('npm run dev', () => {
       expect(output).toContain(stack.mainnet.baseUrl);
       expect(output).toContain(stack.testnet.baseUrl);
       expect(output).toContain('ready in');
+      expect(output).toContain(`stand-in at ${stack.llm?.baseUrl}`);
 
       expect(
         readPidFile(devDir)

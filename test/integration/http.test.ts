@@ -16,6 +16,27 @@ describe('bad input at the edge', () => {
     expect(errorCode(res)).toBe('invalid_json');
   });
 
+  it.each([
+    ['arrays', (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`],
+    ['objects', (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`],
+  ])('answers 400 invalid_json, not a 500, for %s nested 100000 deep (no token needed), and 64 deep still parses', async (_, nest) => {
+    const deep = await call(baseUrl, init, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nest(100_000) });
+    expect(deep.status, deep.text).toBe(400);
+    expect(errorCode(deep)).toBe('invalid_json');
+    expect((deep.body as { error: { message: string } }).error.message).toMatch(/deeper than 64/);
+    // At the limit the body parses and reaches the route's validation.
+    const ok = await call(baseUrl, init, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nest(64) });
+    expect(ok.status).toBe(400);
+    expect(errorCode(ok)).toBe('validation_failed');
+    // Brackets inside strings do not count.
+    const strings = await call(baseUrl, init, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ walletAddress: '['.repeat(10_000), chainId: 80002, note: '{\\"['.repeat(1000) }),
+    });
+    expect(errorCode(strings)).toBe('validation_failed');
+  });
+
   it('answers 400 invalid_json for an empty JSON body', async () => {
     const res = await call(baseUrl, init, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
     expect(res.status).toBe(400);

@@ -104,6 +104,7 @@ describe('one connection per canonical URL and agent', () => {
       expect(again.status, `${spelling}: ${again.text}`).toBe(400);
       expectError(again, 400, 'mcp_connection_exists');
       expect(again.body.error.message).toBe(DUPLICATE);
+      expect(again.body.error.details, 'the 400 names the existing connection').toEqual({ id: first.body.id });
     }
     const listed = await list(who);
     expect(listed.body.connections.map((c: { url: string }) => c.url)).toEqual([url]);
@@ -126,6 +127,8 @@ describe('one connection per canonical URL and agent', () => {
     const loser = results.find((r) => r.status === 400)!;
     expect(errorCode(loser)).toBe('mcp_connection_exists');
     expect(loser.body.error.message).toBe(DUPLICATE);
+    const winner = results.find((r) => r.status === 200)!;
+    expect(loser.body.error.details).toEqual({ id: winner.body.id });
     expect((await list(who)).body.connections).toHaveLength(1);
     // the loser's credential was not left behind in the vault
     expect(await vaultRows(who)).toBe(1);

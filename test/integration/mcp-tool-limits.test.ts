@@ -59,7 +59,10 @@ const VARIANTS: Record<string, SchemaTool[]> = {
     tool('unique', { x: { type: 'array', uniqueItems: true } }),
     tool('echo', { text: { type: 'string', pattern: '^[a-z]+$' } }),
     tool('numbers', { x: { type: 'array', items: { type: 'number' } } }),
+    tool('constant', { list: { type: 'array', items: { const: 'k'.repeat(1_022) } } }),
   ],
+  // A const over 1 KiB: refused at registration.
+  bigConst: [tool('constant', { list: { type: 'array', items: { const: 'k'.repeat(40_000) } } })],
 };
 
 let server: SchemaServer;
@@ -145,6 +148,15 @@ describe('schema regexes cannot pin the gateway', () => {
 });
 
 describe('schemas that multiply work cannot pin the gateway', () => {
+  it('a const over 1 KiB: refused at registration with 400 invalid_tool_schema, storing nothing', async () => {
+    const who = await freshAgent(testnet);
+    const res = await register(who, urlOf('bigConst'));
+    expectError(res, 400, 'invalid_tool_schema');
+    expect(res.body.error.details.problem).toContain('const of more than 1024 bytes');
+    expect(res.text.length).toBeLessThan(2_048);
+    expect((await api(who, '/mcp/connections')).body.connections).toEqual([]);
+  });
+
   it('5000 uses of one pattern through $ref: refused at registration with 400 invalid_tool_schema within 5 s, storing nothing', async () => {
     const who = await freshAgent(testnet);
     const started = Date.now();
@@ -174,6 +186,11 @@ describe('schemas that multiply work cannot pin the gateway', () => {
       ],
       ['fanout', 'a $ref chain doubling 8 times against 20000 numbers', { x: Array.from({ length: 20_000 }, () => 1) }],
       ['unique', 'uniqueItems against 40000 numbers', { x: Array.from({ length: 40_000 }, (_, i) => i) }],
+      [
+        'unique',
+        'uniqueItems against 3800 arrays of 31 numbers differing in the last',
+        { x: Array.from({ length: 3_800 }, (_, i) => [...Array.from({ length: 30 }, () => 7), i]) },
+      ],
     ])('%s (%s): 400 invalid_tool_arguments within 5 s, nothing sent upstream', async (name, _, args) => {
       const before = server.calls.get('costly') ?? 0;
       const { res, ms } = await timedCall(who, id, name, args);
@@ -188,8 +205,18 @@ describe('schemas that multiply work cannot pin the gateway', () => {
       const { res, ms } = await timedCall(who, id, 'numbers', { x: Array.from({ length: 60_000 }, () => 'a') });
       expectError(res, 400, 'invalid_tool_arguments');
       expect(ms).toBeLessThan(5_000);
-      expect(res.body.error.details.problems).toHaveLength(10);
+      expect(res.body.error.details.problems).toHaveLength(5);
       expect(res.body.error.details.problems[0]).toBe('#/x/0: Instance type "string" is invalid. Expected "number".');
+    });
+
+    it('a 1 KiB const failed by 60000 items: a small 400 within a second, nothing sent upstream', async () => {
+      const before = server.calls.get('costly') ?? 0;
+      const { res, ms } = await timedCall(who, id, 'constant', { list: Array.from({ length: 60_000 }, () => 0) });
+      expectError(res, 400, 'invalid_tool_arguments');
+      console.log(`issue 18 figures: 1 KiB const x 60000 items -> ${res.text.length} bytes of error body in ${ms} ms`);
+      expect(res.text.length).toBeLessThan(2_048);
+      expect(ms).toBeLessThan(1_000);
+      expect(server.calls.get('costly') ?? 0).toBe(before);
     });
 
     it('the same tools with ordinary arguments still work, and a normal tool too', async () => {

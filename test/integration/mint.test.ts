@@ -109,13 +109,16 @@ describe('npm run mint', () => {
     expect(mixed.stderr).toContain('bad checksum');
   }, 60_000);
 
-  it('says the stack is not running when there is no stack.json, or its chain does not answer', async () => {
+  it('says the stack is not running when there is no stack.json, or its chain does not answer, naming DEV_DIR', async () => {
     const empty = await mkdtemp(path.join(tmpdir(), 'agent-gateway-mint-none-'));
     try {
       const missing = await mint(['--to', newWallet().address], empty);
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain(
-        `the local stack is not running (${path.join(empty, 'stack.json')} not found): start it with npm run dev`,
+        `the local stack is not running: no stack file (${path.join(empty, 'stack.json')}, from DEV_DIR=${empty}).`,
+      );
+      expect(missing.stderr).toContain(
+        'Start it with npm run dev (with the same DEV_DIR), or set DEV_DIR to the directory of the stack that runs',
       );
 
       const deadPort = await freePort();
@@ -127,7 +130,8 @@ describe('npm run mint', () => {
       const stale = await mint(['--to', newWallet().address], empty);
       expect(stale.code).toBe(1);
       expect(stale.stderr).toContain('is not answering');
-      expect(stale.stderr).toContain('is npm run dev still running?');
+      expect(stale.stderr).toContain(`stack file ${path.join(empty, 'stack.json')}, from DEV_DIR=${empty}`);
+      expect(stale.stderr).toContain('is npm run dev (with that DEV_DIR) still running?');
       expect(stale.stderr).not.toMatch(/\n\s+at /);
     } finally {
       await rm(empty, { recursive: true, force: true });

@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { freshAgent, seg, type TestAgent } from '../support/agent';
 import { newWallet, transferFreshAgent } from '../support/chain';
 import { call, type JsonResponse } from '../support/http';
@@ -26,6 +27,7 @@ const target = { host: '127.0.0.1', port: Number(new URL(stack.postgresAdminUrl)
 
 let worker: Awaited<ReturnType<typeof loopbackWorker>>;
 let tools: TestServer;
+let llmServer: StandinLlm;
 const exchanges: Exchange[] = [];
 
 async function admin(db: string, statements: string[]): Promise<void> {
@@ -52,12 +54,14 @@ const onAgent = (agent: TestAgent, method: string, rest: string, init: Parameter
 beforeAll(async () => {
   worker = await loopbackWorker(stack);
   tools = await startPlainServer({ apiKey: API_KEY });
+  llmServer = await startStandinLlm();
   await admin('postgres', [`create role "${user}" login password '${password}'`, `create database "${database}"`]);
   await admin(database, ['create table public.orders (id int primary key)', `grant select on public.orders to "${user}"`]);
 });
 
 afterAll(async () => {
   await tools?.close();
+  await llmServer?.close();
   await worker?.dispose();
   await admin('postgres', [`drop database if exists "${database}" with (force)`, `drop role if exists "${user}"`]);
 });
@@ -171,6 +175,8 @@ describe('the gateway answers as its OpenAPI document says', () => {
 
     // Settings.
     expect((await onAgent(agent, 'GET', '/llm/settings')).status).toBe(404);
+    const reply = (json: unknown) => onAgent(agent, 'POST', `/context/${seg('notes')}/reply`, { json });
+    expect((await reply({ message: 'hello there' })).status).toBe(409);
     const llm = { provider: 'openai', model: 'gpt-4.1-mini', temperature: 0.3, maxTokens: 1000, apiKey: 'sk-contract' };
     expect((await onAgent(agent, 'POST', '/llm/settings', { json: llm })).status).toBe(200);
     expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...llm, temperature: 9 } })).status).toBe(400);
@@ -178,6 +184,13 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(agent, 'GET', '/prompt-template/system')).status).toBe(404);
     expect((await onAgent(agent, 'POST', '/prompt-template/system', { json: { template: 'You are {{name}}.' } })).status).toBe(200);
     expect((await onAgent(agent, 'GET', '/prompt-template/system')).status).toBe(200);
+    // A reply on the stand-in model, on loopback as the dev stack accepts it.
+    const standin = { ...llm, provider: 'openai-compatible', model: 'stand-in', baseUrl: llmServer.baseUrl };
+    expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...standin, baseUrl: 'http://10.0.0.1/v1' } })).status).toBe(400);
+    expect((await onAgent(agent, 'POST', '/llm/settings', { json: standin })).status).toBe(200);
+    expect((await reply({ message: 'hello there', promptTemplateKey: 'system', variables: { name: 'Ada' } })).status).toBe(200);
+    expect((await reply({ promptTemplateKey: 'system' })).status).toBe(400);
+    expect((await reply({ promptTemplateKey: 'absent' })).status).toBe(404);
     expect((await onAgent(agent, 'GET', '/database/settings')).status).toBe(200); // none active: null
     expect((await onAgent(agent, 'POST', '/database/settings/first-step', { json: { ...target, host: 'db.internal' } })).status).toBe(400);
     const first = await onAgent(agent, 'POST', '/database/settings/first-step', { json: target });

@@ -2,8 +2,8 @@
  * README's "Five minutes" walk, run as written: the shell blocks marked `<!-- walk -->` are taken
  * from README.md and run with bash (errexit, nounset, pipefail) against a fresh `npm run dev` on
  * free ports, from the checkout as a newcomer would. Then the gateway itself is asked: the agent
- * holds the hydrated messages and the registered tool server, and the walk printed the tool's
- * result. Editing README so its commands break fails this test.
+ * holds the hydrated messages, the chat's question and answer and the registered tool server, and
+ * the walk printed the tool's result and the agent's answer (the stand-in model calling the tool). Editing README so its commands break fails this test.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -59,7 +59,7 @@ function runBash(
 }
 
 describe("README's five-minute walk", () => {
-  it('finds the marked blocks, and they mint, log in, hydrate, register the example tool server and call it', async () => {
+  it('finds the marked blocks, and they mint, log in, hydrate, register the example tool server, call it, and chat with the agent', async () => {
     const blocks = walkBlocks(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'));
     expect(blocks.length, 'README has the <!-- walk --> blocks').toBeGreaterThanOrEqual(3);
     expect(blocks.join('\n'), 'no placeholders to fill in').not.toMatch(/<[a-z][a-z ]*>|0x\.\.\./i);
@@ -77,7 +77,13 @@ describe("README's five-minute walk", () => {
     // A newcomer's shell: the checkout as working directory, a fresh HOME (no saved logins), and
     // DEV_DIR/TOOL_PORT only because this stack and tool server run on moved ports.
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, TMPDIR: tmpdir(), DEV_DIR: devDir, TOOL_PORT: String(toolPort) };
-    const walk = await runBash(`set -euo pipefail\n${blocks.join('\n')}\n`, env, 150_000);
+    // The tool block runs twice, as a newcomer re-running it would: the second add reuses the connection.
+    // The tool block (the one that starts the tool server) is run again after its server is
+    // stopped, before the last block (the agent's answer, which stops the server at its end).
+    const toolBlock = blocks.findIndex((b) => b.includes('tools add'));
+    expect(toolBlock, 'a block registers the tool server').toBeGreaterThan(0);
+    const script = [...blocks.slice(0, toolBlock + 1), 'kill $TOOL_PID; wait $TOOL_PID || true', ...blocks.slice(toolBlock)];
+    const walk = await runBash(`set -euo pipefail\n${script.join('\n')}\n`, env, 180_000);
     const output = `exit ${walk.code}\n--- stdout ---\n${walk.stdout}\n--- stderr ---\n${walk.stderr}`;
     expect(walk.code, output).toBe(0);
 
@@ -93,8 +99,13 @@ describe("README's five-minute walk", () => {
       ['user', 'I prefer email over phone.'],
       ['assistant', 'Noted: email only.'],
     ]);
-    const toolLine = walk.stdout.split('\n').find((line) => line.startsWith('{"content"'));
-    expect(JSON.parse(toolLine ?? 'null'), output).toMatchObject({ content: [{ type: 'text', text: '3' }] });
+    const toolLines = walk.stdout.split('\n').filter((line) => line.startsWith('{"content"'));
+    expect(toolLines, output).toHaveLength(2);
+    for (const line of toolLines) expect(JSON.parse(line), output).toMatchObject({ content: [{ type: 'text', text: '3' }] });
+    expect(walk.stderr, output).toMatch(/tools add: the agent already has a connection for http:\/\/127\.0\.0\.1:\d+\/mcp: reusing /);
+    // The agent answered in agent-gateway chat, through the stand-in model, using the example tool.
+    expect(walk.stdout, output).toContain('\nstand-in model: word_count answered: 3\n');
+    expect(walk.stderr, output).toMatch(/→ tool word_count \{"text":"one two three"\}\n← word_count \d+ ms ok\n/);
 
     // And the gateway, asked directly, agrees: the minted agent has the messages and the tool server.
     const mintedTo = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -112,9 +123,14 @@ describe("README's five-minute walk", () => {
       { token },
     );
     expect(messages.status, messages.text).toBe(200);
-    expect(messages.body.messages.map((m) => m.message)).toEqual(['I prefer email over phone.', 'Noted: email only.']);
+    expect(messages.body.messages.map((m) => [m.role, m.message])).toEqual([
+      ['user', 'I prefer email over phone.'],
+      ['assistant', 'Noted: email only.'],
+      ['user', 'use tool word_count one two three'],
+      ['assistant', 'stand-in model: word_count answered: 3'],
+    ]);
     const connections = await call<{ connections: { url: string }[] }>(testnet.baseUrl, `${agent}/mcp/connections`, { token });
     expect(connections.status, connections.text).toBe(200);
     expect(connections.body.connections.map((c) => c.url)).toEqual([`http://127.0.0.1:${toolPort}/mcp`]);
-  }, 240_000);
+  }, 270_000);
 });

@@ -5,6 +5,7 @@
  * our own plays the endpoint: `ownerOf` answers the caller as owner, padded to the size asked.
  */
 import { createServer, type Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { RPC_MAX_RESPONSE_BYTES } from '../../src/chain/client';
@@ -21,7 +22,7 @@ let token: string;
 let server: Server;
 let worker: Awaited<ReturnType<typeof startMiniflare>>;
 /** What the next eth_call answer looks like. */
-let mode: { padding: number; chunked: boolean } = { padding: 0, chunked: false };
+let mode: { padding: number; chunked: boolean; gzip?: boolean } = { padding: 0, chunked: false };
 
 beforeAll(async () => {
   owner = newWallet();
@@ -34,7 +35,11 @@ beforeAll(async () => {
       const result = rpc.method === 'eth_call' ? `0x${'0'.repeat(24)}${owner.address.slice(2).toLowerCase()}` : '0x13882';
       // A valid JSON-RPC answer, made as large as asked with an extra member.
       const body = JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result, padding: 'x'.repeat(mode.padding) });
-      if (mode.chunked) {
+      if (mode.gzip) {
+        const zipped = gzipSync(body);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(zipped.length) });
+        res.end(zipped);
+      } else if (mode.chunked) {
         res.writeHead(200, { 'content-type': 'application/json' }); // no content-length: chunked
         for (let i = 0; i < body.length; i += 64 * 1024) res.write(body.slice(i, i + 64 * 1024));
         res.end();
@@ -81,5 +86,21 @@ describe('RPC answers are read up to a bound', () => {
     const res = await getAgent();
     expectError(res, 503, 'dependency_unavailable');
     expect(res.headers.get('retry-after')).toBe('5');
+  });
+});
+
+describe('a compressed RPC answer is bounded by its decoded size (issue 18)', () => {
+  it('a gzip answer of a few KB that decodes past the bound is a failed endpoint: 503', async () => {
+    mode = { padding: 8 * RPC_MAX_RESPONSE_BYTES, chunked: false, gzip: true };
+    expect(gzipSync('x'.repeat(8 * RPC_MAX_RESPONSE_BYTES)).length).toBeLessThan(64 * 1024);
+    const res = await getAgent();
+    expectError(res, 503, 'dependency_unavailable');
+  });
+
+  it('a small gzip answer is read (the owner passes the gate)', async () => {
+    mode = { padding: 100_000, chunked: false, gzip: true };
+    const res = await getAgent();
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.owner).toBe(owner.address);
   });
 });

@@ -25,15 +25,16 @@ export interface RunningDevStack {
  * Starts `npm run dev` with its state in `devDir` (on free ports unless given) and waits for its
  * stack file; a failure to start carries the tail of its output. `stop` is registered in
  * `cleanups` before the wait, so a stack that never gets ready is stopped too. `env` adds
- * variables (switches such as DEV_RPC_LATENCY_MS) to its environment.
+ * variables (switches such as DEV_RPC_LATENCY_MS) to its environment, `args` to its command line.
  */
 export async function startDevStack(
   devDir: string,
   cleanups: (() => Promise<void>)[],
   ports?: DevPorts,
   env: Record<string, string> = {},
+  args: string[] = [],
 ): Promise<RunningDevStack> {
-  const run = spawnDev(devDir, ports ?? (await freeDevPorts()), { env });
+  const run = spawnDev(devDir, ports ?? (await freeDevPorts()), { env, args });
   const known = new Map<number, ProcessRef>();
   const stop = async () => {
     collectStackPids(known, devDir, run.pid);

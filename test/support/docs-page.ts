@@ -55,6 +55,30 @@ export class StubNode {
   getAttribute(name: string) {
     return this.attrs.get(name) ?? null;
   }
+  removeAttribute(name: string) {
+    this.attrs.delete(name);
+  }
+  /** Only `.class` selectors, the first match below this node. */
+  querySelector(selector: string): StubNode | null {
+    const cls = /^\.([\w-]+)$/.exec(selector)?.[1];
+    return cls ? (this.all((n) => (n.attrs.get('class') ?? '').split(' ').includes(cls))[0] ?? null) : null;
+  }
+  insertBefore(node: StubNode, ref: StubNode | null) {
+    const at = ref ? this.children.indexOf(ref) : -1;
+    if (at < 0) this.children.push(node);
+    else this.children.splice(at, 0, node);
+  }
+  classList = {
+    add: (name: string) => this.attrs.set('class', `${this.attrs.get('class') ?? ''} ${name}`.trim()),
+    remove: (name: string) =>
+      this.attrs.set(
+        'class',
+        (this.attrs.get('class') ?? '')
+          .split(' ')
+          .filter((c) => c !== name)
+          .join(' '),
+      ),
+  };
   get id() {
     return this.attrs.get('id') ?? '';
   }
@@ -112,6 +136,8 @@ const PAGE_IDS = [
   'title',
   'version',
   'description',
+  'theme',
+  'creds',
   'token',
   'token-clear',
   'search',
@@ -135,11 +161,32 @@ export function runPage(script: string, specResponse: () => Promise<{ ok: boolea
     body.append(el);
   }
   const storage = new Map<string, string>();
+  const local = new Map<string, string>();
   const calls: FetchCall[] = [];
   const consoleCalls: unknown[] = [];
   const fetch = async (url: string, init: FetchCall['init'] = {}) => {
     calls.push({ url, init });
     if (url === '/openapi.json') return specResponse();
+    if (init.headers?.accept === 'text/event-stream') {
+      // A stream whose events arrive split across chunks (and one chunk holding two events).
+      const chunks = [
+        'event: delta\ndata: {"te',
+        'xt":"Hel"}\n\nevent: delta\ndata: {"text":"lo"}\n\nevent: done\n',
+        'data: {"reply":null}\n\n',
+      ];
+      return {
+        status: 200,
+        statusText: 'OK',
+        headers: new Headers({ 'content-type': 'text/event-stream', 'x-request-id': 'req-456' }),
+        body: new ReadableStream({
+          start(controller) {
+            for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+            controller.close();
+          },
+        }),
+        text: async () => chunks.join(''),
+      };
+    }
     return {
       status: 201,
       statusText: 'Created',
@@ -162,7 +209,10 @@ export function runPage(script: string, specResponse: () => Promise<{ ok: boolea
       body,
       createElement: (tag: string) => new StubNode(tag),
       createTextNode: (data: string) => ({ data }),
+      documentElement: root,
       getElementById: (id: string) => root.all((n) => n.id === id)[0] ?? null,
+      querySelector: () => null,
+      querySelectorAll: () => [],
       addEventListener: (type: string, fn: (e: unknown) => void) => docListeners.addEventListener(type, fn),
     },
     fetch,
@@ -171,8 +221,13 @@ export function runPage(script: string, specResponse: () => Promise<{ ok: boolea
       setItem: (k: string, v: string) => void storage.set(k, v),
       removeItem: (k: string) => void storage.delete(k),
     },
+    localStorage: {
+      getItem: (k: string) => local.get(k) ?? null,
+      setItem: (k: string, v: string) => void local.set(k, v),
+    },
     location: { hash: '', origin: 'http://docs.test' },
     URLSearchParams,
+    TextDecoder,
     setTimeout,
     Event: class {
       constructor(readonly type: string) {}
@@ -189,5 +244,5 @@ export function runPage(script: string, specResponse: () => Promise<{ ok: boolea
     input.value = query;
     input.dispatchEvent({ type: 'input' });
   };
-  return { root, body, storage, calls, consoleCalls, settled, byId, search };
+  return { root, body, storage, local, calls, consoleCalls, settled, byId, search };
 }

@@ -191,7 +191,18 @@ export interface SdkTestServer extends TestServer {
   dropSessions(): Promise<void>;
 }
 
-export async function startSdkServer(options: { stateful: boolean; bearer?: string; json?: boolean }): Promise<SdkTestServer> {
+export interface SdkServerOptions {
+  stateful: boolean;
+  bearer?: string;
+  json?: boolean;
+  /** The McpServer to serve (default: `echo` and `add`). */
+  build?: () => McpServer;
+  /** A DELETE (ending a session) is never answered. */
+  hangOnDelete?: boolean;
+}
+
+export async function startSdkServer(options: SdkServerOptions): Promise<SdkTestServer> {
+  const build = options.build ?? buildSdkServer;
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const enableJsonResponse = options.json ?? false;
 
@@ -200,9 +211,10 @@ export async function startSdkServer(options: { stateful: boolean; bearer?: stri
     if (options.bearer !== undefined && req.headers.authorization !== `Bearer ${options.bearer}`) {
       return sendJson(res, 401, rpcError(null, -32001, 'Unauthorized'), { 'www-authenticate': 'Bearer' });
     }
+    if (req.method === 'DELETE' && options.hangOnDelete) return; // never answered
     if (!options.stateful) {
       if (req.method !== 'POST') return sendJson(res, 405, rpcError(null, -32000, 'Method not allowed.'));
-      const server = buildSdkServer();
+      const server = build();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse });
       res.on('close', () => {
         void transport.close();
@@ -227,7 +239,7 @@ export async function startSdkServer(options: { stateful: boolean; bearer?: stri
         created.onclose = () => {
           if (created.sessionId !== undefined) transports.delete(created.sessionId);
         };
-        await buildSdkServer().connect(created);
+        await build().connect(created);
         transport = created;
       } else {
         return sendJson(res, 400, rpcError(null, -32000, 'Bad Request: No valid session ID provided'));
@@ -244,6 +256,59 @@ export async function startSdkServer(options: { stateful: boolean; bearer?: stri
   const server = await listen(handler, dropSessions);
   return { ...server, sessionCount: () => transports.size, dropSessions };
 }
+
+/**
+ * An SDK server with long-running tools that report progress on the call's SSE reply (to the
+ * `progressToken` in `_meta`): `long` every second for `seconds` (then `done`), `stalls` twice in
+ * the first second then silent for 10 s, `endless` every 300 ms until the call is abandoned (at most
+ * 2 minutes); and `count`, a per-session counter (1, 2, 3... within one session).
+ */
+export function buildProgressServer(): McpServer {
+  const server = buildSdkServer();
+  let calls = 0;
+  const progress = async (extra: ProgressExtra, every: number, times: number) => {
+    const token = extra._meta?.progressToken;
+    for (let i = 1; i <= times && !extra.signal.aborted; i++) {
+      await sleep(every);
+      if (token !== undefined) {
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i } }).catch(() => {});
+      }
+    }
+  };
+  server.registerTool(
+    'long',
+    { description: 'Reports progress every second', inputSchema: { seconds: z.number() } },
+    async ({ seconds }, extra) => {
+      await progress(extra, 1000, seconds);
+      return { content: [{ type: 'text', text: `done after ${seconds} s` }] };
+    },
+  );
+  server.registerTool('stalls', { description: 'Reports progress, then goes silent', inputSchema: {} }, async (_args, extra) => {
+    await progress(extra, 400, 2);
+    await sleep(10_000);
+    return { content: [{ type: 'text', text: 'too late' }] };
+  });
+  server.registerTool('endless', { description: 'Reports progress forever', inputSchema: {} }, async (_args, extra) => {
+    await progress(extra, 300, 400);
+    return { content: [{ type: 'text', text: 'never' }] };
+  });
+  server.registerTool('count', { description: 'Counts the calls in this session', inputSchema: {} }, async () => {
+    calls += 1;
+    return { content: [{ type: 'text', text: String(calls) }] };
+  });
+  return server;
+}
+
+type ProgressExtra = {
+  _meta?: { progressToken?: string | number };
+  signal: AbortSignal;
+  sendNotification: (n: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number };
+  }) => Promise<void>;
+};
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------
 // Misbehaving servers

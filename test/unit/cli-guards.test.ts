@@ -1,7 +1,7 @@
 import { createSiweMessage } from 'viem/siwe';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, normalizeBaseUrl } from '../../src/cli/gateway-url';
-import { retryingFetch } from '../../src/cli/retry';
+import { RETRY, retryingFetch } from '../../src/cli/retry';
 import { signInProblem } from '../../src/cli/sign-in-check';
 import { STATEMENTS } from '../../src/auth/siwe';
 
@@ -98,6 +98,6 @@ describe('retryingFetch', () => {
     await fetch('http://127.0.0.1/agent/a/1/context', { method: 'POST' });
     expect(calls).toBe(1);
     await fetch('http://127.0.0.1/auth/jwt/init', { method: 'POST' });
-    expect(calls).toBe(1 + 6);
+    expect(calls).toBe(1 + RETRY.attempts); // the one policy (src/cli/retry.ts)
   });
 });

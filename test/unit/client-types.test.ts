@@ -53,6 +53,16 @@ const COMPONENT_TYPES = [
   typeName<T.McpLiveTools>('McpLiveTools'),
   typeName<T.McpToolCall>('McpToolCall'),
   typeName<T.McpToolResult>('McpToolResult'),
+  typeName<T.McpToolSummary>('McpToolSummary'),
+  typeName<T.McpToolAnnotations>('McpToolAnnotations'),
+  typeName<T.McpIcon>('McpIcon'),
+  typeName<T.McpContent>('McpContent'),
+  typeName<T.McpTextContent>('McpTextContent'),
+  typeName<T.McpImageContent>('McpImageContent'),
+  typeName<T.McpAudioContent>('McpAudioContent'),
+  typeName<T.McpResourceLink>('McpResourceLink'),
+  typeName<T.McpEmbeddedResource>('McpEmbeddedResource'),
+  typeName<T.McpContentAnnotations>('McpContentAnnotations'),
   typeName<T.ToolServerAuthInput>('ToolServerAuthInput'),
   typeName<T.NewAgentKey>('NewAgentKey'),
   typeName<T.AgentKeyScope>('AgentKeyScope'),
@@ -60,11 +70,25 @@ const COMPONENT_TYPES = [
   typeName<T.AgentKeys>('AgentKeys'),
   typeName<T.AgentKey>('AgentKey'),
   typeName<T.AgentKeyRevoked>('AgentKeyRevoked'),
+  typeName<T.ReplyRequest>('ReplyRequest'),
+  typeName<T.ReplyAnswer>('ReplyAnswer'),
+  typeName<T.ReplyStep>('ReplyStep'),
+  typeName<T.ReplyEvent>('ReplyEvent'),
 ];
 
 /** Client members that are not one operation: state, helpers walking pages, older names. */
 type NotOperations = 'baseUrl' | 'token' | 'setToken' | 'login' | 'agent' | 'health';
-type NotAgentOperations = 'collection' | 'tokenId' | 'path' | 'contextKeys' | 'contextKeyPages' | 'messagePages' | 'messages' | 'summary';
+type NotAgentOperations =
+  | 'collection'
+  | 'tokenId'
+  | 'path'
+  | 'contextKeys'
+  | 'contextKeyPages'
+  | 'messagePages'
+  | 'messages'
+  | 'summary'
+  | 'reply'
+  | 'replyStream';
 
 /** One call of every operation method; the compiler insists every method is listed. */
 const GATEWAY_CALLS: { [K in Exclude<keyof GatewayClient, NotOperations>]: (c: GatewayClient) => Promise<unknown> } = {
@@ -97,6 +121,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   createAgentKey: (a) => a.createAgentKey({ name: 'n', scopes: ['contexts:read'] }),
   listAgentKeys: (a) => a.listAgentKeys(),
   revokeAgentKey: (a) => a.revokeAgentKey('id-1'),
+  replyToContext: (a) => a.replyToContext('notes', { message: 'hi' }),
 };
 
 interface Operation {
@@ -191,6 +216,15 @@ describe('client methods and operationIds', () => {
     await client.getHealth();
     await client.agent(COLLECTION, 7n).summary();
     await client.agent(COLLECTION, 7n).getAgent();
-    expect(seen).toEqual(['GET /health', 'GET /health', `GET /agent/${COLLECTION}/7`, `GET /agent/${COLLECTION}/7`]);
+    await client.agent(COLLECTION, 7n).reply('notes');
+    await client.agent(COLLECTION, 7n).replyStream('notes');
+    expect(seen).toEqual([
+      'GET /health',
+      'GET /health',
+      `GET /agent/${COLLECTION}/7`,
+      `GET /agent/${COLLECTION}/7`,
+      `POST /agent/${COLLECTION}/7/context/notes/reply`,
+      `POST /agent/${COLLECTION}/7/context/notes/reply`,
+    ]);
   });
 });

@@ -46,3 +46,17 @@ describe('DEV_WRANGLER', () => {
     for (const bad of ['no', 'false', '2', ' 0']) expect(() => devSwitches({ DEV_WRANGLER: bad }), bad).toThrow(`DEV_WRANGLER=${bad}:`);
   });
 });
+
+describe('DEV_LLM', () => {
+  it('starts the stand-in model server unless set to 0, and never reaches a worker', () => {
+    expect(devSwitches({}).standinLlm).toBe(true);
+    expect(devSwitches({ DEV_LLM: '' }).standinLlm).toBe(true);
+    expect(devSwitches({ DEV_LLM: '1' }).standinLlm).toBe(true);
+    expect(devSwitches({ DEV_LLM: '0' }).standinLlm).toBe(false);
+    expect(Object.keys(devSwitches({ DEV_LLM: '0' }).bindings)).not.toContain('DEV_LLM');
+  });
+
+  it('refuses anything but 0 or 1, naming it', () => {
+    for (const bad of ['off', 'true', '2', ' 1']) expect(() => devSwitches({ DEV_LLM: bad }), bad).toThrow(`DEV_LLM=${bad}:`);
+  });
+});

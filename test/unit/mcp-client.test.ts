@@ -102,7 +102,13 @@ describe('requests', () => {
       });
     }
     expect(seen[0]!.body).toEqual({ jsonrpc: '2.0', method: 'tools/list', params: {}, id: 1 });
-    expect(seen[1]!.body).toEqual({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } }, id: 2 });
+    // Every tools/call carries a progress token (DESIGN §6).
+    expect(seen[1]!.body).toEqual({
+      jsonrpc: '2.0',
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hi' }, _meta: { progressToken: expect.stringMatching(/^[0-9a-f-]{36}$/) } },
+      id: 2,
+    });
   });
 
   it('sends a bearer token as Authorization and nothing for none', async () => {
@@ -205,6 +211,45 @@ describe('SSE replies', () => {
     const note = `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { d: 'x'.repeat(1000) } })}\n\n`;
     const { fetch } = scripted(() => sse(note.repeat(100), 4096));
     await failure(client(fetch, { type: 'none' }, { maxResponseBytes: 10_000 }).listTools(), 'too_large');
+  });
+});
+
+describe('an endless SSE line (issue 18)', () => {
+  /** A stream of `total` bytes of `x` in chunks of `chunk`, with no line end, made lazily. */
+  function endless(total: number, chunk: number): Response {
+    const piece = new TextEncoder().encode('x'.repeat(chunk));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= total) return controller.close();
+        sent += chunk;
+        controller.enqueue(piece);
+      },
+    });
+    return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+  }
+
+  it('8 MB in 1 KB chunks without a newline, under a 16 MB cap: answered within a second', async () => {
+    const { fetch } = scripted(() => endless(8 * 1024 * 1024, 1024));
+    const started = performance.now();
+    await failure(client(fetch, { type: 'none' }, { maxResponseBytes: 16 * 1024 * 1024, timeoutMs: 30_000 }).listTools(), 'bad_response');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  }, 60_000);
+
+  it('an endless line stops at the byte cap, within a second', async () => {
+    const { fetch } = scripted(() => endless(64 * 1024 * 1024, 1024));
+    const started = performance.now();
+    await failure(client(fetch, { type: 'none' }, { maxResponseBytes: 8 * 1024 * 1024, timeoutMs: 30_000 }).listTools(), 'too_large');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  }, 60_000);
+
+  it('a long data line split over many chunks (and a CR LF split between two) is still parsed', async () => {
+    const { fetch } = scripted((body) => {
+      const text = `data: ${JSON.stringify(result(body.id, { tools: [{ ...TOOL, description: 'd'.repeat(300_000) }] }))}\r\n\r\n`;
+      return sse(text, 1024);
+    });
+    const tools = await client(fetch, { type: 'none' }, { maxResponseBytes: 1024 * 1024 }).listTools();
+    expect(tools[0]?.description).toHaveLength(300_000);
   });
 });
 
@@ -414,9 +459,25 @@ describe('tools/list paging and checkToolServer', () => {
     await failure(client(many.fetch).listTools(), 'too_large');
   });
 
-  it('defaults a missing description to an empty string', async () => {
+  it('leaves a missing description out (optional, as in MCP)', async () => {
     const { fetch } = scripted((b) => json(result(b.id, { tools: [{ name: 'x', inputSchema: { type: 'object' } }] })));
-    expect(await client(fetch).listTools()).toEqual([{ name: 'x', description: '', inputSchema: { type: 'object' } }]);
+    expect(await client(fetch).listTools()).toEqual([{ name: 'x', inputSchema: { type: 'object' } }]);
+  });
+
+  it("keeps every field of MCP's tool shape and drops the rest", async () => {
+    const tool = {
+      name: 'weather',
+      title: 'Weather',
+      description: 'Current weather',
+      inputSchema: { type: 'object' },
+      outputSchema: { type: 'object', properties: { celsius: { type: 'number' } } },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+      execution: { taskSupport: 'optional' },
+      icons: [{ src: 'https://example.com/w.png', mimeType: 'image/png' }],
+      _meta: { 'example.com/owner': 'team' },
+    };
+    const { fetch } = scripted((b) => json(result(b.id, { tools: [{ ...tool, somethingElse: 1 }] })));
+    expect(await client(fetch).listTools()).toEqual([tool]);
   });
 
   it('names the first tool with an invalid schema', async () => {

@@ -226,3 +226,60 @@ describe('schemas that multiply work', () => {
     expect(globalThis.RegExp.name).toBe('RegExp');
   });
 });
+
+describe('const, enum and uniqueItems cannot make one call costly (issue 18)', () => {
+  const big = (bytes: number) => 'k'.repeat(bytes - 2); // JSON adds two quotes
+
+  it('refuses at registration a const or an enum value over 1 KiB, or an enum over 16 KiB; 1 KiB values pass', () => {
+    passes({ type: 'object', properties: { a: { const: big(1024) }, b: { enum: [big(1024), 'x'] } } });
+    fails({ type: 'object', properties: { a: { const: big(1025) } } }, /const of more than 1024 bytes at #\/properties\/a\/const/);
+    fails({ type: 'object', properties: { a: { items: { enum: ['x', big(1025)] } } } }, /enum value of more than 1024 bytes/);
+    fails({ type: 'object', properties: { a: { enum: Array.from({ length: 20 }, (_, i) => `${i}${big(1000)}`) } } }, /enum of more than/);
+    fails({ type: 'object', $defs: { c: { const: { deep: big(2000) } } } }, /\$defs\/c\/const/);
+  });
+
+  it('a 1 KiB const failed by 60000 items: a few short problems, within a second', () => {
+    for (const keyword of ['const', 'enum'] as const) {
+      const value = keyword === 'const' ? big(1024) : [big(1024)];
+      const schema = { type: 'object', properties: { list: { type: 'array', items: { [keyword]: value } } } };
+      expect(checkToolSchema(schema)).toEqual({ ok: true });
+      const started = performance.now();
+      const result = validateArguments(schema, { list: Array.from({ length: 60_000 }, () => 0) });
+      const ms = performance.now() - started;
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.problems.length).toBeGreaterThan(0);
+      expect(result.problems.length).toBeLessThanOrEqual(5);
+      expect(result.problems[0]).toMatch(/^#\/list\/0: Instance does not match/);
+      expect(JSON.stringify(result.problems).length).toBeLessThan(2_000);
+      expect(ms).toBeLessThan(1_000);
+    }
+  });
+
+  it('a failing call lists at most 5 problems of at most 200 characters', () => {
+    const schema = { type: 'object', properties: { list: { type: 'array', items: { const: big(600) } } } };
+    const result = validateArguments(schema, { list: [1, 2, 3, 4, 5, 6, 7, 8] });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toHaveLength(5);
+    for (const problem of result.problems) expect(problem.length).toBeLessThanOrEqual(200);
+  });
+
+  it('uniqueItems is charged its comparison work: 3800 arrays of 31 numbers differing in the last are refused quickly', () => {
+    const schema = { type: 'object', properties: { list: { type: 'array', uniqueItems: true } } };
+    const list = Array.from({ length: 3_800 }, (_, i) => [...Array.from({ length: 30 }, () => 7), i]);
+    const started = performance.now();
+    expect(validateArguments(schema, { list })).toMatchObject({ ok: false, tooCostly: true });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    // Ordinary unique lists still pass, and duplicates are still found.
+    expect(validateArguments(schema, { list: list.slice(0, 200) })).toEqual({ ok: true });
+    expect(
+      validateArguments(schema, {
+        list: [
+          [1, 2],
+          [1, 2],
+        ],
+      }).ok,
+    ).toBe(false);
+  });
+});

@@ -11,7 +11,12 @@ beforeAll(async () => {
 
 function sampleSpec() {
   const app = new OpenAPIHono();
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'agentKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An agent key (agk_...). Made by the owner.',
+  });
   const Context = z
     .object({
       key: z.string().min(1).max(64).openapi({ example: 'greeting' }),
@@ -31,7 +36,7 @@ function sampleSpec() {
       tags: ['Contexts'],
       summary: 'List context keys',
       operationId: 'listContextKeys',
-      security: [{ bearerAuth: [] }],
+      security: [{ bearer: [] }, { agentKey: [] }],
       request: { params, query: z.object({ search: z.string().openapi({ example: 'cust' }) }) },
       responses: {
         200: {
@@ -49,7 +54,7 @@ function sampleSpec() {
       tags: ['Contexts'],
       summary: 'Store a context',
       operationId: 'createContext',
-      security: [{ bearerAuth: [] }, { agentKey: [] }],
+      security: [{ bearer: [] }, { agentKey: [] }],
       'x-agent-key-scope': 'contexts:write',
       request: { params, body: { required: true, content: { 'application/json': { schema: Context } } } },
       responses: { 201: { description: 'Stored', content: { 'application/json': { schema: Context } } } },
@@ -75,6 +80,26 @@ function sampleSpec() {
   doc.components.schemas.Tree = {
     type: 'object',
     properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } },
+  };
+  doc.paths['/reply'] = {
+    post: {
+      summary: 'Reply',
+      operationId: 'reply',
+      security: [{ bearer: [] }],
+      responses: {
+        200: {
+          description: 'The reply',
+          content: {
+            'application/json': { schema: { type: 'object', properties: { reply: { type: 'string' } } } },
+            'text/event-stream': {
+              schema: { type: 'string' },
+              description: 'One `delta` per piece of text, then `done`.',
+              example: 'event: delta\ndata: {"text":"Hi"}\n\nevent: done\ndata: {"reply":"Hi"}\n\n',
+            },
+          },
+        },
+      },
+    },
   };
   doc.paths['/tree'] = {
     get: {
@@ -104,10 +129,17 @@ describe('referencePage: rendering (DOM stub)', () => {
       'GET /health',
       'GET /agent/{agentCollectionAddress}/{agentTokenId}/contexts/keys',
       'POST /agent/{agentCollectionAddress}/{agentTokenId}/contexts',
+      'POST /reply',
       'GET /tree',
     ]);
     const nav = env.root.all((n) => n.attrs.has('data-nav'));
-    expect(nav.map((n) => n.textContent)).toEqual(['GETCheck health', 'GETList context keys', 'POSTStore a context', 'GETGET /tree']);
+    expect(nav.map((n) => n.textContent)).toEqual([
+      'GETCheck health',
+      'GETList context keys',
+      'POSTStore a context',
+      'POSTReply',
+      'GETGET /tree',
+    ]);
     expect(
       env
         .byId('nav')
@@ -115,15 +147,14 @@ describe('referencePage: rendering (DOM stub)', () => {
         .map((n) => n.textContent),
     ).toEqual(['Operations', 'Contexts', 'Other']);
     const keys = section('GET /agent/{agentCollectionAddress}/{agentTokenId}/contexts/keys');
-    expect(keys.getAttribute('data-auth')).toBe('bearer');
+    expect(keys.getAttribute('data-auth')).toBe('bearer agentKey');
     expect(keys.id).toBe('op-listContextKeys');
-    expect(keys.textContent).toContain('requires bearer token');
+    expect(keys.textContent).toContain('requires bearer token or agent key');
     expect(section('GET /health').textContent).not.toContain('requires bearer token');
     // An operation that also takes an agent key says so, with the scope it needs.
     expect(section('POST /agent/{agentCollectionAddress}/{agentTokenId}/contexts').textContent).toContain(
-      'token or agent key (contexts:write)',
+      'requires bearer token or agent key (contexts:write)',
     );
-    expect(keys.textContent).not.toContain('agent key');
     expect(env.byId('title').textContent).toBe('Agent <Gateway>');
     expect(env.byId('description').textContent).toBe('<img src=x onerror=alert(1)>');
     expect(env.byId('version').textContent).toBe('v1.2.3');
@@ -131,7 +162,7 @@ describe('referencePage: rendering (DOM stub)', () => {
     const post = section('POST /agent/{agentCollectionAddress}/{agentTokenId}/contexts').textContent;
     expect(post).toContain('enum: text | json');
     expect(post).toContain('minLength: 1');
-    expect(env.byId('search-count').textContent).toBe('4 operations');
+    expect(env.byId('search-count').textContent).toBe('5 operations');
     expect(env.consoleCalls).toEqual([]);
   });
 
@@ -140,7 +171,7 @@ describe('referencePage: rendering (DOM stub)', () => {
     env.search('store');
     expect(visible('data-operation')).toEqual(['POST /agent/{agentCollectionAddress}/{agentTokenId}/contexts']);
     expect(visible('data-nav')).toEqual(['POST /agent/{agentCollectionAddress}/{agentTokenId}/contexts']);
-    expect(env.byId('search-count').textContent).toBe('1 of 4 operations');
+    expect(env.byId('search-count').textContent).toBe('1 of 5 operations');
     env.search('listcontextkeys');
     expect(visible('data-operation')).toEqual(['GET /agent/{agentCollectionAddress}/{agentTokenId}/contexts/keys']);
     env.search('/tree');
@@ -151,7 +182,7 @@ describe('referencePage: rendering (DOM stub)', () => {
     expect(visible('data-operation')).toEqual([]);
     expect(env.byId('no-match').hidden).toBe(false);
     env.search('');
-    expect(visible('data-operation')).toHaveLength(4);
+    expect(visible('data-operation')).toHaveLength(5);
     expect(env.byId('no-match').hidden).toBe(true);
   });
 
@@ -209,6 +240,62 @@ describe('referencePage: rendering (DOM stub)', () => {
     expect(env.calls.at(-1)!.url).toBe('/health');
     expect(env.calls.at(-1)!.init.headers).not.toHaveProperty('authorization');
     expect(env.consoleCalls).toEqual([]);
+  });
+
+  it('a field for each bearer scheme; Try it sends the chosen one (the agent key here)', async () => {
+    const { env, section } = await ready();
+    const agentKey = env.byId('cred-agentKey');
+    expect(agentKey.tagName).toBe('input');
+    expect(agentKey.getAttribute('type')).toBe('password');
+    expect(agentKey.getAttribute('placeholder')).toBe('An agent key (agk_...).');
+    agentKey.value = 'agk_secret';
+    agentKey.dispatchEvent({ type: 'input' });
+    expect(env.storage.get('agent-gateway.cred.agentKey')).toBe('agk_secret');
+    const keys = section('GET /agent/{agentCollectionAddress}/{agentTokenId}/contexts/keys');
+    const select = keys.all((n) => n.tagName === 'select')[0]!;
+    expect(select.id).toBe('op-listContextKeys-scheme');
+    expect(select.all((n) => n.tagName === 'option').map((n) => n.getAttribute('value'))).toEqual(['bearer', 'agentKey']);
+    select.value = 'agentKey';
+    keys.all((n) => n.tagName === 'button' && n.textContent === 'Send')[0]!.dispatchEvent({ type: 'click' });
+    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 0));
+    expect(env.calls.at(-1)!.init.headers).toMatchObject({ authorization: 'Bearer agk_secret' });
+    expect(keys.textContent).not.toContain('agk_secret');
+    // Try it sits in the side column, beside the request sample, not after the responses.
+    const side = keys.all((n) => n.getAttribute('class') === 'opside')[0]!;
+    expect(side.all((n) => n.attrs.has('data-try'))).toHaveLength(1);
+  });
+
+  it('a text/event-stream response: its example event by event, and Try it shows live events as they arrive', async () => {
+    const { env, section } = await ready();
+    const reply = section('POST /reply');
+    expect(reply.all((n) => n.getAttribute('data-stream') === '200')[0]!.textContent).toContain('text/event-stream');
+    const example = reply.all((n) => n.getAttribute('data-example') === 'stream 200')[0]!;
+    expect(example.all((n) => n.attrs.has('data-event')).map((n) => n.getAttribute('data-event'))).toEqual(['delta', 'done']);
+    expect(example.textContent).toContain('"reply": "Hi"');
+    const accept = reply.all((n) => n.tagName === 'select')[0]!;
+    expect(accept.id).toBe('op-reply-accept');
+    accept.value = 'text/event-stream';
+    reply.all((n) => n.tagName === 'button' && n.textContent === 'Send')[0]!.dispatchEvent({ type: 'click' });
+    for (let i = 0; i < 40; i++) await new Promise((r) => setTimeout(r, 0));
+    expect(env.calls.at(-1)!.init.headers).toMatchObject({ accept: 'text/event-stream' });
+    const live = reply.all((n) => n.attrs.has('data-live-events'))[0]!;
+    expect(live.all((n) => n.attrs.has('data-event')).map((n) => n.getAttribute('data-event'))).toEqual(['delta', 'delta', 'done']);
+    expect(live.textContent).toContain('"text": "Hel"');
+    expect(reply.textContent).toContain('3 events in');
+  });
+
+  it('the theme button cycles auto, dark, light and remembers the choice', async () => {
+    const { env } = await ready();
+    const button = env.byId('theme');
+    expect(button.textContent).toBe('Theme: auto');
+    button.dispatchEvent({ type: 'click' });
+    expect(env.root.getAttribute('data-theme')).toBe('dark');
+    expect(env.local.get('agent-gateway.theme')).toBe('dark');
+    button.dispatchEvent({ type: 'click' });
+    expect(env.root.getAttribute('data-theme')).toBe('light');
+    button.dispatchEvent({ type: 'click' });
+    expect(env.root.getAttribute('data-theme')).toBeNull();
+    expect(button.textContent).toBe('Theme: auto');
   });
 
   it('shows a visible error when the spec cannot be loaded', async () => {

@@ -3,12 +3,14 @@
  * function the page calls must be listed here; `docsMain` is the entry.
  */
 import { appendKids, byId, codeBlock, errorText, h, isObj, md, pathText, show } from './dom';
-import { applySearch, docsMain, failPage, initSearch, sampleBaseUrl } from './main';
+import { bearerSchemes, bindCredential, credentialKey, initCredentials, initTheme, readCredential, schemeLabel } from './credentials';
+import { eventItem, eventList, parseEvents, readEventStream, streamMedia } from './events';
+import { applySearch, docsMain, failPage, initSearch, revealOperation, sampleBaseUrl } from './main';
 import { collectOperations, matchesSearch, tagDescription, tagOrder } from './operations';
 import { lock, methodBadge, paramsTable, renderOperation, responseList, tabs } from './render';
 import { clientSample, curlSample, literal, paramExample, sampleInput, shellQuote } from './samples';
 import { deref, facts, jsonMedia, mediaExample, pointer, refName, sample, schemaTree, typeLabel } from './schema';
-import { initToken, readToken, send, tryPanel } from './try-it';
+import { choice, send, tryPanel } from './try-it';
 
 export const entry: () => Promise<void> = docsMain;
 
@@ -22,7 +24,20 @@ export const functions: readonly ((...args: never[]) => unknown)[] = [
   md,
   pathText,
   show,
+  bearerSchemes,
+  bindCredential,
+  credentialKey,
+  initCredentials,
+  initTheme,
+  readCredential,
+  schemeLabel,
+  eventItem,
+  eventList,
+  parseEvents,
+  readEventStream,
+  streamMedia,
   applySearch,
+  revealOperation,
   docsMain,
   failPage,
   initSearch,
@@ -52,8 +67,7 @@ export const functions: readonly ((...args: never[]) => unknown)[] = [
   sample,
   schemaTree,
   typeLabel,
-  initToken,
-  readToken,
+  choice,
   send,
   tryPanel,
 ];

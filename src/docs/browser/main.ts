@@ -7,7 +7,7 @@
 import { byId, errorText, h, isObj, md, type Obj } from './dom';
 import { collectOperations, matchesSearch, tagDescription, tagOrder, type Operation } from './operations';
 import { methodBadge, renderOperation } from './render';
-import { initToken } from './try-it';
+import { initCredentials, initTheme } from './credentials';
 
 export function failPage(message: string): void {
   byId('status').replaceChildren(h('div', { class: 'error', role: 'alert' }, message));
@@ -21,13 +21,18 @@ export function sampleBaseUrl(spec: Obj): string {
   return /^https?:\/\//.test(url) ? url.replace(/\/+$/, '') : location.origin;
 }
 
-/** Shows the operations matching the query, hides the rest (sidebar, sections, empty groups). */
-export function applySearch(ops: Operation[], query: string): void {
+/**
+ * Shows the operations matching the query, hides the rest (sidebar, sections, empty groups).
+ * Returns the first match's id.
+ */
+export function applySearch(ops: Operation[], query: string): string | undefined {
   let shown = 0;
+  let first: string | undefined;
   const tags = new Map<string, boolean>();
   for (const o of ops) {
     const hit = matchesSearch(o, query);
     if (hit) shown++;
+    if (hit && first === undefined) first = o.id;
     tags.set(o.tag, (tags.get(o.tag) ?? false) || hit);
     const section = document.getElementById(o.id);
     const link = document.getElementById(`nav-${o.id}`);
@@ -42,15 +47,33 @@ export function applySearch(ops: Operation[], query: string): void {
   }
   byId('search-count').textContent = query.trim() === '' ? `${ops.length} operations` : `${shown} of ${ops.length} operations`;
   byId('no-match').hidden = shown > 0;
+  return first;
+}
+
+/** Brings an operation into view, in the page and in the sidebar, and marks its link. */
+export function revealOperation(id: string): void {
+  for (const link of Array.from(document.querySelectorAll('aside a.current'))) link.classList.remove('current');
+  const link = document.querySelector(`#nav-${id} a`);
+  link?.classList.add('current');
+  link?.scrollIntoView({ block: 'nearest' });
+  document.getElementById(id)?.scrollIntoView({ block: 'start' });
 }
 
 export function initSearch(ops: Operation[]): void {
   const input = byId('search') as HTMLInputElement;
-  input.addEventListener('input', () => applySearch(ops, input.value));
+  // Typing scrolls to the first hit (the page may be far below it); Enter goes there again.
+  input.addEventListener('input', () => {
+    const first = applySearch(ops, input.value);
+    if (first !== undefined && input.value.trim() !== '') revealOperation(first);
+  });
   input.addEventListener('keydown', (e: Event) => {
-    if ((e as KeyboardEvent).key === 'Escape') {
+    const key = (e as KeyboardEvent).key;
+    if (key === 'Escape') {
       input.value = '';
       applySearch(ops, '');
+    } else if (key === 'Enter') {
+      const first = applySearch(ops, input.value);
+      if (first !== undefined) revealOperation(first);
     }
   });
   document.addEventListener('keydown', (e: Event) => {
@@ -66,7 +89,7 @@ export function initSearch(ops: Operation[]): void {
 }
 
 export async function docsMain(): Promise<void> {
-  initToken();
+  initTheme();
   const specUrl = document.body.getAttribute('data-spec-url') ?? '/openapi.json';
   let spec: Obj;
   try {
@@ -83,6 +106,7 @@ export async function docsMain(): Promise<void> {
     if (info.title) byId('title').textContent = String(info.title);
     byId('version').textContent = info.version ? `v${String(info.version)}` : '';
     byId('description').replaceChildren(h('span', {}, md(info.description ?? '')));
+    initCredentials(spec);
     const ops = collectOperations(spec);
     const baseUrl = sampleBaseUrl(spec);
     const nav: HTMLElement[] = [];

@@ -15,6 +15,8 @@ export interface Operation {
   summary: string;
   tag: string;
   secured: boolean;
+  /** The security schemes it accepts, any one of them (e.g. `bearer`, `agentKey`). */
+  schemes: string[];
   params: Obj[];
 }
 
@@ -39,9 +41,10 @@ export function collectOperations(spec: Obj): Operation[] {
       used.add(id);
       const security = Array.isArray(op.security) ? op.security : Array.isArray(spec.security) ? spec.security : [];
       const secured = security.some((req) => isObj(req) && Object.keys(req).length > 0);
+      const schemes = Array.from(new Set(security.flatMap((req) => (isObj(req) ? Object.keys(req) : []))));
       const tag = Array.isArray(op.tags) && op.tags.length ? String(op.tags[0]) : 'Other';
       const summary = typeof op.summary === 'string' && op.summary !== '' ? op.summary : `${method.toUpperCase()} ${path}`;
-      ops.push({ path, method, op, id, operationId, summary, tag, secured, params: Array.from(params.values()) });
+      ops.push({ path, method, op, id, operationId, summary, tag, secured, schemes, params: Array.from(params.values()) });
     }
   }
   return ops;

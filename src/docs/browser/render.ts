@@ -4,6 +4,8 @@
  */
 import { codeBlock, h, isObj, md, pathText, type Child, type Obj } from './dom';
 import type { Operation } from './operations';
+import { schemeLabel } from './credentials';
+import { eventList, streamMedia } from './events';
 import { clientSample, curlSample, sampleInput } from './samples';
 import { deref, facts, jsonMedia, mediaExample, schemaTree, typeLabel } from './schema';
 import { tryPanel } from './try-it';
@@ -93,8 +95,11 @@ export function responseList(spec: Obj, entry: Operation): { list: Child[]; exam
   const examples: { name: string; panel: HTMLElement }[] = [];
   for (const [status, raw] of Object.entries(isObj(entry.op.responses) ? entry.op.responses : {})) {
     const r = deref(spec, raw).s;
-    const media = jsonMedia(spec, r.content);
-    const example = mediaExample(spec, media);
+    const content = isObj(r.content) ? r.content : {};
+    const stream = streamMedia(spec, content);
+    const json = Object.keys(content).some((k) => /json/i.test(k)) ? jsonMedia(spec, content) : stream ? null : jsonMedia(spec, content);
+    const example = mediaExample(spec, json);
+    const streamed = stream ? mediaExample(spec, stream) : undefined;
     list.push(
       h(
         'div',
@@ -102,8 +107,19 @@ export function responseList(spec: Obj, entry: Operation): { list: Child[]; exam
         h('span', { class: `status s${status.charAt(0)}` }, status),
         ' ',
         md(r.description ?? ''),
-        media && media.schema !== undefined
-          ? h('details', { class: 'rschema' }, h('summary', {}, 'Schema'), schemaTree(spec, media.schema, null, false, []))
+        json && json.schema !== undefined
+          ? h('details', { class: 'rschema' }, h('summary', {}, 'Schema'), schemaTree(spec, json.schema, null, false, []))
+          : null,
+        stream
+          ? h(
+              'div',
+              { 'data-stream': status },
+              h('span', { class: 'stream' }, 'text/event-stream: streamed events (Server-Sent Events); ask with Accept: text/event-stream'),
+              stream.description ? h('div', { class: 'sdesc' }, md(stream.description)) : null,
+              stream.schema !== undefined && isObj(deref(spec, stream.schema).s.properties)
+                ? h('details', { class: 'rschema' }, h('summary', {}, 'Event schema'), schemaTree(spec, stream.schema, null, false, []))
+                : null,
+            )
           : null,
       ),
     );
@@ -112,6 +128,12 @@ export function responseList(spec: Obj, entry: Operation): { list: Child[]; exam
         name: status,
         panel: codeBlock(`Example response ${status}`, JSON.stringify(example, null, 2), { 'data-example': `response ${status}` }),
       });
+    }
+    if (streamed !== undefined) {
+      const panel = h('div', { 'data-example': `stream ${status}` }, eventList(streamed));
+      if (typeof streamed === 'string')
+        panel.append(codeBlock(`Example stream ${status} (raw)`, streamed, { 'data-example': `raw stream ${status}` }));
+      examples.push({ name: `${status} stream`, panel });
     }
   }
   return { list, examples };
@@ -148,6 +170,7 @@ export function renderOperation(spec: Obj, entry: Operation, baseUrl: string): H
       ],
       `${entry.id}-samples`,
     ),
+    tryPanel(spec, entry),
   ];
   if (reqMedia)
     side.push(
@@ -165,7 +188,7 @@ export function renderOperation(spec: Obj, entry: Operation, baseUrl: string): H
       'aria-labelledby': `${entry.id}-title`,
       'data-operation': `${method.toUpperCase()} ${path}`,
       'data-operation-id': entry.operationId,
-      'data-auth': entry.secured ? 'bearer' : 'none',
+      'data-auth': entry.secured ? entry.schemes.join(' ') : 'none',
     },
     h(
       'div',
@@ -176,23 +199,26 @@ export function renderOperation(spec: Obj, entry: Operation, baseUrl: string): H
         { class: 'oppath' },
         methodBadge(method),
         h('code', { class: 'path' }, pathText(path)),
-        entry.secured ? lock(entry.op) : null,
+        entry.secured ? lock(entry) : null,
         entry.operationId ? h('span', { class: 'opid', title: 'operationId' }, entry.operationId) : null,
       ),
     ),
     h('div', { class: 'opbody' }, h('div', { class: 'opmain' }, main), h('div', { class: 'opside' }, side)),
-    tryPanel(spec, entry),
   );
 }
 
-/** What the operation takes in Authorization: the owner's token, or also an agent key of a scope. */
-export function lock(op: Obj): HTMLElement {
-  const scope = op['x-agent-key-scope'];
-  if (typeof scope !== 'string') return h('span', { class: 'lock', title: 'Send Authorization: Bearer <token>' }, 'requires bearer token');
-  const which = scope === 'any' ? 'any agent key' : `an agent key with ${scope}`;
-  return h(
-    'span',
-    { class: 'lock', title: `Send Authorization: Bearer <token>, or Bearer agk_… (${which})` },
-    `token or agent key (${scope})`,
+/**
+ * What the operation takes in Authorization: any one of its schemes; an agent key says the scope
+ * it needs (`x-agent-key-scope`).
+ */
+export function lock(entry: Pick<Operation, 'op' | 'schemes'>): HTMLElement {
+  const scope = entry.op['x-agent-key-scope'];
+  const names = entry.schemes.map((k) =>
+    k === 'bearer'
+      ? 'bearer token'
+      : k === 'agentKey' && typeof scope === 'string'
+        ? `agent key (${scope === 'any' ? 'any scope' : scope})`
+        : schemeLabel(k).toLowerCase(),
   );
+  return h('span', { class: 'lock', title: 'Send Authorization: Bearer <credential>' }, `requires ${names.join(' or ')}`);
 }

@@ -1,0 +1,153 @@
+/**
+ * One MCP session per connection, kept across requests (DESIGN §6). Workers isolates are
+ * short-lived, so the session lives in the connection's row (`session_id`, `protocol_version`),
+ * which every call reads anyway: a steady session costs no extra query, and a new one (the server
+ * dropped the old) one UPDATE. No DELETE per call; removing the connection ends the session with
+ * the client's short close deadline.
+ */
+import { eq } from 'drizzle-orm';
+import type { Agent } from '../agents/agent';
+import { AppError } from '../errors';
+import type { OutboundOptions } from '../net/outbound-policy';
+import { agentRef } from '../storage/agent-rows';
+import type { Database } from '../storage/db';
+import { mcpConnections } from '../storage/schema';
+import type { KeyRing } from '../vault/crypto';
+import { readSecret } from '../vault/store';
+import {
+  checkToolServer,
+  createMcpClient,
+  DEFAULT_TIMEOUT_MS,
+  McpError,
+  type McpAuth,
+  type McpClient,
+  type McpSession,
+  type Tool,
+} from './client';
+import { credentialRecord, reentryRequired, registeredBy, type Row } from './connection-view';
+import { toolServerError } from './errors';
+import { checkSnapshot } from './tool-rules';
+import { canonicalToolServerUrl } from './url';
+
+export interface McpDeps {
+  db: Database;
+  ring: () => Promise<KeyRing>;
+  /** fetch for tool servers (tests route https hosts to loopback servers). */
+  fetch?: typeof fetch;
+  /** The deployment's default deadline of one operation (`MCP_TIMEOUT_MS`); a connection may set its own. */
+  timeoutMs?: number;
+  /** Absolute limit of one tool call however much progress it sends (`MCP_CALL_CEILING_MS`). */
+  ceilingMs?: number;
+  /** The outbound network policy (DESIGN §8): production's unless the local stack's switch is on. */
+  outbound: OutboundOptions;
+}
+
+/** The connection's own deadline, else the deployment's. */
+export function connectionTimeout(deps: McpDeps, row: Pick<Row, 'timeoutMs'> | { timeoutMs?: number | null }): number {
+  return row.timeoutMs ?? deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+}
+
+/**
+ * What registration and credential re-entry run: tools/list under the shared acceptance rule
+ * (./tool-rules) and the snapshot limits. Returns the tools and the session it opened, to keep.
+ */
+export async function inspectToolServer(
+  deps: McpDeps,
+  url: string,
+  auth: McpAuth,
+  timeoutMs: number,
+): Promise<{ tools: Tool[]; session: McpSession | undefined }> {
+  const client = createMcpClient({ url, auth, fetch: deps.fetch, timeoutMs });
+  const checked = await checkToolServer(client);
+  if (!checked.ok) {
+    await client.close();
+    throw toolServerError(checked.error, 'register');
+  }
+  const snapshot = checkSnapshot(checked.tools);
+  if (!snapshot.ok) {
+    await client.close();
+    throw new AppError('tool_snapshot_too_large', snapshot.problem);
+  }
+  return { tools: checked.tools, session: client.session() };
+}
+
+/**
+ * A client with the connection's credential and kept session, which only the wallet that
+ * registered the connection and entered the credential may use: after the agent changes hands,
+ * 409 `credential_reentry_required` (whatever the auth type) until the new owner enters theirs.
+ */
+export async function connectedClient(deps: McpDeps, agent: Agent, row: Row): Promise<McpClient> {
+  if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
+  // The policy may be stricter now than when the URL was stored (a local-stack URL, a newer rule).
+  const allowed = canonicalToolServerUrl(row.url, deps.outbound);
+  if (!allowed.ok) throw new AppError('invalid_tool_server_url', allowed.message, { details: { reason: allowed.reason } });
+  let auth: McpAuth = { type: 'none' };
+  if (row.authType !== 'none') {
+    const read = row.secretEntry
+      ? await readSecret(
+          deps.db.orm,
+          await deps.ring(),
+          agentRef(agent),
+          { record: credentialRecord(row.id), wallet: agent.owner },
+          row.secretEntry,
+        )
+      : ({ state: 'missing' } as const);
+    if (read.state !== 'open') throw reentryRequired(row.id);
+    auth =
+      row.authType === 'bearer'
+        ? { type: 'bearer', token: read.secret }
+        : { type: 'header', name: row.headerName ?? '', value: read.secret };
+  }
+  return createMcpClient({
+    url: row.url,
+    auth,
+    fetch: deps.fetch,
+    timeoutMs: connectionTimeout(deps, row),
+    ...(deps.ceilingMs === undefined ? {} : { ceilingMs: deps.ceilingMs }),
+    ...(row.protocolVersion === null ? {} : { session: storedSession({ ...row, protocolVersion: row.protocolVersion }) }),
+  });
+}
+
+function storedSession(row: Row & { protocolVersion: string }): McpSession {
+  return row.sessionId === null ? { protocolVersion: row.protocolVersion } : { id: row.sessionId, protocolVersion: row.protocolVersion };
+}
+
+/** Runs `use` with the connection's client and keeps the session it ends with; tool-server failures become our errors. */
+export async function withConnection<T>(deps: McpDeps, agent: Agent, row: Row, use: (client: McpClient) => Promise<T>): Promise<T> {
+  const client = await connectedClient(deps, agent, row);
+  try {
+    return await use(client);
+  } catch (err) {
+    if (err instanceof McpError) throw toolServerError(err, 'use');
+    throw err;
+  } finally {
+    await keepSession(deps, row, client.session());
+  }
+}
+
+/** Stores the session when it changed. Best effort: a lost write only costs the next call a handshake. */
+async function keepSession(deps: McpDeps, row: Row, session: McpSession | undefined): Promise<void> {
+  const sessionId = session?.id ?? null;
+  const protocolVersion = session?.protocolVersion ?? null;
+  if (sessionId === row.sessionId && protocolVersion === row.protocolVersion) return;
+  try {
+    await deps.db.orm.update(mcpConnections).set({ sessionId, protocolVersion }).where(eq(mcpConnections.id, row.id));
+  } catch {
+    // the next call re-initialises
+  }
+}
+
+/**
+ * A client to end the connection's session with, taken before the connection and its credential
+ * are deleted; its `close()` sends the DELETE under the client's short close deadline, never a
+ * second full timeout. Undefined when there is no session, or when the connection is not the
+ * current owner's to use (another wallet's credential is never sent).
+ */
+export async function sessionToEnd(deps: McpDeps, agent: Agent, row: Row): Promise<McpClient | undefined> {
+  if (row.sessionId === null) return undefined;
+  try {
+    return await connectedClient(deps, agent, row);
+  } catch {
+    return undefined; // not ours to use, or refused by the policy in force: the server expires it
+  }
+}

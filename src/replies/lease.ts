@@ -1,0 +1,53 @@
+import { AppError } from '../errors';
+import type { Database } from '../storage/db';
+import { databaseError } from '../storage/db';
+
+/**
+ * One reply at a time per context (DESIGN §11): a lease row in `gateway.reply_leases`, taken
+ * before the message is appended and dropped when the reply ends. A crashed reply's lease runs
+ * out (`ttlMs`, longer than any reply may last) and the next reply takes it over.
+ */
+export interface ReplyLease {
+  release(): Promise<void>;
+}
+
+/** sha256 of the context's identity: the shared schema holds no agent memory (not even its keys). */
+async function contextRef(agentRef: string, contextKey: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${agentRef}:${contextKey}`));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Takes the context's lease, or 409 `reply_in_progress` while another reply holds it. */
+export async function takeReplyLease(db: Database, agentRef: string, contextKey: string, ttlMs: number): Promise<ReplyLease> {
+  const ref = await contextRef(agentRef, contextKey);
+  const leaseId = crypto.randomUUID();
+  let taken: boolean;
+  try {
+    const { rows } = await db.sql.query(
+      `INSERT INTO gateway.reply_leases (context_ref, lease_id, expires_at)
+       VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+       ON CONFLICT (context_ref) DO UPDATE SET lease_id = excluded.lease_id, expires_at = excluded.expires_at
+       WHERE gateway.reply_leases.expires_at < now()
+       RETURNING lease_id`,
+      [ref, leaseId, ttlMs],
+    );
+    taken = rows.length === 1;
+  } catch (err) {
+    throw databaseError(err);
+  }
+  if (!taken) {
+    throw new AppError('reply_in_progress', 'The agent is already replying in this context: wait for that reply to end', {
+      headers: { 'Retry-After': '5' },
+    });
+  }
+  return {
+    async release() {
+      try {
+        await db.sql.query('DELETE FROM gateway.reply_leases WHERE context_ref = $1 AND lease_id = $2', [ref, leaseId]);
+      } catch (err) {
+        // An undeleted lease runs out by itself; the reply's answer stands.
+        console.error(JSON.stringify({ level: 'warn', event: 'reply_lease_release_failed', reason: String((err as Error)?.name) }));
+      }
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
+import { idempotencyFor } from '../contexts/contexts.handlers';
+import { renderError } from '../errors';
+import type { AppBindings } from '../types';
+import { keyRing } from '../vault/store';
+import type { LoopEvents } from './loop';
+import { prepareReply, type ReplyAnswer, type ReplyDeps } from './reply.service';
+import type * as routes from './replies.routes';
+
+function replyDeps(c: Context<AppBindings>): ReplyDeps {
+  const { config, db, ownerCheck } = c.var;
+  const ring = () => keyRing(config);
+  const outbound = { loopbackTargets: config.dev.loopbackTargets };
+  return {
+    store: {
+      sql: db.sql,
+      get pool() {
+        return db.pool;
+      },
+      ownerCheck,
+    },
+    db,
+    ring,
+    mcp: { db, ring, timeoutMs: config.mcpTimeoutMs, outbound },
+    ai: c.env.AI,
+    limits: {
+      maxTokensPerRequest: config.maxTokensPerRequest,
+      maxIterations: config.maxIterations,
+      llmTimeoutMs: config.llmTimeoutMs,
+      mcpTimeoutMs: config.mcpTimeoutMs,
+    },
+  };
+}
+
+const quiet: LoopEvents = { delta: () => undefined, toolCall: () => undefined, toolResult: () => undefined };
+
+/** Events in order over SSE: each write waits for the previous one. */
+function sseEvents(stream: SSEStreamingApi) {
+  let chain: Promise<void> = Promise.resolve();
+  const send = (event: string, data: unknown) => {
+    chain = chain.then(() => stream.writeSSE({ event, data: JSON.stringify(data) }));
+  };
+  const events: LoopEvents = {
+    delta: (text) => send('delta', { text }),
+    toolCall: (e) => send('tool_call', e),
+    toolResult: (e) => send('tool_result', e),
+  };
+  return { events, send, flushed: () => chain };
+}
+
+export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBindings> = async (c) => {
+  const body = c.req.valid('json');
+  const { contextKey } = c.req.valid('param');
+  const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
+  const prepared = await prepareReply(replyDeps(c), c.var.agent, { contextKey, ...body, idempotency });
+  const streaming = (c.req.header('accept') ?? '').includes('text/event-stream');
+  if ('remembered' in prepared) c.header('Idempotent-Replayed', 'true');
+  if (!streaming) {
+    const answer: ReplyAnswer = 'remembered' in prepared ? prepared.remembered : await prepared.prepared.run(quiet);
+    return c.json(answer, 200);
+  }
+  c.header('Cache-Control', 'no-store');
+  return streamSSE(c, async (stream) => {
+    const { events, send, flushed } = sseEvents(stream);
+    try {
+      send('done', 'remembered' in prepared ? prepared.remembered : await prepared.prepared.run(events));
+    } catch (err) {
+      send('error', await renderError(c, err).json());
+    }
+    await flushed();
+  }) as unknown as ReturnType<typeof c.json<ReplyAnswer, 200>>;
+};

@@ -1,0 +1,44 @@
+import { createRoute } from '@hono/zod-openapi';
+import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { ContextParamsSchema, IdempotencyHeadersSchema } from '../contexts/contexts.routes';
+import { errorResponse } from '../errors';
+import { jsonBody } from '../http/openapi';
+import { headerRef } from '../http/openapi-responses';
+import { ReplyAnswerSchema, ReplyEventSchema, ReplyRequestSchema } from './schemas';
+
+export const replyToContext = createRoute({
+  method: 'post',
+  path: `${AGENT_PATH}/context/{contextKey}/reply`,
+  operationId: 'replyToContext',
+  tags: ['Replies'],
+  summary: 'The agent answers: run its model over the context, prompt and tools',
+  description: `Appends \`message\` (if given) and has the agent answer: the prompt template rendered as the system message, then the context's messages oldest first, cut from the oldest so one model request stays within TOKEN__MAX_TOKENS_PER_REQUEST (counted conservatively: ceil(UTF-8 bytes / 3) per text, 8 per message, the tools' schemas, and the settings' maxTokens reserved for the answer; the newest message always goes). Every tool of the agent's connections is offered; each call takes the path of \`…/tools/call\`, and a failing tool is an error result the model reads (with the upstream status), never a failed reply. At most INFERENCE_LOOP__MAX_ITERATIONS model calls (then \`finishReason: max_iterations\`). The reply is stored as one \`assistant\` message.
+
+Checks that need no model (settings, key, template, variables) run before anything is stored. Once the model is called, the message stays whatever follows, and a failed reply stores no assistant message. One reply at a time per context. Send \`Idempotency-Key\`: a retry returns the first answer and never calls the model twice. With \`Accept: text/event-stream\` the answer streams (see ReplyEvent).`,
+  security: agentRoute.security,
+  request: { params: ContextParamsSchema, headers: IdempotencyHeadersSchema, body: jsonBody(ReplyRequestSchema) },
+  responses: {
+    200: {
+      description: 'The answer: JSON, or with `Accept: text/event-stream` a stream of events ending with `done` or `error`',
+      headers: { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') },
+      content: {
+        'application/json': { schema: ReplyAnswerSchema },
+        'text/event-stream': { schema: ReplyEventSchema },
+      },
+    },
+    ...agentRoute.errors,
+    400: errorResponse(
+      '`validation_failed` (body or path out of its rules), `prompt_variable_missing` (a `{{name}}` of the template without a variable; the model is not called), `idempotency_key_reused`',
+    ),
+    404: errorResponse(
+      '`context_not_found`: Context not found; `prompt_template_not_found` (a named template that does not exist); `agent_not_found`',
+    ),
+    409: errorResponse(
+      '`llm_not_configured` (no LLM settings), `credential_reentry_required` (the API key was entered by an earlier owner: never used for you), `llm_provider_unavailable` (a provider replies cannot run on, or workers-ai without the AI binding), `reply_in_progress` (another reply runs on this context)',
+    ),
+    424: errorResponse('`llm_credential_rejected`: the provider refused the API key (401/403; `details.upstreamStatus`)'),
+    502: errorResponse('`llm_unavailable`: the provider could not be reached, failed (5xx) or refused the request'),
+    503: errorResponse('`llm_rate_limited` (the provider rate limits the key; retry after Retry-After), or `dependency_unavailable`'),
+    504: errorResponse('`llm_timeout`: a model call passed LLM_TIMEOUT_MS'),
+  },
+});

@@ -1,0 +1,158 @@
+/**
+ * An agent reply (DESIGN §11): checks what the request names (settings, key, template and its
+ * variables) before anything is stored, takes the context's lease, appends the message (kept
+ * whatever follows), runs the loop over the trimmed memory and the agent's tools, stores the
+ * reply as one `assistant` message, and remembers the answer under the Idempotency-Key.
+ * Uses the public services of contexts, settings and mcp; knows nothing of HTTP.
+ */
+import type { ModelMessage } from 'ai';
+import type { Agent } from '../agents/agent';
+import { appendMessages, type Idempotency, type MessagesDeps, type Role, type StoredMessage } from '../contexts/messages.service';
+import { readRecentMessages } from '../contexts/recent.service';
+import { findRemembered, remember } from '../contexts/remembered.service';
+import { AppError } from '../errors';
+import { agentTools } from '../mcp/agent-tools';
+import type { McpDeps } from '../mcp/connections.service';
+import { llmForUse } from '../settings/llm-use.service';
+import { getPromptTemplate } from '../settings/prompt-templates.service';
+import { agentRef, agentRefText } from '../storage/agent-rows';
+import type { Database } from '../storage/db';
+import type { KeyRing } from '../vault/crypto';
+import { takeReplyLease } from './lease';
+import { runLoop, type FinishReason, type LoopEvents } from './loop';
+import { boundedFetch, languageModel, type CallClock } from './model';
+import { renderTemplate } from './template';
+import { countTokens, MESSAGE_OVERHEAD_TOKENS, trimToBudget } from './tokens';
+import { nameTools, toolSet, type ReplyStep } from './tools';
+
+export interface ReplyDeps {
+  store: MessagesDeps;
+  db: Database;
+  ring: () => Promise<KeyRing>;
+  mcp: McpDeps;
+  /** The deployment's Workers AI binding, if declared. */
+  ai?: Ai;
+  limits: { maxTokensPerRequest: number; maxIterations: number; llmTimeoutMs: number; mcpTimeoutMs: number };
+}
+
+export interface ReplyInput {
+  contextKey: string;
+  message?: string;
+  role: Extract<Role, 'user' | 'system'>;
+  /** Absent: the `default` template, which may not exist. */
+  promptTemplateKey?: string;
+  variables: Record<string, string>;
+  tools: boolean;
+  idempotency?: Idempotency;
+}
+
+export interface ReplyAnswer {
+  reply: StoredMessage | null;
+  steps: ReplyStep[];
+  usage: { inputTokens: number; outputTokens: number };
+  finishReason: FinishReason;
+}
+
+/** A reply ready to run: checked, leased, its message stored. Run it once, then it is released. */
+export interface PreparedReply {
+  run(events: LoopEvents): Promise<ReplyAnswer>;
+  /** Drops the lease without running (the caller gave up). */
+  release(): Promise<void>;
+}
+
+export type Prepared = { remembered: ReplyAnswer } | { prepared: PreparedReply };
+
+const DEFAULT_TEMPLATE = 'default';
+
+async function systemPrompt(db: Database, agent: Agent, input: ReplyInput): Promise<string | null> {
+  const key = input.promptTemplateKey ?? DEFAULT_TEMPLATE;
+  try {
+    const template = await getPromptTemplate(db, agent, key);
+    return renderTemplate(template.template, input.variables);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'prompt_template_not_found' && key === DEFAULT_TEMPLATE) return null;
+    throw err;
+  }
+}
+
+const sub = (idem: Idempotency | undefined, part: string): Idempotency | undefined =>
+  idem && { key: `reply:${idem.key}:${part}`, requestHash: idem.requestHash };
+
+export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyInput): Promise<Prepared> {
+  const answerKey = sub(input.idempotency, 'answer');
+  if (answerKey) {
+    const remembered = await findRemembered<ReplyAnswer>(deps.store, agent, answerKey);
+    if (remembered) return { remembered };
+  }
+  // What the request names is checked before anything is stored (a refused request stores nothing).
+  const [settings, system] = await Promise.all([llmForUse(deps, agent), systemPrompt(deps.db, agent, input)]);
+  const controller = new AbortController();
+  const clock: CallClock = { timedOut: false };
+  const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
+  const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
+  const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
+  const lease = await takeReplyLease(deps.db, agentRefText(agentRef(agent)), input.contextKey, deadlineMs + 30_000);
+  try {
+    if (input.message !== undefined) {
+      await appendMessages(
+        deps.store,
+        agent,
+        input.contextKey,
+        [{ role: input.role, message: input.message }],
+        sub(input.idempotency, 'message'),
+      );
+    }
+  } catch (err) {
+    await lease.release();
+    throw err;
+  }
+  const run = async (events: LoopEvents): Promise<ReplyAnswer> => {
+    const timer = setTimeout(() => controller.abort(), deadlineMs);
+    try {
+      const catalog = input.tools ? nameTools(await agentTools(deps.mcp, agent)) : new Map();
+      const steps: ReplyStep[] = [];
+      const tools = toolSet(catalog, { deps: deps.mcp, agent, steps, events });
+      const fixed =
+        (system !== null ? countTokens(system) + MESSAGE_OVERHEAD_TOKENS : 0) +
+        countTokens(JSON.stringify([...catalog].map(([name, t]) => [name, t.description, t.inputSchema])));
+      const budget = deps.limits.maxTokensPerRequest - settings.maxTokens - fixed;
+      const recent = await readRecentMessages(deps.store, agent, input.contextKey, Math.max(budget, 0) * 3 + 3);
+      const { kept } = trimToBudget(recent, budget);
+      const messages: ModelMessage[] = kept.map((m) => ({ role: m.role, content: m.message }));
+      const result = await runLoop(
+        {
+          model,
+          system,
+          messages,
+          tools,
+          steps,
+          maxIterations,
+          maxOutputTokens: settings.maxTokens,
+          temperature: settings.temperature,
+          signal: controller.signal,
+          clock,
+        },
+        events,
+      );
+      const text = result.text.replaceAll('\u0000', '').toWellFormed();
+      const stored = text.trim()
+        ? (
+            await appendMessages(
+              deps.store,
+              agent,
+              input.contextKey,
+              [{ role: 'assistant', message: text }],
+              sub(input.idempotency, 'reply'),
+            )
+          ).messages[0]
+        : undefined;
+      const answer: ReplyAnswer = { reply: stored ?? null, steps, usage: result.usage, finishReason: result.finishReason };
+      if (answerKey) await remember(deps.store, agent, answerKey, answer);
+      return answer;
+    } finally {
+      clearTimeout(timer);
+      await lease.release();
+    }
+  };
+  return { prepared: { run, release: () => lease.release() } };
+}

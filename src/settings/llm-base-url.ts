@@ -1,0 +1,26 @@
+import { canonicalToolServerUrl } from '../mcp/url';
+import type { OutboundOptions } from '../net/outbound-policy';
+import { AppError } from '../errors';
+
+/** Providers a reply can run on (DESIGN §11); other names save but a reply answers 409. */
+export const LLM_PROVIDERS = ['openai', 'anthropic', 'openai-compatible', 'workers-ai'] as const;
+
+/**
+ * The canonical `baseUrl` of LLM settings, or null. It passes the one outbound policy, with the
+ * rules of a tool-server URL (https, no userinfo, no IP literals or internal names; loopback only
+ * on the local stack); `openai-compatible` needs one; checking it never contacts the provider.
+ */
+export function checkBaseUrl(input: { provider: string; baseUrl?: string | null }, outbound: OutboundOptions): string | null {
+  if (input.baseUrl == null) {
+    if (input.provider === 'openai-compatible') {
+      throw new AppError('invalid_llm_base_url', 'provider openai-compatible needs a baseUrl (e.g. https://api.groq.com/openai/v1)', {
+        details: { reason: 'empty' },
+      });
+    }
+    return null;
+  }
+  const checked = canonicalToolServerUrl(input.baseUrl, outbound);
+  if (!checked.ok) throw new AppError('invalid_llm_base_url', `baseUrl: ${checked.message}`, { details: { reason: checked.reason } });
+  // The SDK appends `/chat/completions` etc.: no trailing slash.
+  return checked.url.replace(/\/+$/, '');
+}

@@ -1,0 +1,116 @@
+/**
+ * Helpers of the reply tests: a worker whose fetches to `https://llm.tools.example` reach the
+ * stand-in model and to `https://<name>.tools.example` the test tool servers (production's
+ * outbound policy stays on), an agent with a context and LLM settings on it, and SSE parsing.
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { StandinLlm } from '../../scripts/lib/standin-llm';
+import { freshAgent, seg, type TestAgent } from './agent';
+import type { JsonResponse } from './http';
+import type { DeploymentInfo, StackInfo } from './stack-info';
+import { workerWithToolServers } from './tool-routing';
+
+export const LLM_BASE_URL = 'https://llm.tools.example/v1';
+
+export async function replyWorker(stack: StackInfo, llm: StandinLlm, tools: Record<string, string>, bindings: Record<string, string> = {}) {
+  const worker = await workerWithToolServers(stack, { llm: llm.origin, ...tools }, { LLM_TIMEOUT_MS: '1500', ...bindings });
+  const deployment: DeploymentInfo = { ...stack.testnet, baseUrl: worker.url };
+  return { ...worker, deployment };
+}
+
+/** A fresh agent with the context `chat` and LLM settings on the stand-in (key `apiKey`). */
+export async function replyAgent(
+  deployment: DeploymentInfo,
+  apiKey: string,
+  settings: Record<string, unknown> = {},
+): Promise<TestAgent & { reply(json: unknown, init?: { headers?: Record<string, string> }): Promise<JsonResponse<any>> }> {
+  const agent = await freshAgent(deployment);
+  const [ctx, llm] = await Promise.all([
+    agent.call('/context', { method: 'POST', json: { key: 'chat' } }),
+    agent.call('/llm/settings', {
+      method: 'POST',
+      json: {
+        provider: 'openai-compatible',
+        model: 'stand-in',
+        temperature: 0,
+        maxTokens: 256,
+        baseUrl: LLM_BASE_URL,
+        apiKey,
+        ...settings,
+      },
+    }),
+  ]);
+  if (ctx.status !== 200 || llm.status !== 200) throw new Error(`setup failed: ${ctx.text} ${llm.text}`);
+  return {
+    ...agent,
+    reply: (json, init = {}) => agent.call(`/context/${seg('chat')}/reply`, { method: 'POST', json, headers: init.headers }),
+  };
+}
+
+/** Server-sent events of a body: name and parsed data, in order. */
+export function parseSse(text: string): { event: string; data: any }[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim())
+    .map((block) => {
+      const lines = block.split('\n');
+      const event =
+        lines
+          .find((l) => l.startsWith('event:'))
+          ?.slice(6)
+          .trim() ?? 'message';
+      const data = lines
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n');
+      return { event, data: JSON.parse(data) };
+    });
+}
+
+export type ToolMode = 'good' | '401' | '424' | '500';
+
+/** A plain JSON-RPC tool server with `echo` (text), whose failure mode a test switches after registration. */
+export async function startSwitchableTools() {
+  const state = { mode: 'good' as ToolMode, calls: 0 };
+  const tools = [
+    {
+      name: 'echo',
+      description: 'Echoes the text back',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+  ];
+  const server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { id?: unknown; method?: string; params?: any };
+      const send = (status: number, value: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(value));
+      };
+      if (body.method === 'tools/list') return send(200, { jsonrpc: '2.0', id: body.id, result: { tools } });
+      if (body.method === 'tools/call') {
+        state.calls++;
+        if (state.mode !== 'good') return send(Number(state.mode), { error: `failing with ${state.mode}` });
+        return send(200, {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: { content: [{ type: 'text', text: `echo: ${body.params?.arguments?.text}` }] },
+        });
+      }
+      return send(200, { jsonrpc: '2.0', id: body.id ?? null, error: { code: -32601, message: 'Method not found' } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    state,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
