@@ -68,9 +68,10 @@ export function createApp() {
   app.route('/', contexts);
   app.route('/', settings);
   app.route('/', mcp);
-  app.route('/', keys);
-  documentKeyAccess(app.openAPIRegistry);
   app.route('/', replies);
+  app.route('/', keys);
+  // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).
+  documentKeyAccess(app.openAPIRegistry);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);
   documentCommonResponses(app.openAPIRegistry);
 
