@@ -4,13 +4,24 @@
  * Serialized into the page like dom.ts.
  */
 import { h, isObj, type Obj } from './dom';
-import { deref } from './schema';
+import { deref, mediaExample, sample } from './schema';
 
 /** The `text/event-stream` media of a response's content, if it has one. */
 export function streamMedia(spec: Obj, content: unknown): Obj | null {
   if (!isObj(content)) return null;
   const key = Object.keys(content).find((k) => /^text\/event-stream/i.test(k));
   return key ? deref(spec, content[key]).s : null;
+}
+
+/**
+ * The example of a stream: the documented one, else one event of each kind its event schema lists
+ * (`oneOf`/`anyOf`, in order), so a stream documented by its event shapes still shows its events.
+ */
+export function streamExample(spec: Obj, media: Obj): unknown {
+  if (media.example !== undefined || isObj(media.examples) || media.schema === undefined) return mediaExample(spec, media);
+  const s = deref(spec, media.schema).s;
+  const variants = Array.isArray(s.oneOf) ? s.oneOf : Array.isArray(s.anyOf) ? s.anyOf : null;
+  return variants ? variants.map((v) => sample(spec, v, [])) : [sample(spec, media.schema, [])];
 }
 
 /** Events of SSE text: `event:` names (default `message`), `data:` lines joined; comments skipped. */

@@ -4,7 +4,7 @@
  */
 import { appendKids, byId, codeBlock, errorText, h, isObj, md, pathText, show } from './dom';
 import { bearerSchemes, bindCredential, credentialKey, initCredentials, initTheme, readCredential, schemeLabel } from './credentials';
-import { eventItem, eventList, parseEvents, readEventStream, streamMedia } from './events';
+import { eventItem, eventList, parseEvents, readEventStream, streamExample, streamMedia } from './events';
 import { applySearch, docsMain, failPage, initSearch, revealOperation, sampleBaseUrl } from './main';
 import { collectOperations, matchesSearch, tagDescription, tagOrder } from './operations';
 import { lock, methodBadge, paramsTable, renderOperation, responseList, tabs } from './render';
@@ -35,6 +35,7 @@ export const functions: readonly ((...args: never[]) => unknown)[] = [
   eventList,
   parseEvents,
   readEventStream,
+  streamExample,
   streamMedia,
   applySearch,
   revealOperation,

@@ -5,7 +5,7 @@
 import { codeBlock, h, isObj, md, pathText, type Child, type Obj } from './dom';
 import type { Operation } from './operations';
 import { schemeLabel } from './credentials';
-import { eventList, streamMedia } from './events';
+import { eventList, streamExample, streamMedia } from './events';
 import { clientSample, curlSample, sampleInput } from './samples';
 import { deref, facts, jsonMedia, mediaExample, schemaTree, typeLabel } from './schema';
 import { tryPanel } from './try-it';
@@ -99,7 +99,7 @@ export function responseList(spec: Obj, entry: Operation): { list: Child[]; exam
     const stream = streamMedia(spec, content);
     const json = Object.keys(content).some((k) => /json/i.test(k)) ? jsonMedia(spec, content) : stream ? null : jsonMedia(spec, content);
     const example = mediaExample(spec, json);
-    const streamed = stream ? mediaExample(spec, stream) : undefined;
+    const streamed = stream ? streamExample(spec, stream) : undefined;
     list.push(
       h(
         'div',
