@@ -2,7 +2,8 @@ import type { Agent } from '../agents/agent';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError } from '../storage/db';
 import { mcpConnections } from '../storage/schema';
-import { registeredBy, type McpDeps } from './connections.service';
+import { registeredBy } from './connection-view';
+import type { McpDeps } from './connections.service';
 import type { Tool } from './types';
 
 /** The tools of one connection, as registered (the snapshot `callTool` checks arguments against). */

@@ -39,7 +39,7 @@ export class ToolFailure extends Error {
 interface Offered {
   connectionId: string;
   toolName: string;
-  description: string;
+  description?: string;
   inputSchema: Record<string, unknown>;
 }
 
