@@ -13,7 +13,7 @@ import { findRemembered, remember } from '../contexts/remembered.service';
 import { AppError } from '../errors';
 import { agentTools } from '../mcp/agent-tools';
 import type { McpDeps } from '../mcp/connections.service';
-import { llmForUse } from '../settings/llm-use.service';
+import { openLlmSettings, readLlmSettings } from '../settings/llm-use.service';
 import { getPromptTemplate } from '../settings/prompt-templates.service';
 import { agentRef, agentRefText } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
@@ -78,14 +78,29 @@ async function systemPrompt(db: Database, agent: Agent, input: ReplyInput): Prom
 const sub = (idem: Idempotency | undefined, part: string): Idempotency | undefined =>
   idem && { key: `reply:${idem.key}:${part}`, requestHash: idem.requestHash };
 
+/** A read's value, or its failure thrown. */
+function readValue<T>(read: PromiseSettledResult<T>): T {
+  if (read.status === 'rejected') throw read.reason;
+  return read.value;
+}
+
 export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyInput): Promise<Prepared> {
   const answerKey = sub(input.idempotency, 'answer');
-  if (answerKey) {
-    const remembered = await findRemembered<ReplyAnswer>(deps.store, agent, answerKey);
-    if (remembered) return { remembered };
-  }
+  // Every read a reply needs runs at once, while the owner check is on its way (DESIGN §2): they
+  // open nothing; the key is opened, the lease taken and the message stored only after it passed.
+  const reads = await Promise.allSettled([
+    answerKey ? findRemembered<ReplyAnswer>(deps.store, agent, answerKey) : undefined,
+    readLlmSettings(deps, agent),
+    systemPrompt(deps.db, agent, input),
+    input.tools ? agentTools(deps.mcp, agent) : [],
+  ] as const);
+  await deps.store.ownerCheck;
+  const remembered = readValue(reads[0]);
+  if (remembered) return { remembered };
   // What the request names is checked before anything is stored (a refused request stores nothing).
-  const [settings, system] = await Promise.all([llmForUse(deps, agent), systemPrompt(deps.db, agent, input)]);
+  const settings = await openLlmSettings(await deps.ring(), agent, readValue(reads[1]));
+  const system = readValue(reads[2]);
+  const connections = readValue(reads[3]);
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
   const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
@@ -109,7 +124,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const run = async (events: LoopEvents): Promise<ReplyAnswer> => {
     const timer = setTimeout(() => controller.abort(), deadlineMs);
     try {
-      const catalog = input.tools ? nameTools(await agentTools(deps.mcp, agent)) : new Map();
+      const catalog = nameTools(connections);
       const steps: ReplyStep[] = [];
       const tools = toolSet(catalog, { deps: deps.mcp, agent, steps, events });
       const fixed =
