@@ -29,7 +29,7 @@ export async function agentTools(deps: Pick<McpDeps, 'db'>, agent: Agent): Promi
   const ref = agentRef(agent);
   let rows: { connection: Row; entry: VaultEntry | null }[];
   try {
-    rows = await deps.db.orm
+    rows = await deps.db.reads
       .select({ connection: mcpConnections, entry: vaultEntries })
       .from(mcpConnections)
       .leftJoin(vaultEntries, and(eq(vaultEntries.id, mcpConnections.secretEntry), ofAgent(vaultEntries, ref)))

@@ -36,7 +36,7 @@ export async function readLlmSettings(deps: Pick<SettingsDeps, 'db'>, agent: Age
   const ref = agentRef(agent);
   let found: StoredLlmSettings | undefined;
   try {
-    [found] = await deps.db.orm
+    [found] = await deps.db.reads
       .select({ settings: llmSettings, entry: vaultEntries })
       .from(llmSettings)
       .leftJoin(vaultEntries, and(eq(vaultEntries.id, llmSettings.apiKeyEntry), ofAgent(vaultEntries, ref)))
