@@ -84,6 +84,16 @@ function readValue<T>(read: PromiseSettledResult<T>): T {
   return read.value;
 }
 
+/**
+ * The context as read before the append, with the appended message: a retried request's message
+ * (already read) is not counted twice. A message appended by someone else between the read and the
+ * append reaches the next reply, as one appended just after it would.
+ */
+function withAppended(read: StoredMessage[], appended: StoredMessage[]): StoredMessage[] {
+  const seen = new Set(read.map((m) => m.id));
+  return [...read, ...appended.filter((m) => !seen.has(m.id))].sort((a, b) => a.id - b.id);
+}
+
 export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyInput): Promise<Prepared> {
   const answerKey = sub(input.idempotency, 'answer');
   // Every read a reply needs runs at once, while the owner check is on its way (DESIGN §2): they
@@ -93,6 +103,8 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     readLlmSettings(deps, agent),
     systemPrompt(deps.db, agent, input),
     input.tools ? agentTools(deps.mcp, agent) : [],
+    // As much as any budget could keep: trimmed below once the settings and tools are known.
+    readRecentMessages(deps.store, agent, input.contextKey, deps.limits.maxTokensPerRequest * 3 + 3),
   ] as const);
   await deps.store.ownerCheck;
   const remembered = readValue(reads[0]);
@@ -107,16 +119,21 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
   const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
   const lease = await takeReplyLease(deps.db, agentRefText(agentRef(agent)), input.contextKey, deadlineMs + 30_000);
+  let history: StoredMessage[];
   try {
-    if (input.message !== undefined) {
-      await appendMessages(
-        deps.store,
-        agent,
-        input.contextKey,
-        [{ role: input.role, message: input.message }],
-        sub(input.idempotency, 'message'),
-      );
-    }
+    const appended =
+      input.message === undefined
+        ? []
+        : (
+            await appendMessages(
+              deps.store,
+              agent,
+              input.contextKey,
+              [{ role: input.role, message: input.message }],
+              sub(input.idempotency, 'message'),
+            )
+          ).messages;
+    history = withAppended(readValue(reads[4]), appended);
   } catch (err) {
     await lease.release();
     throw err;
@@ -131,8 +148,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
         (system !== null ? countTokens(system) + MESSAGE_OVERHEAD_TOKENS : 0) +
         countTokens(JSON.stringify([...catalog].map(([name, t]) => [name, t.description, t.inputSchema])));
       const budget = deps.limits.maxTokensPerRequest - settings.maxTokens - fixed;
-      const recent = await readRecentMessages(deps.store, agent, input.contextKey, Math.max(budget, 0) * 3 + 3);
-      const { kept } = trimToBudget(recent, budget);
+      const { kept } = trimToBudget(history, budget);
       const messages: ModelMessage[] = kept.map((m) => ({ role: m.role, content: m.message }));
       const result = await runLoop(
         {
