@@ -175,16 +175,19 @@ describe('a token that does not exist, and a chain that does not answer', () => 
 });
 
 describe('the reply route, a stranger while the chain is slow', () => {
-  const apiKey = `sk-standin-${crypto.randomUUID()}`;
   let llm: StandinLlm;
   let replies: Awaited<ReturnType<typeof replyWorker>>;
   let who: Awaited<ReturnType<typeof replyAgent>>;
 
   beforeAll(async () => {
-    llm = await startStandinLlm({ apiKey });
+    // A keyless model (a local server): no vault entry stands between a stranger and the model,
+    // only the owner check does.
+    llm = await startStandinLlm();
     replies = await replyWorker(stack, llm, {}, { RPC_URL: proxy.url });
-    who = await replyAgent(replies.deployment, apiKey);
+    who = await replyAgent(replies.deployment, '', { apiKey: undefined });
     expect((await who.call('/prompt-template/default', { method: 'POST', json: { template: 'Secret prompt.' } })).status).toBe(200);
+    // Something in memory, so a reply without a message would go to the model.
+    expect((await who.call('/context/chat/message', { method: 'POST', json: { role: 'user', message: 'owner note' } })).status).toBe(200);
   });
 
   afterAll(async () => {
@@ -197,18 +200,25 @@ describe('the reply route, a stranger while the chain is slow', () => {
     const route = agentPath(who.collection, who.tokenId, '/context/chat/reply');
     const marker = `stranger ${crypto.randomUUID()}`;
     const variants: Record<string, string>[] = [{}, { accept: 'text/event-stream' }, { 'Idempotency-Key': 'stranger-reply' }];
-    for (const headers of variants) {
-      const res = await call(replies.url, route, { method: 'POST', token: stranger, json: { message: marker }, headers });
-      expectError(res, 403, 'not_owner');
-      expect(res.text).not.toContain('Secret prompt');
+    // With a message, and without one (nothing to append: the reply would go straight to the model).
+    for (const json of [{ message: marker }, {}]) {
+      for (const headers of variants) {
+        const res = await call(replies.url, route, { method: 'POST', token: stranger, json, headers });
+        expectError(res, 403, 'not_owner');
+        expect(res.text).not.toContain('Secret prompt');
+      }
     }
     expect(llm.completions()).toHaveLength(0);
     const s = quoted(expectedSchemaName({ deployment: replies.deployment, collection: who.collection, tokenId: who.tokenId }));
-    expect(await sql(stack.databaseUrl, `select message from ${s}.messages`)).toEqual([]);
+    expect(await sql(stack.databaseUrl, `select message from ${s}.messages`)).toEqual([{ message: 'owner note' }]);
     // The owner replies at once afterwards: no lease was taken for the stranger.
     const mine = await who.reply({ message: 'mine' });
     expect(mine.status, mine.text).toBe(200);
     expect(llm.completions()).toHaveLength(1);
-    expect((await sql(stack.databaseUrl, `select role from ${s}.messages order by id`)).map((r) => r.role)).toEqual(['user', 'assistant']);
+    expect((await sql(stack.databaseUrl, `select role from ${s}.messages order by id`)).map((r) => r.role)).toEqual([
+      'user',
+      'user',
+      'assistant',
+    ]);
   });
 });
