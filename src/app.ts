@@ -4,7 +4,7 @@ import { agentGate } from './agents/gate';
 import { auth } from './auth';
 import { contexts, overlapOwnerCheck } from './contexts';
 import { mcp } from './mcp';
-import { replies } from './replies';
+import { replies, replyOverlapsOwnerCheck } from './replies';
 import { settings } from './settings';
 import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
@@ -31,7 +31,7 @@ export function createApp() {
   const app = createRouter();
   let table: RouteTable | undefined;
   const routes = () => (table ??= compileRouteTable(app.routes));
-  const overlapping = compileRouteTable(overlapOwnerCheck);
+  const overlapping = compileRouteTable([...overlapOwnerCheck, ...replyOverlapsOwnerCheck]);
   let keyRules: KeyAccess | undefined;
   const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));
 

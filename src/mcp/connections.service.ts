@@ -6,7 +6,7 @@ import { mcpConnections, vaultEntries } from '../storage/schema';
 import { walletKey } from '../vault/owner';
 import { agentRef, agentRefText, ofAgent, type AgentRef } from '../storage/agent-rows';
 import { deleteSecret, storeSecret } from '../vault/store';
-import type { Tool } from './client';
+import type { McpAuth, Tool } from './client';
 import { checkCallResult, type ToolCallResult } from './call-result';
 import {
   checkAuthInput,
@@ -199,7 +199,20 @@ export async function callTool(
   id: string,
   input: { name: string; arguments: Record<string, unknown> },
 ): Promise<ToolCallResult> {
-  const row = await findConnection(deps, agent, id);
+  return callConnectionTool(deps, agent, await findConnection(deps, agent, id), input);
+}
+
+/**
+ * `callTool` on a connection the caller already read (a reply's tools snapshot), with its
+ * credential when the caller opened it (`connectionAuth`): the same checks, no read per call.
+ */
+export async function callConnectionTool(
+  deps: McpDeps,
+  agent: Agent,
+  row: Row,
+  input: { name: string; arguments: Record<string, unknown> },
+  auth?: McpAuth,
+): Promise<ToolCallResult> {
   if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
   const tool = (row.tools as Tool[]).find((t) => t.name === input.name);
   if (!tool) throw new AppError('tool_not_found', `The connection has no tool named ${input.name}`);
@@ -212,6 +225,6 @@ export async function callTool(
       : `The arguments do not match the input schema of ${tool.name}`;
     throw new AppError('invalid_tool_arguments', message, { details: { problems: valid.problems } });
   }
-  const result = await withConnection(deps, agent, row, (client) => client.callTool(input.name, input.arguments));
+  const result = await withConnection(deps, agent, row, (client) => client.callTool(input.name, input.arguments), auth);
   return checkCallResult(tool, result);
 }

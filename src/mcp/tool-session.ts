@@ -13,7 +13,7 @@ import { agentRef } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
 import { mcpConnections } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
-import { readSecret } from '../vault/store';
+import { openEntry, readSecret, type SecretRead, type VaultEntry } from '../vault/store';
 import {
   checkToolServer,
   createMcpClient,
@@ -72,35 +72,40 @@ export async function inspectToolServer(
 }
 
 /**
- * A client with the connection's credential and kept session, which only the wallet that
- * registered the connection and entered the credential may use: after the agent changes hands,
- * 409 `credential_reentry_required` (whatever the auth type) until the new owner enters theirs.
+ * The connection's credential, opened for the current owner: from `entry` when the caller read it
+ * with the connection (a reply's tools snapshot), else read here. Only the wallet that registered
+ * the connection and entered the credential may use it: after the agent changes hands, 409
+ * `credential_reentry_required` (whatever the auth type) until the new owner enters theirs.
  */
-export async function connectedClient(deps: McpDeps, agent: Agent, row: Row): Promise<McpClient> {
+export async function connectionAuth(deps: McpDeps, agent: Agent, row: Row, entry?: VaultEntry | null): Promise<McpAuth> {
+  if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
+  if (row.authType === 'none') return { type: 'none' };
+  const binding = { record: credentialRecord(row.id), wallet: agent.owner };
+  let read: SecretRead = { state: 'missing' };
+  if (row.secretEntry) {
+    read =
+      entry === undefined
+        ? await readSecret(deps.db.orm, await deps.ring(), agentRef(agent), binding, row.secretEntry)
+        : await openEntry(await deps.ring(), agentRef(agent), binding, entry);
+  }
+  if (read.state !== 'open') throw reentryRequired(row.id);
+  return row.authType === 'bearer'
+    ? { type: 'bearer', token: read.secret }
+    : { type: 'header', name: row.headerName ?? '', value: read.secret };
+}
+
+/**
+ * A client with the connection's credential (`auth`, opened by `connectionAuth`; read here when
+ * absent) and kept session, for the wallet that registered the connection (else 409).
+ */
+export async function connectedClient(deps: McpDeps, agent: Agent, row: Row, auth?: McpAuth): Promise<McpClient> {
   if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
   // The policy may be stricter now than when the URL was stored (a local-stack URL, a newer rule).
   const allowed = canonicalToolServerUrl(row.url, deps.outbound);
   if (!allowed.ok) throw new AppError('invalid_tool_server_url', allowed.message, { details: { reason: allowed.reason } });
-  let auth: McpAuth = { type: 'none' };
-  if (row.authType !== 'none') {
-    const read = row.secretEntry
-      ? await readSecret(
-          deps.db.orm,
-          await deps.ring(),
-          agentRef(agent),
-          { record: credentialRecord(row.id), wallet: agent.owner },
-          row.secretEntry,
-        )
-      : ({ state: 'missing' } as const);
-    if (read.state !== 'open') throw reentryRequired(row.id);
-    auth =
-      row.authType === 'bearer'
-        ? { type: 'bearer', token: read.secret }
-        : { type: 'header', name: row.headerName ?? '', value: read.secret };
-  }
   return createMcpClient({
     url: row.url,
-    auth,
+    auth: auth ?? (await connectionAuth(deps, agent, row)),
     fetch: deps.fetch,
     timeoutMs: connectionTimeout(deps, row),
     ...(deps.ceilingMs === undefined ? {} : { ceilingMs: deps.ceilingMs }),
@@ -112,9 +117,18 @@ function storedSession(row: Row & { protocolVersion: string }): McpSession {
   return row.sessionId === null ? { protocolVersion: row.protocolVersion } : { id: row.sessionId, protocolVersion: row.protocolVersion };
 }
 
-/** Runs `use` with the connection's client and keeps the session it ends with; tool-server failures become our errors. */
-export async function withConnection<T>(deps: McpDeps, agent: Agent, row: Row, use: (client: McpClient) => Promise<T>): Promise<T> {
-  const client = await connectedClient(deps, agent, row);
+/**
+ * Runs `use` with the connection's client (with `auth` when the caller opened it) and keeps the
+ * session it ends with, in the database and in `row`; tool-server failures become our errors.
+ */
+export async function withConnection<T>(
+  deps: McpDeps,
+  agent: Agent,
+  row: Row,
+  use: (client: McpClient) => Promise<T>,
+  auth?: McpAuth,
+): Promise<T> {
+  const client = await connectedClient(deps, agent, row, auth);
   try {
     return await use(client);
   } catch (err) {
@@ -132,6 +146,9 @@ async function keepSession(deps: McpDeps, row: Row, session: McpSession | undefi
   if (sessionId === row.sessionId && protocolVersion === row.protocolVersion) return;
   try {
     await deps.db.orm.update(mcpConnections).set({ sessionId, protocolVersion }).where(eq(mcpConnections.id, row.id));
+    // A caller that reuses the row (a reply's later calls) goes on in the kept session.
+    row.sessionId = sessionId;
+    row.protocolVersion = protocolVersion;
   } catch {
     // the next call re-initialises
   }

@@ -11,9 +11,9 @@ import { appendMessages, type Idempotency, type MessagesDeps, type Role, type St
 import { readRecentMessages } from '../contexts/recent.service';
 import { findRemembered, remember } from '../contexts/remembered.service';
 import { AppError } from '../errors';
-import { agentTools } from '../mcp/agent-tools';
+import { agentTools, usableBy } from '../mcp/agent-tools';
 import type { McpDeps } from '../mcp/connections.service';
-import { llmForUse } from '../settings/llm-use.service';
+import { openLlmSettings, readLlmSettings } from '../settings/llm-use.service';
 import { getPromptTemplate } from '../settings/prompt-templates.service';
 import { agentRef, agentRefText } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
@@ -78,30 +78,62 @@ async function systemPrompt(db: Database, agent: Agent, input: ReplyInput): Prom
 const sub = (idem: Idempotency | undefined, part: string): Idempotency | undefined =>
   idem && { key: `reply:${idem.key}:${part}`, requestHash: idem.requestHash };
 
+/** A read's value, or its failure thrown. */
+function readValue<T>(read: PromiseSettledResult<T>): T {
+  if (read.status === 'rejected') throw read.reason;
+  return read.value;
+}
+
+/**
+ * The context as read before the append, with the appended message: a retried request's message
+ * (already read) is not counted twice. A message appended by someone else between the read and the
+ * append reaches the next reply, as one appended just after it would.
+ */
+function withAppended(read: StoredMessage[], appended: StoredMessage[]): StoredMessage[] {
+  const seen = new Set(read.map((m) => m.id));
+  return [...read, ...appended.filter((m) => !seen.has(m.id))].sort((a, b) => a.id - b.id);
+}
+
 export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyInput): Promise<Prepared> {
   const answerKey = sub(input.idempotency, 'answer');
-  if (answerKey) {
-    const remembered = await findRemembered<ReplyAnswer>(deps.store, agent, answerKey);
-    if (remembered) return { remembered };
-  }
+  // Every read a reply needs runs at once, while the owner check is on its way (DESIGN §2): they
+  // open nothing; the key is opened, the lease taken and the message stored only after it passed.
+  const reads = await Promise.allSettled([
+    answerKey ? findRemembered<ReplyAnswer>(deps.store, agent, answerKey) : undefined,
+    readLlmSettings(deps, agent),
+    systemPrompt(deps.db, agent, input),
+    input.tools ? agentTools(deps.mcp, agent) : [],
+    // As much as any budget could keep: trimmed below once the settings and tools are known.
+    readRecentMessages(deps.store, agent, input.contextKey, deps.limits.maxTokensPerRequest * 3 + 3),
+  ] as const);
+  await deps.store.ownerCheck;
+  const remembered = readValue(reads[0]);
+  if (remembered) return { remembered };
   // What the request names is checked before anything is stored (a refused request stores nothing).
-  const [settings, system] = await Promise.all([llmForUse(deps, agent), systemPrompt(deps.db, agent, input)]);
+  const settings = await openLlmSettings(await deps.ring(), agent, readValue(reads[1]));
+  const system = readValue(reads[2]);
+  const connections = usableBy(readValue(reads[3]), agent.owner);
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
   const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
   const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
   const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
   const lease = await takeReplyLease(deps.db, agentRefText(agentRef(agent)), input.contextKey, deadlineMs + 30_000);
+  let history: StoredMessage[];
   try {
-    if (input.message !== undefined) {
-      await appendMessages(
-        deps.store,
-        agent,
-        input.contextKey,
-        [{ role: input.role, message: input.message }],
-        sub(input.idempotency, 'message'),
-      );
-    }
+    const appended =
+      input.message === undefined
+        ? []
+        : (
+            await appendMessages(
+              deps.store,
+              agent,
+              input.contextKey,
+              [{ role: input.role, message: input.message }],
+              sub(input.idempotency, 'message'),
+            )
+          ).messages;
+    history = withAppended(readValue(reads[4]), appended);
   } catch (err) {
     await lease.release();
     throw err;
@@ -109,15 +141,14 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const run = async (events: LoopEvents): Promise<ReplyAnswer> => {
     const timer = setTimeout(() => controller.abort(), deadlineMs);
     try {
-      const catalog = input.tools ? nameTools(await agentTools(deps.mcp, agent)) : new Map();
+      const catalog = nameTools(connections);
       const steps: ReplyStep[] = [];
       const tools = toolSet(catalog, { deps: deps.mcp, agent, steps, events });
       const fixed =
         (system !== null ? countTokens(system) + MESSAGE_OVERHEAD_TOKENS : 0) +
         countTokens(JSON.stringify([...catalog].map(([name, t]) => [name, t.description, t.inputSchema])));
       const budget = deps.limits.maxTokensPerRequest - settings.maxTokens - fixed;
-      const recent = await readRecentMessages(deps.store, agent, input.contextKey, Math.max(budget, 0) * 3 + 3);
-      const { kept } = trimToBudget(recent, budget);
+      const { kept } = trimToBudget(history, budget);
       const messages: ModelMessage[] = kept.map((m) => ({ role: m.role, content: m.message }));
       const result = await runLoop(
         {

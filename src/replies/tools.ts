@@ -8,8 +8,9 @@ import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
 import type { ConnectionTools } from '../mcp/agent-tools';
-import { callTool, type McpDeps } from '../mcp/connections.service';
-import type { CallResult } from '../mcp/client';
+import { callConnectionTool, type McpDeps } from '../mcp/connections.service';
+import { connectionAuth } from '../mcp/tool-session';
+import type { CallResult, McpAuth } from '../mcp/client';
 
 /** One tool call of a reply, as the answer lists it. */
 export interface ReplyStep {
@@ -37,7 +38,8 @@ export class ToolFailure extends Error {
 }
 
 interface Offered {
-  connectionId: string;
+  /** The connection as the reply read it: its calls reuse the row and its credential's entry. */
+  connection: ConnectionTools;
   toolName: string;
   description?: string;
   inputSchema: Record<string, unknown>;
@@ -55,7 +57,7 @@ export function nameTools(catalog: readonly ConnectionTools[]): Map<string, Offe
       const base = sanitize(t.name);
       let name = (counts.get(base) ?? 0) > 1 ? sanitize(`${c.name ?? `connection${ci + 1}`}_${base}`) : base;
       for (let n = 2; named.has(name); n++) name = sanitize(`${name.slice(0, 60)}_${n}`);
-      named.set(name, { connectionId: c.connectionId, toolName: t.name, description: t.description, inputSchema: t.inputSchema });
+      named.set(name, { connection: c, toolName: t.name, description: t.description, inputSchema: t.inputSchema });
     }
   });
   return named;
@@ -80,19 +82,31 @@ export function toolSet(
   context: { deps: McpDeps; agent: Agent; steps: ReplyStep[]; events: ToolEvents },
 ): ToolSet {
   const set: ToolSet = {};
+  // Each connection's credential is opened once per reply, at its first call (after the owner check).
+  const auths = new Map<string, Promise<McpAuth>>();
+  const authOf = (c: ConnectionTools): Promise<McpAuth> => {
+    let auth = auths.get(c.connectionId);
+    if (!auth) {
+      auth = connectionAuth(context.deps, context.agent, c.row, c.entry);
+      auths.set(c.connectionId, auth);
+    }
+    return auth;
+  };
   for (const [name, t] of offered) {
+    const connectionId = t.connection.connectionId;
     set[name] = tool({
       description: t.description,
       inputSchema: jsonSchema(t.inputSchema),
       execute: async (input: unknown) => {
         const args = (input ?? {}) as Record<string, unknown>;
-        context.events.toolCall({ tool: name, connectionId: t.connectionId, arguments: args });
+        context.events.toolCall({ tool: name, connectionId, arguments: args });
         const started = Date.now();
         let text: string;
         let isError: boolean;
         let status: number | undefined;
         try {
-          const result = await callTool(context.deps, context.agent, t.connectionId, { name: t.toolName, arguments: args });
+          const call = { name: t.toolName, arguments: args };
+          const result = await callConnectionTool(context.deps, context.agent, t.connection.row, call, await authOf(t.connection));
           text = resultText(result);
           isError = result.isError === true;
         } catch (err) {
@@ -106,7 +120,7 @@ export function toolSet(
         }
         const step: ReplyStep = {
           tool: name,
-          connectionId: t.connectionId,
+          connectionId,
           arguments: args,
           isError,
           ...(status !== undefined ? { upstreamStatus: status } : {}),

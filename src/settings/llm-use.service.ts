@@ -1,9 +1,11 @@
+import { and, eq } from 'drizzle-orm';
 import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError } from '../storage/db';
-import { llmSettings } from '../storage/schema';
-import { readSecret } from '../vault/store';
+import { llmSettings, vaultEntries } from '../storage/schema';
+import type { KeyRing } from '../vault/crypto';
+import { openEntry, type VaultEntry } from '../vault/store';
 import type { SettingsDeps } from './llm.service';
 
 /** The settings a reply runs on, with the API key opened for the current owner. */
@@ -17,29 +19,50 @@ export interface LlmForUse {
   apiKey: string | null;
 }
 
+/** The stored settings and their key's vault entry, read but not opened. */
+export interface StoredLlmSettings {
+  settings: typeof llmSettings.$inferSelect;
+  /** The entry of `apiKeyEntry`, null when there is no key or the entry is gone. */
+  entry: VaultEntry | null;
+}
+
 const LLM_OWNER = 'llm_settings';
 
 /**
- * The agent's LLM settings for a reply: 409 `llm_not_configured` when there are none; 409
- * `credential_reentry_required` when the stored key was entered by an earlier owner (DESIGN §8:
- * never decrypted, never used for the new owner).
+ * The agent's LLM settings with their key's entry, in one statement; opens nothing, so it may run
+ * while the owner check is on its way. 409 `llm_not_configured` when there are none.
  */
-export async function llmForUse(deps: Pick<SettingsDeps, 'db' | 'ring'>, agent: Agent): Promise<LlmForUse> {
+export async function readLlmSettings(deps: Pick<SettingsDeps, 'db'>, agent: Agent): Promise<StoredLlmSettings> {
   const ref = agentRef(agent);
-  let row: typeof llmSettings.$inferSelect | undefined;
+  let found: StoredLlmSettings | undefined;
   try {
-    [row] = await deps.db.orm.select().from(llmSettings).where(ofAgent(llmSettings, ref)).limit(1);
+    [found] = await deps.db.reads
+      .select({ settings: llmSettings, entry: vaultEntries })
+      .from(llmSettings)
+      .leftJoin(vaultEntries, and(eq(vaultEntries.id, llmSettings.apiKeyEntry), ofAgent(vaultEntries, ref)))
+      .where(ofAgent(llmSettings, ref))
+      .limit(1);
   } catch (err) {
     throw databaseError(err);
   }
-  if (!row) {
+  if (!found) {
     throw new AppError('llm_not_configured', 'The agent has no LLM settings: POST …/llm/settings first');
   }
+  return found;
+}
+
+/**
+ * The settings for a reply, the key opened for the current owner (call only after the owner check
+ * passed): 409 `credential_reentry_required` when the stored key was entered by an earlier owner
+ * (DESIGN §8: never decrypted, never used for the new owner).
+ */
+export async function openLlmSettings(ring: KeyRing, agent: Agent, stored: StoredLlmSettings): Promise<LlmForUse> {
+  const row = stored.settings;
   let apiKey: string | null = null;
   if (row.apiKeyEntry !== null) {
-    let read: Awaited<ReturnType<typeof readSecret>>;
+    let read: Awaited<ReturnType<typeof openEntry>>;
     try {
-      read = await readSecret(deps.db.orm, await deps.ring(), ref, { record: LLM_OWNER, wallet: agent.owner }, row.apiKeyEntry);
+      read = await openEntry(ring, agentRef(agent), { record: LLM_OWNER, wallet: agent.owner }, stored.entry);
     } catch (err) {
       throw databaseError(err);
     }

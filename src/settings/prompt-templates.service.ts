@@ -20,7 +20,7 @@ export async function getPromptTemplate(db: Database, agent: Agent, key: string)
   const ref = agentRef(agent);
   let row: typeof promptTemplates.$inferSelect | undefined;
   try {
-    [row] = await db.orm
+    [row] = await db.reads
       .select()
       .from(promptTemplates)
       .where(and(ofAgent(promptTemplates, ref), eq(promptTemplates.key, key)))

@@ -1,4 +1,5 @@
 import { Pool, neon, neonConfig } from '@neondatabase/serverless';
+import { drizzle as drizzleOverHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-http';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { Config } from '../config';
 import { AppError } from '../errors';
@@ -18,6 +19,11 @@ export interface Database {
    */
   readonly sql: SqlClient;
   readonly orm: NeonDatabase<typeof schema>;
+  /**
+   * The same query builder over `sql`'s path (one HTTP request per statement): for reads on a hot
+   * path that should not wait for the pool's connection set-up (an agent reply's reads).
+   */
+  readonly reads: NeonHttpDatabase<typeof schema>;
   end(): Promise<void>;
 }
 
@@ -38,6 +44,17 @@ function configureDriver(wsProxy: string | undefined): void {
 }
 
 const httpClients = new WeakMap<Config, SqlClient>();
+const httpOrms = new WeakMap<Config, NeonHttpDatabase<typeof schema>>();
+
+/** The query builder over HTTP: stateless like `httpClient`, so built once per isolate. */
+function httpOrm(config: Config): NeonHttpDatabase<typeof schema> {
+  let orm = httpOrms.get(config);
+  if (!orm) {
+    orm = drizzleOverHttp(neon(config.databaseUrl), { schema });
+    httpOrms.set(config, orm);
+  }
+  return orm;
+}
 
 /** One-shot statements over HTTP: stateless (each is its own fetch), so built once per isolate. */
 function httpClient(config: Config): SqlClient {
@@ -76,6 +93,9 @@ export function openDatabase(config: Config): Database {
     get orm() {
       orm ??= drizzle(getPool(), { schema });
       return orm;
+    },
+    get reads() {
+      return httpOrm(config);
     },
     async end() {
       const open = pool;

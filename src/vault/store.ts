@@ -67,7 +67,23 @@ export async function readSecret(orm: Orm, ring: KeyRing, agent: AgentRef, bindi
     .from(vaultEntries)
     .where(and(eq(vaultEntries.id, id), ofAgent(vaultEntries, agent)))
     .limit(1);
-  const row = rows[0];
+  return openEntry(ring, agent, binding, rows[0]);
+}
+
+/** A stored entry as read from `gateway.vault_entries`. */
+export type VaultEntry = typeof vaultEntries.$inferSelect;
+
+/**
+ * Opens an entry the caller read itself (joined to the row that uses it, with the agent in the
+ * join), under the same rule as `readSecret`: only for the wallet that entered it. Call it only
+ * after the owner check passed.
+ */
+export async function openEntry(
+  ring: KeyRing,
+  agent: AgentRef,
+  binding: SecretBinding,
+  row: VaultEntry | null | undefined,
+): Promise<SecretRead> {
   if (!row) return { state: 'missing' };
   if (row.ownerWallet === null || row.ownerWallet !== walletKey(binding.wallet)) return { state: 'other_owner' };
   const ctx: SecretContext = { entryId: row.id, agent: agentRefText(agent), owner: binding.record, ownerWallet: row.ownerWallet };

@@ -1,16 +1,19 @@
 /**
- * The contexts routes start their storage reads while the on-chain owner check is still running
- * (DESIGN §2). Against a worker whose chain answers 400 ms late, this checks what a caller who is
- * not the owner (or names a token that does not exist, or meets a dead RPC) can make them do: every
- * answer is the gate's error, never data, and nothing is committed, not even a schema.
+ * The contexts routes and the reply start their storage reads while the on-chain owner check is
+ * still running (DESIGN §2). Against a worker whose chain answers 400 ms late, this checks what a
+ * caller who is not the owner (or names a token that does not exist, or meets a dead RPC) can make
+ * them do: every answer is the gate's error, never data, nothing is committed, not even a schema,
+ * and the agent's model hears nothing.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startRpcProxy, type RpcProxy } from '../../scripts/lib/rpc-proxy';
+import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { freshTokenId, mintFreshAgent, newWallet, type TestAccount } from '../support/chain';
 import { call, deployment, expectError, type JsonResponse } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg, expectedSchemaName, quoted, schemaCount, sql, storageRows } from '../support/pg';
+import { replyAgent, replyWorker } from '../support/replies';
 import { workerBindingsFor } from '../support/worker';
 
 const stack = inject('stack');
@@ -168,5 +171,54 @@ describe('a token that does not exist, and a chain that does not answer', () => 
     const res = await send(ownerToken, 'GET', path(tokenId, '/context/notes/messages'));
     expect(res.status).toBe(200);
     expect(res.text).toContain('mine');
+  });
+});
+
+describe('the reply route, a stranger while the chain is slow', () => {
+  let llm: StandinLlm;
+  let replies: Awaited<ReturnType<typeof replyWorker>>;
+  let who: Awaited<ReturnType<typeof replyAgent>>;
+
+  beforeAll(async () => {
+    // A keyless model (a local server): no vault entry stands between a stranger and the model,
+    // only the owner check does.
+    llm = await startStandinLlm();
+    replies = await replyWorker(stack, llm, {}, { RPC_URL: proxy.url });
+    who = await replyAgent(replies.deployment, '', { apiKey: undefined });
+    expect((await who.call('/prompt-template/default', { method: 'POST', json: { template: 'Secret prompt.' } })).status).toBe(200);
+    // Something in memory, so a reply without a message would go to the model.
+    expect((await who.call('/context/chat/message', { method: 'POST', json: { role: 'user', message: 'owner note' } })).status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await replies?.dispose();
+    await llm?.close();
+  });
+
+  it('gets the gate error only: the model hears nothing, nothing is stored, no lease is left', async () => {
+    const stranger = await login(replies.deployment, newWallet());
+    const route = agentPath(who.collection, who.tokenId, '/context/chat/reply');
+    const marker = `stranger ${crypto.randomUUID()}`;
+    const variants: Record<string, string>[] = [{}, { accept: 'text/event-stream' }, { 'Idempotency-Key': 'stranger-reply' }];
+    // With a message, and without one (nothing to append: the reply would go straight to the model).
+    for (const json of [{ message: marker }, {}]) {
+      for (const headers of variants) {
+        const res = await call(replies.url, route, { method: 'POST', token: stranger, json, headers });
+        expectError(res, 403, 'not_owner');
+        expect(res.text).not.toContain('Secret prompt');
+      }
+    }
+    expect(llm.completions()).toHaveLength(0);
+    const s = quoted(expectedSchemaName({ deployment: replies.deployment, collection: who.collection, tokenId: who.tokenId }));
+    expect(await sql(stack.databaseUrl, `select message from ${s}.messages`)).toEqual([{ message: 'owner note' }]);
+    // The owner replies at once afterwards: no lease was taken for the stranger.
+    const mine = await who.reply({ message: 'mine' });
+    expect(mine.status, mine.text).toBe(200);
+    expect(llm.completions()).toHaveLength(1);
+    expect((await sql(stack.databaseUrl, `select role from ${s}.messages order by id`)).map((r) => r.role)).toEqual([
+      'user',
+      'user',
+      'assistant',
+    ]);
   });
 });

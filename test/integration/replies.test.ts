@@ -102,6 +102,20 @@ describe('a reply', () => {
     expectError(await who.reply({ message: `${marker} changed` }, { headers }), 400, 'idempotency_key_reused');
   });
 
+  it('a retry after a failed reply stores the message once, and the model reads it once', async () => {
+    const who = await agent();
+    let calls = 0;
+    const marker = scripted(() => (++calls === 1 ? { status: 500 } : { text: 'stand-in model: second time lucky' }));
+    const headers = { 'idempotency-key': crypto.randomUUID() };
+    expectError(await who.reply({ message: marker }, { headers }), 502, 'llm_unavailable');
+    const retry = await who.reply({ message: marker }, { headers });
+    expect(retry.status, retry.text).toBe(200);
+    const seen = requestsWith(marker);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]?.body.messages?.filter((m) => JSON.stringify(m).includes(marker))).toHaveLength(1);
+    expect((await messagesOf(who)).map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
   it('answers 404 context_not_found for a missing context, and the model hears nothing', async () => {
     const who = await agent();
     const before = llm.completions().length;

@@ -192,10 +192,11 @@ async function main(): Promise<number> {
 Chat Completions stream read with the client's SSE parser; for the tool reply, tools/list
 (median ${ms(m(t.dList).median)}), the model, tools/call on the example tool server (the "direct" of
 the round-trip rows) and the model again. The gateway's side is \`agent.replyStream\`: the gate
-(JWT, owner on the chain), the message appended, settings and the vaulted key read, the
-template, the context read and trimmed, the tools listed, the model called through the AI SDK,
-the reply stored, then \`done\`. The stand-in writes its whole answer at once (no delay between
-words), so a first delta is nearly the whole reply on both sides. For scale, one
+(JWT, owner on the chain) while the reply's reads run at once (settings with the key's entry,
+template, tools snapshot, the context's newest messages), then the key opened, the lease taken,
+the message appended, the model called through the AI SDK, the reply stored, then \`done\`.
+The stand-in writes its whole answer at once (no delay between words), so a first delta is
+nearly the whole reply on both sides. For scale, one
 \`appendMessage\` through the gateway (the gate and one stored message, no model) took
 ${ms(m(appendMs).median)} (median) in the same rounds.
 
