@@ -29,22 +29,29 @@ export interface CleanupReport {
   agents: number;
   /** Idempotency records deleted by this run. */
   idempotencyRecords: number;
+  /** Expired reply leases (of replies that crashed) deleted by this run. */
+  replyLeases: number;
   /** The last schema visited, where the next run goes on; empty when the walk went round. */
   cursor: string;
 }
+
+/** Expired reply leases one run deletes at most (bounds the work of one run). */
+export const REPLY_LEASES_PER_RUN = 1_000;
 
 /** KV key of the walk's position (per deployment: each cleans its own chain's agents). */
 export const cleanupCursorKey = (chainId: number) => `cleanup:idempotency-cursor:${chainId}`;
 
 /**
- * The scheduled clean-up (DESIGN §8): drops consumed nonces older than any nonce can live, and
- * idempotency records older than IDEMPOTENCY_RETENTION_HOURS from the next `agentsPerRun` agent
- * schemas of this chain, in schema-name order from where the previous run stopped. A run costs at
- * most agentsPerRun / 50 + 2 statements; the walk wraps round when it reaches the last schema.
+ * The scheduled clean-up (DESIGN §8): drops consumed nonces older than any nonce can live, reply
+ * leases that ran out (a crashed reply's; at most REPLY_LEASES_PER_RUN), and idempotency records
+ * older than IDEMPOTENCY_RETENTION_HOURS from the next `agentsPerRun` agent schemas of this chain,
+ * in schema-name order from where the previous run stopped. A run costs at most agentsPerRun / 50
+ * + 3 statements; the walk wraps round when it reaches the last schema.
  */
 export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: number } = {}): Promise<CleanupReport> {
   const agentsPerRun = options.agentsPerRun ?? AGENTS_PER_RUN;
   await pruneConsumedNonces(deps.db, CONSUMED_NONCE_RETENTION_SECONDS);
+  const replyLeases = await pruneReplyLeases(deps.db.sql);
   const after = (await deps.kv.get(cleanupCursorKey(deps.chainId))) ?? '';
   const { rows } = await deps.db.sql.query<{ schema_name: string }>(
     `select schema_name from "gateway"."agent_storage" where chain_id = $1 and schema_name > $2
@@ -59,7 +66,23 @@ export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: nu
   const cursor = rows.length < agentsPerRun ? '' : (rows[rows.length - 1]?.schema_name ?? '');
   if (cursor) await deps.kv.put(cleanupCursorKey(deps.chainId), cursor);
   else if (after) await deps.kv.delete(cleanupCursorKey(deps.chainId));
-  return { agents: schemas.length, idempotencyRecords: deleted, cursor };
+  return { agents: schemas.length, idempotencyRecords: deleted, replyLeases, cursor };
+}
+
+/**
+ * Deletes reply leases that ran out (`gateway.reply_leases` is shared by both deployments; a lease
+ * past its `expires_at` holds nothing: the next reply would take it over anyway).
+ */
+async function pruneReplyLeases(sql: SqlClient): Promise<number> {
+  const { rows } = await sql.query<{ deleted: string | number }>(
+    `WITH gone AS (
+       DELETE FROM gateway.reply_leases WHERE context_ref IN (
+         SELECT context_ref FROM gateway.reply_leases WHERE expires_at < now() LIMIT $1
+       ) AND expires_at < now() RETURNING 1)
+     SELECT count(*) AS deleted FROM gone`,
+    [REPLY_LEASES_PER_RUN],
+  );
+  return Number(rows[0]?.deleted ?? 0);
 }
 
 /** Deletes old idempotency records of several agent schemas in one statement; returns how many. */

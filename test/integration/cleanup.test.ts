@@ -30,7 +30,7 @@ async function nonceKeys(keys: string[]): Promise<string[]> {
 }
 
 describe('the scheduled clean-up', () => {
-  it('deletes consumed nonces older than 2 h and idempotency records older than 48 h, and keeps fresher ones', async () => {
+  it('deletes consumed nonces older than 2 h, idempotency records older than 48 h and reply leases that ran out, and keeps fresher ones', async () => {
     expect(cron).toBeTruthy();
     // An agent with storage and one fresh idempotency record, made through the API.
     const agent = await freshAgent(testnet);
@@ -63,6 +63,14 @@ describe('the scheduled clean-up', () => {
       [oldNonce, freshNonce],
     );
     expect(await idempotencyKeys(schema)).toEqual(['aging-key', 'fresh-key', 'old-key']);
+    // A crashed reply's lease (ran out a minute ago) and a live one.
+    const [expiredLease, liveLease] = [`${tag.replaceAll('-', '')}${'0'.repeat(32)}`, `${tag.replaceAll('-', '')}${'1'.repeat(32)}`];
+    await sql(
+      stack.databaseUrl,
+      `insert into gateway.reply_leases (context_ref, lease_id, expires_at)
+       values ($1, gen_random_uuid(), now() - interval '1 minute'), ($2, gen_random_uuid(), now() + interval '10 minutes')`,
+      [expiredLease, liveLease],
+    );
 
     const worker = await startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', bindings: workerBindingsFor(stack) });
     try {
@@ -80,6 +88,12 @@ describe('the scheduled clean-up', () => {
 
       expect(await idempotencyKeys(schema)).toEqual(['aging-key', 'fresh-key']);
       expect(await nonceKeys([oldNonce, freshNonce])).toEqual([freshNonce]);
+      const leases = await sql<{ context_ref: string }>(
+        stack.databaseUrl,
+        'select context_ref from gateway.reply_leases where context_ref = any($1)',
+        [[expiredLease, liveLease]],
+      );
+      expect(leases.map((r) => r.context_ref)).toEqual([liveLease]);
 
       // The record kept still answers a retry as a replay.
       const retry = await agent.call(`/context/${seg('notes')}/messages`, {
