@@ -149,6 +149,29 @@ describe('agent-gateway chat', () => {
     });
   }
 
+  it('a chat bridge with a reply key and no wallet: AGENT_GATEWAY_API_KEY, no login; the key is never printed', async () => {
+    const { who, client } = await chatAgent();
+    const created = await who.call('/keys', { method: 'POST', json: { name: 'bridge', scopes: ['reply'] } });
+    expect(created.status, created.text).toBe(200);
+    const key = created.body.key as string;
+    const env = cliEnv({
+      HOME: dir,
+      AGENT_GATEWAY_URL: normalizeBaseUrl(worker.url),
+      AGENT_GATEWAY_TOKEN_FILE: path.join(dir, `no-login-${who.tokenId}.json`),
+      AGENT_COLLECTION: who.collection,
+      AGENT_TOKEN_ID: who.tokenId.toString(),
+      AGENT_GATEWAY_API_KEY: key,
+    });
+    const run = await runCli(['chat', '--key', 'chat', '--message', 'use tool echo from a bridge'], env);
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout).toBe('stand-in model: echo answered: echo: from a bridge\n');
+    expect(run.output).not.toContain(key);
+    expect(await storedMessages(client)).toEqual([
+      ['user', 'use tool echo from a bridge'],
+      ['assistant', 'stand-in model: echo answered: echo: from a bridge'],
+    ]);
+  }, 60_000);
+
   it('--message prints the reply on stdout and the tool call and its result on stderr as they happen', async () => {
     const { who, client } = await chatAgent();
     const env = await cliFor(who);
