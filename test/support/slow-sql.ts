@@ -21,9 +21,13 @@ export interface SlowSql {
  * A loopback proxy in front of the harness' database bridge (`bridge` is its `DB_WS_PROXY`):
  * WebSocket tunnels (the pool) pass through untouched; each `POST /sql` answer is fetched from
  * the bridge whole and then sent to the worker `chunkBytes` every `everyMs`, as a large answer
- * arrives over a real network, counting what was sent and stopping when the worker hangs up.
+ * arrives over a real network, counting what was sent and stopping when the worker hangs up. A
+ * statement `holdMs` picks is run that much later (to keep a request's `waitUntil` work pending).
  */
-export async function startSlowSql(bridge: string, options: { chunkBytes: number; everyMs: number }): Promise<SlowSql> {
+export async function startSlowSql(
+  bridge: string,
+  options: { chunkBytes: number; everyMs: number; /** Ms to hold a statement before it runs (0: none). */ holdMs?: (query: string) => number },
+): Promise<SlowSql> {
   const exchanges: SqlExchange[] = [];
   const [bridgeHost, bridgePort] = bridge.split(':') as [string, string];
   const server = http.createServer((req, res) => {
@@ -32,7 +36,9 @@ export async function startSlowSql(bridge: string, options: { chunkBytes: number
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name.startsWith('neon-') || name === 'content-type'));
-      void fetch(`http://${bridge}${req.url ?? '/sql'}`, { method: 'POST', headers: headers as Record<string, string>, body })
+      const hold = options.holdMs?.(body.toString('utf8')) ?? 0;
+      void new Promise((resolve) => setTimeout(resolve, hold))
+        .then(() => fetch(`http://${bridge}${req.url ?? '/sql'}`, { method: 'POST', headers: headers as Record<string, string>, body }))
         .then(async (upstream) => {
           const answer = Buffer.from(await upstream.arrayBuffer());
           const exchange = { query: body.toString('utf8'), answerBytes: answer.length, sentBytes: 0 } as SqlExchange;
