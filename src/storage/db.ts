@@ -101,12 +101,14 @@ async function unlessAborted<T>(signal: AbortSignal, statement: () => Promise<T>
 function abortableHttp<F extends boolean>(config: Config, signal: AbortSignal, fullResults: F): NeonQueryFunction<false, F> {
   const http = neon<false, F>(config.databaseUrl, { fullResults, fetchOptions: { signal } });
   const query = http.query;
-  // Same signature, same call; only the rejection after an abort is the abort's reason.
+  // Same signature, same call; only the rejection after an abort is the abort's reason. drizzle
+  // awaits what `query` returns; the driver's own fields are kept beside it.
   http.query = ((text: string, params?: unknown[], opts?: Parameters<typeof query>[2]) => {
     const pending = query(text, params, opts);
+    const { execute, queryData } = pending;
     return Object.assign(
       unlessAborted(signal, () => pending),
-      { parameterizedQuery: pending.parameterizedQuery, opts: pending.opts },
+      { execute, queryData, opts: pending.opts },
     );
   }) as typeof query;
   return http;

@@ -26,7 +26,11 @@ export interface SlowSql {
  */
 export async function startSlowSql(
   bridge: string,
-  options: { chunkBytes: number; everyMs: number; /** Ms to hold a statement before it runs (0: none). */ holdMs?: (query: string) => number },
+  options: {
+    chunkBytes: number;
+    everyMs: number /** Ms to hold a statement before it runs (0: none). */;
+    holdMs?: (query: string) => number;
+  },
 ): Promise<SlowSql> {
   const exchanges: SqlExchange[] = [];
   const [bridgeHost, bridgePort] = bridge.split(':') as [string, string];
@@ -35,7 +39,9 @@ export async function startSlowSql(
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name.startsWith('neon-') || name === 'content-type'));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => name.startsWith('neon-') || name === 'content-type'),
+      );
       const hold = options.holdMs?.(body.toString('utf8')) ?? 0;
       void new Promise((resolve) => setTimeout(resolve, hold))
         .then(() => fetch(`http://${bridge}${req.url ?? '/sql'}`, { method: 'POST', headers: headers as Record<string, string>, body }))
@@ -46,7 +52,10 @@ export async function startSlowSql(
             res.on('close', () => resolve(exchange.sentBytes === answer.length && res.writableFinished ? 'sent' : 'hung up'));
           });
           exchanges.push(exchange);
-          res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json', 'content-length': String(answer.length) });
+          res.writeHead(upstream.status, {
+            'content-type': upstream.headers.get('content-type') ?? 'application/json',
+            'content-length': String(answer.length),
+          });
           const sendNext = () => {
             if (res.destroyed) return;
             const chunk = answer.subarray(exchange.sentBytes, exchange.sentBytes + options.chunkBytes);
