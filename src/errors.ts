@@ -137,7 +137,7 @@ export const RATE_LIMITED_RESPONSE = {
 export function renderError(c: Context, err: unknown): Response {
   const requestId = (c.get('requestId') as string | undefined) ?? 'unknown';
   const appError = err instanceof AppError ? err : undefined;
-  if (!appError || appError.status >= 500) {
+  if ((!appError || appError.status >= 500) && !alreadyLogged(err)) {
     console.error(
       JSON.stringify({
         level: 'error',
@@ -157,6 +157,20 @@ export function renderError(c: Context, err: unknown): Response {
   res.headers.set('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(appError?.headers ?? {})) res.headers.set(name, value);
   return res;
+}
+
+/**
+ * Errors already logged. One error can be rendered twice: a failed owner check answers the
+ * request and also ends the handler it abandoned (src/agents/gate.ts).
+ */
+const logged = new WeakSet<object>();
+
+/** False the first time `err` is seen (then it is to be logged), true after. */
+function alreadyLogged(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  if (logged.has(err)) return true;
+  logged.add(err);
+  return false;
 }
 
 /** Names the cause of an error for the log: its class and first line, never a whole stack. */

@@ -80,7 +80,12 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
     }
     // A refused caller is answered as soon as the check fails, not when the handler's read ends:
     // how long a refusal takes must not tell a stranger how much the agent holds (issue 18). The
-    // abandoned handler commits nothing (writes await the check); its outcome is dropped.
+    // abandoned handler commits nothing (writes await the check); its outcome is dropped, and its
+    // database statements are cancelled: each then fails with the check's own error, so a stranger
+    // cannot make the gateway read a large context to its end either.
+    const abandon = new AbortController();
+    ownerCheck.catch((err: unknown) => abandon.abort(err));
+    c.set('db', db.withSignal(abandon.signal));
     const handler = next();
     handler.catch(() => undefined);
     await Promise.race([handler, ownerCheck.then(() => handler)]);

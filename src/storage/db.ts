@@ -1,4 +1,4 @@
-import { Pool, neon, neonConfig } from '@neondatabase/serverless';
+import { type NeonQueryFunction, Pool, neon, neonConfig } from '@neondatabase/serverless';
 import { drizzle as drizzleOverHttp, type NeonHttpDatabase } from 'drizzle-orm/neon-http';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { Config } from '../config';
@@ -24,6 +24,13 @@ export interface Database {
    * path that should not wait for the pool's connection set-up (an agent reply's reads).
    */
   readonly reads: NeonHttpDatabase<typeof schema>;
+  /**
+   * The same handle whose HTTP statements (`sql`, `reads`) are cancelled when `signal` aborts:
+   * the fetch is aborted, so its answer stops being read, and the statement rejects with
+   * `signal.reason` (as does any statement started after it). The pool is shared and not opened
+   * after the abort. For work that may be abandoned (a read overlapping the owner check).
+   */
+  withSignal(signal: AbortSignal): Database;
   end(): Promise<void>;
 }
 
@@ -60,20 +67,59 @@ function httpOrm(config: Config): NeonHttpDatabase<typeof schema> {
 function httpClient(config: Config): SqlClient {
   let client = httpClients.get(config);
   if (!client) {
-    const http = neon(config.databaseUrl, { fullResults: true });
-    client = {
-      async query<R = Record<string, unknown>>(text: string, values: unknown[] = []) {
-        const result = await http.query(text, values, { fullResults: true });
-        return { rows: result.rows as R[], rowCount: result.rowCount };
-      },
-    };
+    client = sqlOver(neon(config.databaseUrl, { fullResults: true }));
     httpClients.set(config, client);
   }
   return client;
 }
 
+function sqlOver(http: NeonQueryFunction<false, true>): SqlClient {
+  return {
+    async query<R = Record<string, unknown>>(text: string, values: unknown[] = []) {
+      const result = await http.query(text, values, { fullResults: true });
+      return { rows: result.rows as R[], rowCount: result.rowCount };
+    },
+  };
+}
+
+/** `statement`'s outcome, or the abort's reason once `signal` has aborted (whatever the driver made of it). */
+async function unlessAborted<T>(signal: AbortSignal, statement: () => Promise<T>): Promise<T> {
+  signal.throwIfAborted();
+  try {
+    return await statement();
+  } catch (err) {
+    signal.throwIfAborted();
+    throw err;
+  }
+}
+
+/**
+ * Neon's HTTP query function whose fetches carry `signal` (the driver merges `fetchOptions` into
+ * each fetch; drizzle passes none of its own). Built per handle: drizzle's query builder over it
+ * is a few objects, built only when `reads` is used.
+ */
+function abortableHttp<F extends boolean>(config: Config, signal: AbortSignal, fullResults: F): NeonQueryFunction<false, F> {
+  const http = neon<false, F>(config.databaseUrl, { fullResults, fetchOptions: { signal } });
+  const query = http.query;
+  // Same signature, same call; only the rejection after an abort is the abort's reason. drizzle
+  // awaits what `query` returns; the driver's own fields are kept beside it.
+  http.query = ((text: string, params?: unknown[], opts?: Parameters<typeof query>[2]) => {
+    const pending = query(text, params, opts);
+    const { execute, queryData } = pending;
+    return Object.assign(
+      unlessAborted(signal, () => pending),
+      { execute, queryData, opts: pending.opts },
+    );
+  }) as typeof query;
+  return http;
+}
+
 export function openDatabase(config: Config): Database {
   configureDriver(config.dbWsProxy);
+  return handle(config);
+}
+
+function handle(config: Config): Database {
   let pool: Pool | undefined;
   let orm: NeonDatabase<typeof schema> | undefined;
   const getPool = (): Pool => {
@@ -85,7 +131,7 @@ export function openDatabase(config: Config): Database {
     return pool;
   };
   const sql = httpClient(config);
-  return {
+  const db: Database = {
     sql,
     get pool() {
       return getPool();
@@ -97,12 +143,38 @@ export function openDatabase(config: Config): Database {
     get reads() {
       return httpOrm(config);
     },
+    withSignal(signal) {
+      return abortable(db, config, signal);
+    },
     async end() {
       const open = pool;
       pool = undefined;
       orm = undefined;
       if (open) await open.end().catch(() => undefined);
     },
+  };
+  return db;
+}
+
+function abortable(db: Database, config: Config, signal: AbortSignal): Database {
+  const sql = sqlOver(abortableHttp(config, signal, true));
+  let reads: NeonHttpDatabase<typeof schema> | undefined;
+  return {
+    sql,
+    get pool() {
+      signal.throwIfAborted();
+      return db.pool;
+    },
+    get orm() {
+      signal.throwIfAborted();
+      return db.orm;
+    },
+    get reads() {
+      reads ??= drizzleOverHttp(abortableHttp(config, signal, false), { schema });
+      return reads;
+    },
+    withSignal: (other) => abortable(db, config, AbortSignal.any([signal, other])),
+    end: () => db.end(),
   };
 }
 
