@@ -170,13 +170,20 @@ async function shutdown(code: number): Promise<never> {
   process.exit(code);
 }
 
-async function main(): Promise<void> {
-  // We stop our children ourselves, in order: drop any library's own exit hooks, which
-  // would race us to process.exit.
+/**
+ * We stop our children ourselves, in order: drop any library's own exit hooks, which would race
+ * us to process.exit (Miniflare, started in this process with DEV_WRANGLER=0, adds one that
+ * exits on SIGINT mid-shutdown and left Postgres running). Called again once the stack is up.
+ */
+function takeSignals(): void {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.removeAllListeners(signal);
     process.on(signal, () => void shutdown(0));
   }
+}
+
+async function main(): Promise<void> {
+  takeSignals();
   // If whatever started us dies without passing the signal on, we are orphaned: stop too.
   const parent = process.ppid;
   setInterval(() => {
@@ -232,6 +239,7 @@ async function main(): Promise<void> {
       return [name, worker] as const;
     }),
   );
+  takeSignals(); // the workers' libraries may have added their own exit hooks meanwhile
 
   const stack = {
     startedAt: new Date(startedAt).toISOString(),

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client, neonConfig } from '@neondatabase/serverless';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
-import { freeDevPorts, spawnDev, waitUntil } from '../../scripts/lib/stack-processes';
+import { collectStackPids, freeDevPorts, spawnDev, stillRunning, waitUntil } from '../../scripts/lib/stack-processes';
 import { freePort } from '../../scripts/lib/processes';
 import { startRpcProxy, type RpcProxy } from '../../scripts/lib/rpc-proxy';
 import { startWsBridge, type RunningBridge } from '../../scripts/lib/ws-bridge';
@@ -165,6 +165,14 @@ describe('npm run dev with the latency switches', () => {
     await waitUntil(() => dev.run.output().includes('ready in'), 30_000);
     expect(dev.run.output()).toContain(banner);
     expect(dev.run.output()).toContain('no live reload, no DevTools (DEV_WRANGLER=0)');
+    // Ctrl-C (SIGINT) stops everything in order, Postgres included: Miniflare, in this process,
+    // adds its own exit hook, which used to end the process mid-shutdown and orphan Postgres.
+    collectStackPids(dev.known, devDir, dev.run.pid);
+    process.kill(dev.run.pid, 'SIGINT');
+    await Promise.race([dev.run.exited, new Promise((r) => setTimeout(r, 20_000))]);
+    await waitUntil(() => stillRunning(dev.known).length === 0, 5_000);
+    expect(dev.run.output()).toContain('\nstopped.\n');
+    expect(stillRunning(dev.known).map((p) => p.cmdline)).toEqual([]);
     await dev.stop();
   }, 150_000);
 });
