@@ -6,7 +6,7 @@ import { databaseError } from '../storage/db';
 import { llmSettings, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
 import { openEntry, type VaultEntry } from '../vault/store';
-import type { SettingsDeps } from './llm.service';
+import { LLM_OWNER, type SettingsDeps } from './llm.service';
 
 /** The settings a reply runs on, with the API key opened for the current owner. */
 export interface LlmForUse {
@@ -25,8 +25,6 @@ export interface StoredLlmSettings {
   /** The entry of `apiKeyEntry`, null when there is no key or the entry is gone. */
   entry: VaultEntry | null;
 }
-
-const LLM_OWNER = 'llm_settings';
 
 /**
  * The agent's LLM settings with their key's entry, in one statement; opens nothing, so it may run

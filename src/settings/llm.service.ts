@@ -42,7 +42,8 @@ export interface SettingsDeps {
   outbound: OutboundOptions;
 }
 
-const LLM_OWNER = 'llm_settings';
+/** The vault record the LLM API key is stored under (bound into its additional data: one name for storing and opening). */
+export const LLM_OWNER = 'llm_settings';
 
 /** The settings as `currentOwner` sees them; `entryWallet` is who entered the stored key. */
 function toSettings(row: typeof llmSettings.$inferSelect, entryWallet: string | null, currentOwner: string): LlmSettings {
