@@ -4,6 +4,7 @@ import type { AppBindings } from '../types';
 import type * as routes from './contexts.routes';
 import { createKey, createKeys, listKeys } from './contexts.service';
 import { appendMessages, readMessages, type Idempotency, type MessagesDeps } from './messages.service';
+import { sha256Hex } from '../encoding/sha256-hex';
 
 /** The agent's storage and the owner check, which these routes overlap with their reads (DESIGN §2). */
 function storeDeps(c: Context<AppBindings>): MessagesDeps {
@@ -30,9 +31,7 @@ export async function idempotencyFor(
 ): Promise<Idempotency | undefined> {
   if (key === undefined) return undefined;
   const text = `${c.req.method} ${c.req.routePath}\n${contextKey}\n${JSON.stringify(body)}`;
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  const requestHash = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
-  return { key, requestHash };
+  return { key, requestHash: await sha256Hex(text) };
 }
 
 export const listKeysHandler: RouteHandler<typeof routes.listContextKeys, AppBindings> = async (c) => {

@@ -1,4 +1,5 @@
 import { base32 } from '../encoding/base32';
+import { sha256Hex } from '../encoding/sha256-hex';
 
 /** Random bytes in a key: 160 bits, as 32 base32 characters. */
 const KEY_BYTES = 20;
@@ -16,7 +17,6 @@ export function newAgentKey(): string {
  * What the database keeps of a key: lower-case hex SHA-256 of its text. A fast hash is right for a
  * 160-bit random secret (nothing to guess; a slow hash would only slow every request).
  */
-export async function hashAgentKey(key: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(key)));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+export function hashAgentKey(key: string): Promise<string> {
+  return sha256Hex(key);
 }

@@ -1,3 +1,4 @@
+import { sha256Hex } from '../encoding/sha256-hex';
 import { AppError } from '../errors';
 import type { Database } from '../storage/db';
 import { databaseError } from '../storage/db';
@@ -12,9 +13,8 @@ export interface ReplyLease {
 }
 
 /** sha256 of the context's identity: the shared schema holds no agent memory (not even its keys). */
-async function contextRef(agentRef: string, contextKey: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${agentRef}:${contextKey}`));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+function contextRef(agentRef: string, contextKey: string): Promise<string> {
+  return sha256Hex(`${agentRef}:${contextKey}`);
 }
 
 /** Takes the context's lease, or 409 `reply_in_progress` while another reply holds it. */
