@@ -80,3 +80,26 @@ describe('the iteration cap', () => {
     }
   });
 });
+
+describe('a model that will not stop', () => {
+  it('keeps at most 64 K characters of its answer, stored as the reply, with finishReason length', async () => {
+    const word = `${'z'.repeat(999)} `;
+    const endless = await startStandinLlm({ apiKey: API_KEY, script: () => ({ text: word.repeat(200) }) });
+    const w = await replyWorker(stack, endless, {});
+    try {
+      const who = await replyAgent(w.deployment, API_KEY, { maxTokens: 100_000 });
+      const res = await who.reply({ message: 'talk forever' });
+      expect(res.status, res.text.slice(0, 500)).toBe(200);
+      expect(res.body.finishReason).toBe('length');
+      expect(res.body.reply.message).toHaveLength(64 * 1024);
+      const stored = await who.call(`/context/${seg('chat')}/messages`);
+      expect(stored.body.messages.map((m: { role: string; message: string }) => [m.role, m.message.length])).toEqual([
+        ['user', 'talk forever'.length],
+        ['assistant', 64 * 1024],
+      ]);
+    } finally {
+      await w.dispose();
+      await endless.close();
+    }
+  });
+});
