@@ -19,12 +19,12 @@ const utf8Bytes = (text: string): number => encoder.encode(text).byteLength;
 export function renderTemplate(template: string, variables: Readonly<Record<string, string>>, maxBytes: number = MAX_PROMPT_BYTES): string {
   const missing = new Set<string>();
   const sizes = new Map<string, number>();
-  let bytes = 0;
-  let literalFrom = 0;
+  // Placeholders are ASCII (one byte a character): the text around them weighs the template's
+  // bytes less theirs, so the count encodes the template once and each variable once.
+  let bytes = utf8Bytes(template);
   for (const match of template.matchAll(PLACEHOLDER)) {
     const name = match[1] ?? '';
-    bytes += utf8Bytes(template.slice(literalFrom, match.index));
-    literalFrom = match.index + match[0].length;
+    bytes -= match[0].length;
     if (!Object.hasOwn(variables, name)) {
       missing.add(name);
       continue;
@@ -36,7 +36,6 @@ export function renderTemplate(template: string, variables: Readonly<Record<stri
     }
     bytes += size;
   }
-  bytes += utf8Bytes(template.slice(literalFrom));
   if (missing.size > 0) {
     const names = [...missing];
     throw new AppError('prompt_variable_missing', `The prompt template needs variables that were not given: ${names.join(', ')}`, {
