@@ -110,7 +110,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const remembered = readValue(reads[0]);
   if (remembered) return { remembered };
   // What the request names is checked before anything is stored (a refused request stores nothing).
-  const settings = await openLlmSettings(await deps.ring(), agent, readValue(reads[1]));
+  const settings = await openLlmSettings(await deps.ring(), agent, readValue(reads[1]), deps.mcp.outbound);
   const system = readValue(reads[2]);
   const connections = usableBy(readValue(reads[3]), agent.owner);
   const controller = new AbortController();
