@@ -128,8 +128,8 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
         }
       } else if (current && !keyFitsSettings({ ...current, provider: input.provider, baseUrl })) {
         // The key was entered for another provider or baseUrl: it never follows this one (a later
-        // owner's server, say), so it is destroyed, and so it stays until a key (or null) is entered.
-        // Settings without a key just follow: there is no key to follow anything.
+        // owner's server, say): it is destroyed, and replies wait until a key (or null) is entered.
+        // Settings without a key (the owner said none) just follow: there is no key to follow it.
         if (apiKeyEntry !== null || current.apiKeyProvider === null) {
           replaced = apiKeyEntry;
           apiKeyEntry = null;
