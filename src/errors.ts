@@ -62,11 +62,13 @@ export const ERROR_STATUS = {
   database_setup_not_found: 404,
   agent_key_not_found: 404,
   method_not_allowed: 405,
-  /** A secret entered by an earlier owner of the agent (DESIGN §8): the current owner must enter their own. */
+  /** A secret entered by an earlier owner of the agent (DESIGN §8), or an LLM key entered for another provider or baseUrl (§11): enter it again. */
   credential_reentry_required: 409,
   // Agent replies (DESIGN §11)
   llm_not_configured: 409,
   llm_provider_unavailable: 409,
+  /** A stored LLM baseUrl the outbound policy in force refuses (saved under the local stack's loopback switch, or an older rule). */
+  llm_base_url_refused: 409,
   reply_in_progress: 409,
   llm_credential_rejected: 424,
   llm_unavailable: 502,

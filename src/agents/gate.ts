@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Address, PublicClient } from 'viem';
 import { chainClient } from '../chain/client';
 import { AppError } from '../errors';
+import { limitAgentKeys } from '../http/rate-limit';
 import type { AppBindings } from '../types';
 import { settleKeyUse, verifyAgentKey } from '../keys/verify';
 import { AgentParamsSchema } from './identity';
@@ -40,8 +41,14 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
     const collection = parsed.data.agentCollectionAddress;
     const tokenId = parsed.data.agentTokenId;
     const identity = { chainId: config.chainId, collection, tokenId };
-    // An agent key is looked up beside the owner check, never before it (src/keys/verify.ts).
-    const key = agentKey ? verifyAgentKey(db, agentKey, identity) : undefined;
+    // An agent key is looked up beside the owner check, never before it (src/keys/verify.ts); a
+    // genuine key of this agent then counts against the budget all its keys share.
+    const key = agentKey
+      ? verifyAgentKey(db, agentKey, identity).then(async (verified) => {
+          await limitAgentKeys(c, identity);
+          return verified;
+        })
+      : undefined;
     const caller = key ? key.then((k) => k.wallet) : Promise.resolve(c.var.wallet);
     // The owner (chain) is asked first and the registry (usually cached) meanwhile.
     let owner: Address | undefined = agentKey ? undefined : c.var.wallet;

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import type { AgentIdentity } from '../agents/identity';
 import type { Env } from '../env';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
@@ -17,10 +18,11 @@ export const RATE_LIMITERS = {
     'init or signature (costly checks of finish and verify) + chain id + lower-case walletAddress of the body (+ the public client address)',
   /**
    * Every agent-scoped route, per wallet of the access token or per agent key (after the bearer
-   * gate) and per public client address (before it).
+   * gate), per agent for all its keys together (once the key is known to be the agent's), and per
+   * public client address (before the bearer gate).
    */
   AGENT_RATE_LIMITER:
-    "chain id and lower-case wallet of the access token (sub), or `key:` + the agent key's SHA-256 (one budget per key); and the public client address",
+    "chain id and lower-case wallet of the access token (sub), or `key:` + the agent key's SHA-256 (one budget per key) and `agent:` + chain id + lower-case collection + token id (one budget shared by every key of the agent); and the public client address",
   /** Every route without a token, per public client address (CF-Connecting-IP). */
   IP_RATE_LIMITER: 'CF-Connecting-IP when public (IPv6 per /64); loopback, private or absent: not limited',
 } as const satisfies Partial<Record<keyof Env, string>>;
@@ -131,4 +133,14 @@ export function walletRateLimit(): MiddlewareHandler<AppBindings> {
     await limitRequest(c, 'AGENT_RATE_LIMITER', key);
     await next();
   };
+}
+
+/**
+ * Every request of an agent key once the key is known to be this agent's (src/agents/gate.ts): one
+ * budget shared by every key of the agent, on top of each key's own, so minting more keys does not
+ * multiply what an agent's keys may do (tool calls, model spend). Counted only for a genuine key
+ * of this agent, so a made-up key cannot spend it; the owner's token has its own budget.
+ */
+export function limitAgentKeys(c: Context<AppBindings>, agent: AgentIdentity): Promise<void> {
+  return limitRequest(c, 'AGENT_RATE_LIMITER', `agent:${agent.chainId}:${agent.collection.toLowerCase()}:${agent.tokenId.toString()}`);
 }

@@ -34,7 +34,7 @@ Checks that need no model (settings, key, template, variables) run before anythi
       '`context_not_found`: Context not found; `prompt_template_not_found` (a named template that does not exist); `agent_not_found`',
     ),
     409: errorResponse(
-      '`llm_not_configured` (no LLM settings), `credential_reentry_required` (the API key was entered by an earlier owner: never used for you), `llm_provider_unavailable` (a provider replies cannot run on, or workers-ai without the AI binding), `reply_in_progress` (another reply runs on this context)',
+      '`llm_not_configured` (no LLM settings), `credential_reentry_required` (the API key was entered by an earlier owner: never used for you; or for another provider or `baseUrl`, or dropped by a change of either: never sent to this one), `llm_base_url_refused` (the outbound policy in force refuses the stored `baseUrl`; nothing is sent), `llm_provider_unavailable` (a provider replies cannot run on, or workers-ai without the AI binding), `reply_in_progress` (another reply runs on this context)',
     ),
     424: errorResponse('`llm_credential_rejected`: the provider refused the API key (401/403; `details.upstreamStatus`)'),
     502: errorResponse('`llm_unavailable`: the provider could not be reached, failed (5xx) or refused the request'),

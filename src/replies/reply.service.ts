@@ -111,7 +111,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const remembered = readValue(reads[0]);
   if (remembered) return { remembered };
   // What the request names is checked before anything is stored (a refused request stores nothing).
-  const settings = await openLlmSettings(await deps.ring(), agent, readValue(reads[1]));
+  const settings = await openLlmSettings(await deps.ring(), agent, readValue(reads[1]), deps.mcp.outbound);
   // Rendered only now, for the owner: bounded (256 KiB) and counted before it is built.
   const template = readValue(reads[2]);
   const system = template === null ? null : renderTemplate(template, input.variables);

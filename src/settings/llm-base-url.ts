@@ -24,3 +24,20 @@ export function checkBaseUrl(input: { provider: string; baseUrl?: string | null 
   // The SDK appends `/chat/completions` etc.: no trailing slash.
   return checked.url.replace(/\/+$/, '');
 }
+
+/**
+ * A stored `baseUrl` at use, against the policy in force (DESIGN §11: it passes when saved and when
+ * used): one saved under the local stack's loopback switch, or under an older rule, is refused
+ * before any model request, 409 `llm_base_url_refused`.
+ */
+export function checkStoredBaseUrl(baseUrl: string | null, outbound: OutboundOptions): void {
+  if (baseUrl === null) return;
+  const checked = canonicalToolServerUrl(baseUrl, outbound);
+  if (!checked.ok) {
+    throw new AppError(
+      'llm_base_url_refused',
+      `The stored LLM baseUrl is refused by the outbound policy in force (${checked.message}); nothing was sent: POST …/llm/settings with another baseUrl`,
+      { details: { reason: checked.reason } },
+    );
+  }
+}

@@ -6,7 +6,9 @@ import { databaseError } from '../storage/db';
 import { llmSettings, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
 import { openEntry, type VaultEntry } from '../vault/store';
-import { LLM_OWNER, type SettingsDeps } from './llm.service';
+import type { OutboundOptions } from '../net/outbound-policy';
+import { checkStoredBaseUrl } from './llm-base-url';
+import { keyFitsSettings, LLM_OWNER, type SettingsDeps } from './llm.service';
 
 /** The settings a reply runs on, with the API key opened for the current owner. */
 export interface LlmForUse {
@@ -51,11 +53,27 @@ export async function readLlmSettings(deps: Pick<SettingsDeps, 'db'>, agent: Age
 
 /**
  * The settings for a reply, the key opened for the current owner (call only after the owner check
- * passed): 409 `credential_reentry_required` when the stored key was entered by an earlier owner
- * (DESIGN §8: never decrypted, never used for the new owner).
+ * passed, before any model request): 409 `llm_base_url_refused` when the outbound policy in force
+ * refuses the stored `baseUrl`; 409 `credential_reentry_required` when the stored key was entered
+ * for another provider or `baseUrl` or dropped by a change of either (DESIGN §11: a key never
+ * follows a later owner's `baseUrl`), or entered by an earlier owner (DESIGN §8: never decrypted,
+ * never used for the new owner).
  */
-export async function openLlmSettings(ring: KeyRing, agent: Agent, stored: StoredLlmSettings): Promise<LlmForUse> {
+export async function openLlmSettings(
+  ring: KeyRing,
+  agent: Agent,
+  stored: StoredLlmSettings,
+  outbound: OutboundOptions,
+): Promise<LlmForUse> {
   const row = stored.settings;
+  checkStoredBaseUrl(row.baseUrl, outbound);
+  if (!keyFitsSettings(row)) {
+    throw new AppError(
+      'credential_reentry_required',
+      'The LLM API key was entered for another provider or baseUrl (a change of either drops it) and is never sent to this one: POST …/llm/settings with your apiKey (or apiKey: null for none)',
+      { details: { record: LLM_OWNER, reason: 'provider_or_base_url_changed' } },
+    );
+  }
   let apiKey: string | null = null;
   if (row.apiKeyEntry !== null) {
     let read: Awaited<ReturnType<typeof openEntry>>;

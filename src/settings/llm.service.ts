@@ -45,9 +45,26 @@ export interface SettingsDeps {
 /** The vault record the LLM API key is stored under (bound into its additional data: one name for storing and opening). */
 export const LLM_OWNER = 'llm_settings';
 
+type LlmSettingsRow = typeof llmSettings.$inferSelect;
+
+/**
+ * Whether the stored key (or the owner's choice of none) was entered for the settings' provider and
+ * `baseUrl` (DESIGN §11): only then may a reply run on them, so a key never follows a `baseUrl` it
+ * was not entered for, whoever changed it and whenever (a row stored before keys were bound too).
+ */
+export function keyFitsSettings(row: Pick<LlmSettingsRow, 'provider' | 'baseUrl' | 'apiKeyProvider' | 'apiKeyBaseUrl'>): boolean {
+  return row.apiKeyProvider !== null && row.apiKeyProvider === row.provider && row.apiKeyBaseUrl === row.baseUrl;
+}
+
+/** No provider or `baseUrl` a key was entered for: a change dropped the key and none was entered since. */
+const UNBOUND = { apiKeyProvider: null, apiKeyBaseUrl: null };
+
 /** The settings as `currentOwner` sees them; `entryWallet` is who entered the stored key. */
-function toSettings(row: typeof llmSettings.$inferSelect, entryWallet: string | null, currentOwner: string): LlmSettings {
-  const credential = credentialState(row.apiKeyEntry !== null, entryWallet, currentOwner);
+function toSettings(row: LlmSettingsRow, entryWallet: string | null, currentOwner: string): LlmSettings {
+  // A key entered for another provider or baseUrl (or dropped by a change of either) is needed
+  // again, whoever entered it.
+  const fits = keyFitsSettings(row);
+  const credential = credentialState(row.apiKeyEntry !== null || !fits, fits ? entryWallet : null, currentOwner);
   return {
     provider: row.provider,
     model: row.model,
@@ -77,8 +94,11 @@ export async function getLlmSettings(deps: SettingsDeps, agent: Agent): Promise<
 }
 
 /**
- * Replaces the agent's LLM settings; a new API key goes to the vault, bound to the current owner,
- * and the old one is destroyed. A kept key stays bound to whoever entered it.
+ * Replaces the agent's LLM settings; a new API key goes to the vault, bound to the current owner
+ * and to the provider and `baseUrl` saved with it, and the old one is destroyed. Without `apiKey`
+ * the stored key is kept, still bound to whoever entered it, only while the provider and `baseUrl`
+ * stay those it was entered for: a change of either destroys it (DESIGN §11), and a reply then
+ * waits for a new key (or `null` for none).
  */
 export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: LlmSettingsInput): Promise<LlmSettings> {
   if (input.maxTokens > deps.maxTokensPerRequest) {
@@ -93,12 +113,30 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
     const row = await deps.db.orm.transaction(async (tx) => {
       const [current] = await tx.select().from(llmSettings).where(ofAgent(llmSettings, ref)).for('update').limit(1);
       let apiKeyEntry = current?.apiKeyEntry ?? null;
-      let entryWallet = input.apiKey === undefined ? await secretOwnerWallet(tx, apiKeyEntry) : null;
-      const replaced = input.apiKey !== undefined ? apiKeyEntry : null;
-      if (input.apiKey === null) apiKeyEntry = entryWallet = null;
-      if (input.apiKey && ring) {
-        apiKeyEntry = await storeSecret(tx, ring, ref, { record: LLM_OWNER, wallet: agent.owner }, input.apiKey);
-        entryWallet = walletKey(agent.owner);
+      let entryWallet: string | null = null;
+      let replaced: string | null = null;
+      let keyTarget: { apiKeyProvider: string | null; apiKeyBaseUrl: string | null } = {
+        apiKeyProvider: input.provider,
+        apiKeyBaseUrl: baseUrl,
+      };
+      if (input.apiKey !== undefined) {
+        replaced = apiKeyEntry;
+        apiKeyEntry = null;
+        if (input.apiKey && ring) {
+          apiKeyEntry = await storeSecret(tx, ring, ref, { record: LLM_OWNER, wallet: agent.owner }, input.apiKey);
+          entryWallet = walletKey(agent.owner);
+        }
+      } else if (current && !keyFitsSettings({ ...current, provider: input.provider, baseUrl })) {
+        // The key was entered for another provider or baseUrl: it never follows this one (a later
+        // owner's server, say): it is destroyed, and replies wait until a key (or null) is entered.
+        // Settings without a key (the owner said none) just follow: there is no key to follow it.
+        if (apiKeyEntry !== null || current.apiKeyProvider === null) {
+          replaced = apiKeyEntry;
+          apiKeyEntry = null;
+          keyTarget = UNBOUND;
+        }
+      } else {
+        entryWallet = await secretOwnerWallet(tx, apiKeyEntry);
       }
       const values = {
         provider: input.provider,
@@ -107,6 +145,7 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
         maxTokens: input.maxTokens,
         baseUrl,
         apiKeyEntry,
+        ...keyTarget,
         updatedAt: new Date(),
       };
       const [saved] = await tx

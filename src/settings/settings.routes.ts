@@ -20,7 +20,7 @@ const LlmSettingsSchema = z
     }),
     credential: z.enum(['set', 'reenter_required', 'none']).openapi({
       description:
-        "`none`: no API key is stored; `set`: the current owner's key is stored; `reenter_required`: the stored key was entered by an earlier owner of the agent (or before owners were recorded) and is never used for you: POST the settings with your own `apiKey`.",
+        "`none`: no API key is stored; `set`: the current owner's key is stored; `reenter_required`: the stored key was entered by an earlier owner of the agent (or before owners were recorded) and is never used for you, or a key is needed again because the provider or `baseUrl` changed since it was entered (the change dropped it; or it was stored before keys were bound to them): POST the settings with your own `apiKey` (or `null` for none).",
       example: 'set',
     }),
     updatedAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
@@ -50,7 +50,8 @@ const LlmSettingsInputSchema = z
         'The API base URL: required for openai-compatible (Chat Completions at `POST {baseUrl}/chat/completions`, the key as `Authorization: Bearer`), optional for openai and anthropic. Passes the outbound policy like a tool-server URL (https, a public host name); saving never contacts the provider.',
     }),
     apiKey: z.string().min(1).max(4_096).nullable().optional().openapi({
-      description: 'The provider API key, stored encrypted in the vault and never returned. Omit to keep the stored key; null removes it.',
+      description:
+        'The provider API key, stored encrypted in the vault and never returned, bound to the provider and `baseUrl` saved with it. Omit to keep the stored key while they stay the same (a change of either drops it, and replies wait for a new key); null removes it (none needed).',
       example: 'sk-...',
     }),
   })
@@ -106,7 +107,7 @@ export const saveLlmSettings = createRoute({
   tags: ['Settings'],
   summary: "Set the agent's LLM settings",
   description:
-    "Replaces the settings. `maxTokens` above TOKEN__MAX_TOKENS_PER_REQUEST is rejected. A new `apiKey` is encrypted into the vault, bound to the caller (the agent's current owner), and the previous one destroyed; this is how a new owner enters their own key after a transfer. Without `apiKey` the stored key is kept, still bound to whoever entered it.",
+    "Replaces the settings. `maxTokens` above TOKEN__MAX_TOKENS_PER_REQUEST is rejected. A new `apiKey` is encrypted into the vault, bound to the caller (the agent's current owner), and the previous one destroyed; this is how a new owner enters their own key after a transfer. Without `apiKey` the stored key is kept, still bound to whoever entered it, while `provider` and `baseUrl` stay those it was entered for: a change of either destroys it (a key never follows another `baseUrl`), and replies answer 409 `credential_reentry_required` until a key (or `apiKey: null`) is entered.",
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(LlmSettingsInputSchema) },
   responses: {

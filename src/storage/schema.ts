@@ -130,6 +130,14 @@ export const llmSettings = gateway.table(
     /** openai-compatible (and optionally openai/anthropic): the API's base URL, checked by the outbound policy. */
     baseUrl: text('base_url'),
     apiKeyEntry: uuid('api_key_entry').references(() => vaultEntries.id, { onDelete: 'set null' }),
+    /**
+     * The provider and base URL the owner last entered the API key (or `null` for none) for: a
+     * reply runs only while `provider` and `base_url` still equal them (DESIGN §11), so a key never
+     * follows a later owner's `base_url`. `api_key_provider` null: a key was dropped by a change of
+     * either (or stored before keys were bound) and none has been entered since.
+     */
+    apiKeyProvider: text('api_key_provider'),
+    apiKeyBaseUrl: text('api_key_base_url'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId] })],

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readWranglerConfig, startMiniflare } from '../../scripts/lib/worker-bundle';
 import { freshAgent } from '../support/agent';
+import { createKey } from '../support/agent-keys';
 import { newWallet } from '../support/chain';
 import { call, deployment, expectError, type JsonResponse } from '../support/http';
 import { agentPath, finish, initLogin } from '../support/login';
@@ -126,6 +127,32 @@ describe('on a deployment with low limits (agent routes 5, client address 5 a mi
     // The bearer gate answers first: no token, no count.
     expectError(await call(worker.url, path), 401, 'unauthorized');
     expect((await call(worker.url, agentPath(other.collection, other.tokenId), { token: other.token })).status).toBe(200);
+  });
+
+  it("counts every agent key of an agent against one budget, besides each key's own; another agent's keys and the owner are unaffected", async () => {
+    const [agent, other] = await Promise.all([freshAgent(testnet), freshAgent(testnet)]);
+    // Made through the harness' worker: nothing here is spent on this worker's budgets.
+    const keys = await Promise.all(['a', 'b', 'c'].map((name) => createKey(agent, ['contexts:read'], { name })));
+    const otherKey = await createKey(other, ['contexts:read']);
+    const path = agentPath(agent.collection, agent.tokenId, '/contexts/keys');
+    const madeUp = () =>
+      `agk_${Array.from({ length: 32 }, () => 'abcdefghijklmnopqrstuvwxyz234567'[Math.floor(Math.random() * 32)]).join('')}`;
+    await earlyInWindow();
+    // Keys that are not this agent's spend nothing of its budget: a stranger cannot drain it.
+    for (let i = 0; i < 3; i++) expectError(await call(worker.url, path, { token: madeUp() }), 401, 'key_invalid');
+    for (let i = 0; i < 2; i++) expectError(await call(worker.url, path, { token: otherKey.key }), 403, 'key_wrong_agent');
+    // Five requests over three keys: each key well within its own budget of 5, the agent's spent.
+    for (const k of [0, 1, 2, 0, 1]) {
+      const r = await call(worker.url, path, { token: keys[k]!.key });
+      expect(r.status, r.text).toBe(200);
+    }
+    expectRateLimited(await call(worker.url, path, { token: keys[2]!.key }));
+    const fresh = await createKey(agent, ['contexts:read'], { name: 'd' });
+    expectRateLimited(await call(worker.url, path, { token: fresh.key }));
+    // The owner's token has its own budget; another agent's keys count against theirs.
+    expect((await call(worker.url, path, { token: agent.token })).status).toBe(200);
+    const elsewhere = await call(worker.url, agentPath(other.collection, other.tokenId, '/contexts/keys'), { token: otherKey.key });
+    expect(elsewhere.status, elsewhere.text).toBe(200);
   });
 
   it('limits routes without a token per public client address; loopback, private and absent addresses are not limited', async () => {
