@@ -14,6 +14,7 @@ import { type StandinLlm, type StandinReply, type StandinRequest, startStandinLl
 import { freePort } from '../../scripts/lib/processes';
 import { startWsBridge, type RunningBridge } from '../../scripts/lib/ws-bridge';
 import { buildProgressServer, startSdkServer, type SdkTestServer } from '../support/mcp-servers';
+import { closePg, sql } from '../support/pg';
 import { parseSse, replyAgent, replyWorker } from '../support/replies';
 import { toolServerUrl } from '../support/tool-routing';
 
@@ -113,6 +114,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([worker?.dispose(), shortDeadline?.dispose()]);
   await Promise.all([llm?.close(), progress?.close(), parallel?.close(), streamed?.close(), hang?.close(), bridge?.stop()]);
+  await closePg();
 });
 
 type Agent = Awaited<ReturnType<typeof replyAgent>>;
@@ -220,5 +222,23 @@ describe('a streamed reply with a tool call', () => {
     const after = await who.call(`/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'count', arguments: {} } });
     expect(after.body.content).toEqual([{ type: 'text', text: '2' }]);
     expect(methodsSince(streamed, from)).toEqual(['tools/call']);
+  }, 60_000);
+});
+
+describe('the session a call keeps', () => {
+  it('never overwrites a newer session stored meanwhile by another request', async () => {
+    const who = await replyAgent(worker.deployment, API_KEY);
+    const id = await connect(who, 'progress', progress.url);
+    await progress.dropSessions(); // the call re-initialises, then keeps its new session
+    const from = progress.requests.length;
+    const pending = who.call(`/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'long', arguments: { seconds: 3 } } });
+    // Once the call runs in its new session, another request stores a newer one.
+    const running = () => methodsSince(progress, from).filter((m) => m === 'tools/call').length === 2;
+    expect(await until(running, 15_000)).toBe(true);
+    await sql(stack.databaseUrl, `UPDATE gateway.mcp_connections SET session_id = 'newer-session' WHERE id = $1`, [id]);
+    const res = await pending;
+    expect(res.status, res.text).toBe(200);
+    const [row] = await sql(stack.databaseUrl, 'SELECT session_id FROM gateway.mcp_connections WHERE id = $1', [id]);
+    expect(row?.session_id).toBe('newer-session');
   }, 60_000);
 });
