@@ -20,6 +20,8 @@ export interface RunningBridge {
   readonly proxy: string;
   /** Drops every open tunnel (used to simulate a database outage). */
   closeAll(): void;
+  /** Tunnels open now: one per connection of a worker's Pool (tests check that none is left open). */
+  openTunnels(): number;
   stop(): Promise<void>;
 }
 
@@ -112,6 +114,7 @@ export async function startWsBridge(port: number, options: { latencyMs?: number 
     port,
     proxy: `127.0.0.1:${port}`,
     closeAll,
+    openTunnels: () => open.size,
     async stop() {
       closeAll();
       await sql.close();

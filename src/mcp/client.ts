@@ -6,6 +6,9 @@
  * - Plain servers (the spec's contract) need no handshake. Streamable-HTTP servers that answer
  *   "no session / not initialized" get `initialize` + `notifications/initialized` once, then the
  *   call is retried once with `Mcp-Session-Id` (when the server gave one) and `MCP-Protocol-Version`.
+ *   Calls on one client share that handshake: a call that finds one under way waits for it, and a
+ *   call whose session was replaced while it was on its way retries in the new one, so parallel
+ *   calls open one session, never one each (DESIGN §6).
  * - No redirects, a deadline and a response byte cap on every call; only our headers and the
  *   configured credential are sent; error messages never carry the credential (nor the URL,
  *   whose query may hold one).
@@ -52,7 +55,10 @@ export { checkToolServer, type CheckToolServerResult } from './tool-server-check
 const CLIENT_NAME = 'agent-gateway';
 const DEFAULT_CLIENT_VERSION = '0.1.0';
 
-type PostOutcome = { type: 'response'; result: JsonObject; headers: Headers } | { type: 'session_error'; status: number };
+type PostOutcome =
+  | { type: 'response'; result: JsonObject; headers: Headers }
+  /** `generation`: the session the request was sent in (see `generation` below). */
+  | { type: 'session_error'; status: number; generation: number };
 
 export function createMcpClient(options: McpClientOptions): McpClient {
   let endpoint: string;
@@ -76,6 +82,9 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   let sessionId: string | undefined = options.session?.id;
   let protocolVersion: string | undefined = options.session?.protocolVersion;
   let handshakeInFlight: Promise<void> | undefined;
+  // Counts the handshakes that succeeded: a session error on a request sent before the latest one
+  // is that session's predecessor's, so the call retries instead of opening another session.
+  let generation = 0;
 
   function buildHeaders(): Headers {
     const headers = new Headers();
@@ -106,6 +115,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   async function post(method: string, params: JsonObject, deadline: Deadline): Promise<PostOutcome> {
     const id = nextId++;
     const sentSession = sessionId !== undefined;
+    const sentIn = generation;
     const res = await send('POST', { jsonrpc: '2.0', method, params, id }, deadline);
     await checkStatus(res);
     if (res.status === 400 || res.status === 404) {
@@ -113,7 +123,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
       const rpcError = isObject(body) && isObject(body.error) ? body.error : undefined;
       const text = typeof rpcError?.message === 'string' ? rpcError.message : '';
       if (/session|initiali[sz]/i.test(text) || (res.status === 404 && sentSession)) {
-        return { type: 'session_error', status: res.status };
+        return { type: 'session_error', status: res.status, generation: sentIn };
       }
       if (rpcError !== undefined) throw rpcFailure(rpcError, secrets, res.status);
       throw new McpError('bad_status', `tool server answered HTTP ${res.status}`, { status: res.status });
@@ -134,9 +144,17 @@ export function createMcpClient(options: McpClientOptions): McpClient {
 
   /** One JSON-RPC call with the session strategy: direct first, then handshake and one retry. */
   async function rpc(method: string, params: JsonObject, deadline: Deadline): Promise<JsonObject> {
+    // A handshake under way: wait for its session rather than send in none and start another.
+    const pending = handshakeInFlight;
+    if (pending !== undefined) {
+      await untilAborted(
+        pending.catch(() => undefined),
+        deadline,
+      );
+    }
     const first = await post(method, params, deadline);
     if (first.type === 'response') return first.result;
-    await handshake(deadline);
+    await handshake(deadline, first.generation);
     const second = await post(method, params, deadline);
     if (second.type === 'response') return second.result;
     throw new McpError('bad_status', `tool server rejected the session after initialize (HTTP ${second.status})`, {
@@ -144,13 +162,20 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     });
   }
 
-  function handshake(deadline: Deadline): Promise<void> {
+  /** One handshake at a time, none when another has replaced the session `failed` was sent in. */
+  function handshake(deadline: Deadline, failed: number): Promise<void> {
     if (handshakeInFlight === undefined) {
-      handshakeInFlight = runHandshake(deadline).finally(() => {
-        handshakeInFlight = undefined;
-      });
+      if (failed !== generation) return Promise.resolve();
+      handshakeInFlight = runHandshake(deadline)
+        .then(() => {
+          generation++;
+        })
+        .finally(() => {
+          handshakeInFlight = undefined;
+        });
     }
-    return handshakeInFlight;
+    // A call that joins another's handshake still stops at its own deadline.
+    return untilAborted(handshakeInFlight, deadline);
   }
 
   async function runHandshake(deadline: Deadline): Promise<void> {
@@ -216,7 +241,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     });
   }
 
-  async function callTool(name: string, args: Record<string, unknown>): Promise<CallResult> {
+  async function callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal } = {}): Promise<CallResult> {
     if (typeof name !== 'string' || name === '') throw new TypeError('MCP client: tool name must be a non-empty string');
     if (args !== undefined && !isObject(args)) throw new TypeError('MCP client: tool arguments must be an object');
     // Each progress notification for this token restarts the timeout, up to the ceiling.
@@ -242,7 +267,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
         }
         return result as CallResult;
       },
-      { progressToken, ceilingMs },
+      { progressToken, ceilingMs, ...(options.signal === undefined ? {} : { signal: options.signal }) },
     );
   }
 
@@ -268,6 +293,17 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   }
 
   return { listTools, callTool, close, session };
+}
+
+/** `work`, or the deadline's failure as soon as it passes (a shared handshake runs on another call's deadline). */
+function untilAborted<T>(work: Promise<T>, deadline: Deadline): Promise<T> {
+  const signal = deadline.signal;
+  if (signal.aborted) return Promise.reject(deadline.timeoutError());
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(deadline.timeoutError());
+    signal.addEventListener('abort', stop, { once: true });
+    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }
 
 /** Statuses that mean the same for every call: redirects, credential, upstream trouble. */

@@ -6,7 +6,7 @@ import { mcpConnections, vaultEntries } from '../storage/schema';
 import { walletKey } from '../vault/owner';
 import { agentRef, agentRefText, ofAgent, type AgentRef } from '../storage/agent-rows';
 import { deleteSecret, storeSecret } from '../vault/store';
-import type { McpAuth, Tool } from './client';
+import type { McpAuth, McpClient, Tool } from './client';
 import { checkCallResult, type ToolCallResult } from './call-result';
 import {
   checkAuthInput,
@@ -205,6 +205,8 @@ export async function callTool(
 /**
  * `callTool` on a connection the caller already read (a reply's tools snapshot), with its
  * credential when the caller opened it (`connectionAuth`): the same checks, no read per call.
+ * Calls on the same `row` share one session (one handshake); `signal` abandons the call at once
+ * (a reply that ended), as a `tool_server_timeout`.
  */
 export async function callConnectionTool(
   deps: McpDeps,
@@ -212,6 +214,7 @@ export async function callConnectionTool(
   row: Row,
   input: { name: string; arguments: Record<string, unknown> },
   auth?: McpAuth,
+  signal?: AbortSignal,
 ): Promise<ToolCallResult> {
   if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
   const tool = (row.tools as Tool[]).find((t) => t.name === input.name);
@@ -225,6 +228,7 @@ export async function callConnectionTool(
       : `The arguments do not match the input schema of ${tool.name}`;
     throw new AppError('invalid_tool_arguments', message, { details: { problems: valid.problems } });
   }
-  const result = await withConnection(deps, agent, row, (client) => client.callTool(input.name, input.arguments), auth);
+  const call = (client: McpClient) => client.callTool(input.name, input.arguments, signal === undefined ? {} : { signal });
+  const result = await withConnection(deps, agent, row, call, auth);
   return checkCallResult(tool, result);
 }

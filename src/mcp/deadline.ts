@@ -4,6 +4,7 @@
  *
  * A tools/call deadline is an inactivity timer: each `notifications/progress` for the call's
  * progress token restarts it (`noteProgress`), never past an absolute ceiling (DESIGN §6).
+ * The caller's own `signal` (a reply's deadline) ends the operation at once, whatever is left.
  */
 import { isObject, McpError } from './types';
 
@@ -23,6 +24,8 @@ export interface DeadlineOptions {
   progressToken?: string;
   /** Absolute limit from the start, ms; progress never extends the deadline past it. Default: `timeoutMs`. */
   ceilingMs?: number;
+  /** The caller stopped waiting (a reply that ended): the operation is abandoned at once, as a `timeout`. */
+  signal?: AbortSignal;
 }
 
 export function timeoutError(timeoutMs: number): McpError {
@@ -43,6 +46,7 @@ export async function withDeadline<T>(
   const ceilingMs = Math.max(timeoutMs, options.ceilingMs ?? timeoutMs);
   let expired = false;
   let atCeiling = false;
+  let abandoned = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = (): void => {
     if (expired) return;
@@ -58,13 +62,23 @@ export async function withDeadline<T>(
       Math.max(0, wait),
     );
   };
+  // The request is aborted, so the tool server sees its connection close rather than a call nobody reads.
+  const abandon = (): void => {
+    if (expired) return;
+    expired = true;
+    abandoned = true;
+    if (timer !== undefined) clearTimeout(timer);
+    controller.abort(new Error('MCP call abandoned'));
+  };
   const failure = (): McpError =>
-    atCeiling && ceilingMs > timeoutMs
-      ? new McpError(
-          'timeout',
-          `tool call still running at the ceiling of ${ceilingMs} ms (progress restarts the ${timeoutMs} ms timeout up to it)`,
-        )
-      : timeoutError(timeoutMs);
+    abandoned
+      ? new McpError('timeout', 'tool call abandoned: its caller stopped waiting')
+      : atCeiling && ceilingMs > timeoutMs
+        ? new McpError(
+            'timeout',
+            `tool call still running at the ceiling of ${ceilingMs} ms (progress restarts the ${timeoutMs} ms timeout up to it)`,
+          )
+        : timeoutError(timeoutMs);
   const deadline: Deadline = {
     signal: controller.signal,
     expired: () => expired,
@@ -77,6 +91,9 @@ export async function withDeadline<T>(
     },
   };
   arm();
+  const outer = options.signal;
+  if (outer?.aborted) abandon();
+  outer?.addEventListener('abort', abandon, { once: true });
   try {
     return await run(deadline);
   } catch (err) {
@@ -86,5 +103,6 @@ export async function withDeadline<T>(
     throw err;
   } finally {
     if (timer !== undefined) clearTimeout(timer);
+    outer?.removeEventListener('abort', abandon);
   }
 }

@@ -5,13 +5,11 @@
  * dropped the old) one UPDATE. No DELETE per call; removing the connection ends the session with
  * the client's short close deadline.
  */
-import { eq } from 'drizzle-orm';
 import type { Agent } from '../agents/agent';
 import { AppError } from '../errors';
 import type { OutboundOptions } from '../net/outbound-policy';
 import { agentRef } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
-import { mcpConnections } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
 import { openEntry, readSecret, type SecretRead, type VaultEntry } from '../vault/store';
 import {
@@ -118,8 +116,37 @@ function storedSession(row: Row & { protocolVersion: string }): McpSession {
 }
 
 /**
+ * What the calls of one request on one connection row share (a reply's parallel tool calls): one
+ * client, so one session and at most one handshake at a time (DESIGN §6), and the session writes,
+ * in turn. Keyed by the row object, which each request reads for itself, so nothing is shared
+ * across requests and an entry goes with its row.
+ */
+interface SharedConnection {
+  client: Promise<McpClient>;
+  /** The last session write: the next waits for it, so the writes of one request never race. */
+  kept: Promise<void>;
+}
+
+const shared = new WeakMap<Row, SharedConnection>();
+
+function sharedConnection(deps: McpDeps, agent: Agent, row: Row, auth: McpAuth | undefined): SharedConnection {
+  let entry = shared.get(row);
+  if (entry === undefined) {
+    const created: SharedConnection = { client: connectedClient(deps, agent, row, auth), kept: Promise.resolve() };
+    // A refusal (409, the policy) or a failed credential read is not kept: a later call tries again.
+    void created.client.catch(() => {
+      if (shared.get(row) === created) shared.delete(row);
+    });
+    shared.set(row, created);
+    entry = created;
+  }
+  return entry;
+}
+
+/**
  * Runs `use` with the connection's client (with `auth` when the caller opened it) and keeps the
  * session it ends with, in the database and in `row`; tool-server failures become our errors.
+ * Calls on the same `row` object share the client (see `SharedConnection`).
  */
 export async function withConnection<T>(
   deps: McpDeps,
@@ -128,25 +155,37 @@ export async function withConnection<T>(
   use: (client: McpClient) => Promise<T>,
   auth?: McpAuth,
 ): Promise<T> {
-  const client = await connectedClient(deps, agent, row, auth);
+  const entry = sharedConnection(deps, agent, row, auth);
+  const client = await entry.client;
   try {
     return await use(client);
   } catch (err) {
     if (err instanceof McpError) throw toolServerError(err, 'use');
     throw err;
   } finally {
-    await keepSession(deps, row, client.session());
+    entry.kept = entry.kept.then(() => keepSession(deps, row, client.session()));
+    await entry.kept;
   }
 }
 
-/** Stores the session when it changed. Best effort: a lost write only costs the next call a handshake. */
+/**
+ * Stores the session when it changed, only over the one this request started from: a newer
+ * session another request stored (or a new credential's cleared one) is never overwritten. One
+ * statement over HTTP, no pool: a streamed reply still calls tools after its request's pool was
+ * ended. Best effort: a lost write only costs the next call a handshake.
+ */
 async function keepSession(deps: McpDeps, row: Row, session: McpSession | undefined): Promise<void> {
   const sessionId = session?.id ?? null;
   const protocolVersion = session?.protocolVersion ?? null;
   if (sessionId === row.sessionId && protocolVersion === row.protocolVersion) return;
   try {
-    await deps.db.orm.update(mcpConnections).set({ sessionId, protocolVersion }).where(eq(mcpConnections.id, row.id));
-    // A caller that reuses the row (a reply's later calls) goes on in the kept session.
+    const { rowCount } = await deps.db.sql.query(
+      `UPDATE gateway.mcp_connections SET session_id = $2, protocol_version = $3
+       WHERE id = $1 AND session_id IS NOT DISTINCT FROM $4 AND protocol_version IS NOT DISTINCT FROM $5`,
+      [row.id, sessionId, protocolVersion, row.sessionId, row.protocolVersion],
+    );
+    if (rowCount !== 1) return; // another request's session stands
+    // A caller that reuses the row (a reply's later calls) goes on from the kept session.
     row.sessionId = sessionId;
     row.protocolVersion = protocolVersion;
   } catch {

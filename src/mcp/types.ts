@@ -109,8 +109,11 @@ export interface CallResult {
 export interface McpClient {
   /** tools/list, following `nextCursor` (at most 20 pages and 1000 tools). */
   listTools(): Promise<Tool[]>;
-  /** tools/call; resolves with the result, also when the tool reports `isError: true`. */
-  callTool(name: string, args: Record<string, unknown>): Promise<CallResult>;
+  /**
+   * tools/call; resolves with the result, also when the tool reports `isError: true`. `signal`: the
+   * caller stopped waiting (a reply that ended); the call is abandoned at once, as a `timeout`.
+   */
+  callTool(name: string, args: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<CallResult>;
   /** Ends the server-side session, if one was opened (best effort, never throws). */
   close(): Promise<void>;
   /** The session in use now (after a handshake), to keep for the next request; undefined: none. */

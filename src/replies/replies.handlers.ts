@@ -23,7 +23,7 @@ function replyDeps(c: Context<AppBindings>): ReplyDeps {
     },
     db,
     ring,
-    mcp: { db, ring, timeoutMs: config.mcpTimeoutMs, outbound },
+    mcp: { db, ring, timeoutMs: config.mcpTimeoutMs, ceilingMs: config.mcpCallCeilingMs, outbound },
     ai: c.env.AI,
     limits: {
       maxTokensPerRequest: config.maxTokensPerRequest,

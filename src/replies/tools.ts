@@ -97,7 +97,7 @@ export function toolSet(
     set[name] = tool({
       description: t.description,
       inputSchema: jsonSchema(t.inputSchema),
-      execute: async (input: unknown) => {
+      execute: async (input: unknown, { abortSignal }) => {
         const args = (input ?? {}) as Record<string, unknown>;
         context.events.toolCall({ tool: name, connectionId, arguments: args });
         const started = Date.now();
@@ -106,7 +106,9 @@ export function toolSet(
         let status: number | undefined;
         try {
           const call = { name: t.toolName, arguments: args };
-          const result = await callConnectionTool(context.deps, context.agent, t.connection.row, call, await authOf(t.connection));
+          const auth = await authOf(t.connection);
+          // The reply's deadline (its abort) ends the call at once: no tool call outlives the reply.
+          const result = await callConnectionTool(context.deps, context.agent, t.connection.row, call, auth, abortSignal);
           text = resultText(result);
           isError = result.isError === true;
         } catch (err) {

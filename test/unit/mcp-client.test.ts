@@ -338,6 +338,27 @@ describe('HTTP statuses', () => {
   });
 });
 
+describe('a caller that stops waiting', () => {
+  it('ends the tool call at once (its request aborted) as a timeout, whatever time the call had left', async () => {
+    let aborted = false;
+    const hanging = ((_: unknown, init?: RequestInit) =>
+      new Promise((_resolve, reject) => {
+        init?.signal?.addEventListener('abort', () => {
+          aborted = true;
+          reject(init.signal?.reason);
+        });
+      })) as unknown as typeof fetch;
+    const caller = new AbortController();
+    const started = Date.now();
+    const call = client(hanging, { type: 'none' }, { timeoutMs: 10_000 }).callTool('echo', {}, { signal: caller.signal });
+    setTimeout(() => caller.abort(), 50);
+    const e = await failure(call, 'timeout');
+    expect(e.message).toContain('abandoned');
+    expect(aborted).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
 describe('sessions', () => {
   /** A fake streamable-HTTP server: wants initialize first, gives session `s-<n>`. */
   function sessionServer(options: { sessionHeader?: boolean } = {}) {
@@ -424,6 +445,24 @@ describe('sessions', () => {
     const e = await failure(client(fetch).listTools(), 'bad_status');
     expect(e.status).toBe(400);
     expect(seen).toHaveLength(4);
+  });
+
+  it('parallel calls whose session expired open one new session between them, however late their refusals arrive', async () => {
+    const server = sessionServer();
+    const c = client(server.fetch);
+    await c.listTools();
+    server.state.expire();
+    let late = 0;
+    // The refusals of the old session arrive spread out: most of them after the new session is open.
+    const spread = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (new Headers(init?.headers).get('mcp-session-id') === 's-1') await new Promise((r) => setTimeout(r, 15 * late++));
+      return server.fetch(input, init);
+    }) as typeof fetch;
+    const shared = createMcpClient({ url: URL_, auth: { type: 'none' }, fetch: spread, session: c.session()! });
+    const results = await Promise.all(Array.from({ length: 10 }, () => shared.listTools()));
+    expect(results).toEqual(Array.from({ length: 10 }, () => [TOOL]));
+    expect(server.seen.filter((s) => s.body.method === 'initialize')).toHaveLength(2); // registration's, then one
+    expect(shared.session()).toEqual({ id: 's-2', protocolVersion: '2025-03-26' });
   });
 
   it('close() ends the session with DELETE', async () => {
