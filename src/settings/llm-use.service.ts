@@ -5,6 +5,7 @@ import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError } from '../storage/db';
 import { llmSettings, vaultEntries } from '../storage/schema';
 import type { KeyRing } from '../vault/crypto';
+import { walletKey } from '../vault/owner';
 import { openEntry, type VaultEntry } from '../vault/store';
 import type { OutboundOptions } from '../net/outbound-policy';
 import { checkStoredBaseUrl } from './llm-base-url';
@@ -67,11 +68,14 @@ export async function openLlmSettings(
 ): Promise<LlmForUse> {
   const row = stored.settings;
   checkStoredBaseUrl(row.baseUrl, outbound);
-  if (!keyFitsSettings(row)) {
+  if (!keyFitsSettings(row, agent.owner)) {
+    const earlierOwner = row.apiKeyWallet !== null && row.apiKeyWallet !== walletKey(agent.owner);
     throw new AppError(
       'credential_reentry_required',
-      'The LLM API key was entered for another provider or baseUrl (a change of either drops it) and is never sent to this one: POST …/llm/settings with your apiKey (or apiKey: null for none)',
-      { details: { record: LLM_OWNER, reason: 'provider_or_base_url_changed' } },
+      earlierOwner
+        ? 'The LLM settings were entered by an earlier owner of the agent (their key, or their choice of none, for their baseUrl) and are never used for you: POST …/llm/settings with your apiKey (or apiKey: null for none)'
+        : 'The LLM API key was entered for another provider or baseUrl (a change of either drops it) and is never sent to this one: POST …/llm/settings with your apiKey (or apiKey: null for none)',
+      { details: { record: LLM_OWNER, reason: earlierOwner ? 'entered_by_earlier_owner' : 'provider_or_base_url_changed' } },
     );
   }
   let apiKey: string | null = null;

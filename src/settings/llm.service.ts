@@ -48,22 +48,32 @@ export const LLM_OWNER = 'llm_settings';
 type LlmSettingsRow = typeof llmSettings.$inferSelect;
 
 /**
- * Whether the stored key (or the owner's choice of none) was entered for the settings' provider and
- * `baseUrl` (DESIGN §11): only then may a reply run on them, so a key never follows a `baseUrl` it
- * was not entered for, whoever changed it and whenever (a row stored before keys were bound too).
+ * Whether the stored key (or the choice of none) was entered for the settings' provider and
+ * `baseUrl`, by `currentOwner` (DESIGN §11): only then may a reply run on them, so a key never
+ * follows a `baseUrl` it was not entered for, whoever changed it and whenever (a row stored before
+ * keys were bound too), and settings a later owner pointed at their server never receive an
+ * earlier owner's memory after the agent comes back.
  */
-export function keyFitsSettings(row: Pick<LlmSettingsRow, 'provider' | 'baseUrl' | 'apiKeyProvider' | 'apiKeyBaseUrl'>): boolean {
-  return row.apiKeyProvider !== null && row.apiKeyProvider === row.provider && row.apiKeyBaseUrl === row.baseUrl;
+export function keyFitsSettings(
+  row: Pick<LlmSettingsRow, 'provider' | 'baseUrl' | 'apiKeyProvider' | 'apiKeyBaseUrl' | 'apiKeyWallet'>,
+  currentOwner: string,
+): boolean {
+  return (
+    row.apiKeyProvider !== null &&
+    row.apiKeyProvider === row.provider &&
+    row.apiKeyBaseUrl === row.baseUrl &&
+    row.apiKeyWallet === walletKey(currentOwner)
+  );
 }
 
 /** No provider or `baseUrl` a key was entered for: a change dropped the key and none was entered since. */
-const UNBOUND = { apiKeyProvider: null, apiKeyBaseUrl: null };
+const UNBOUND = { apiKeyProvider: null, apiKeyBaseUrl: null, apiKeyWallet: null };
 
 /** The settings as `currentOwner` sees them; `entryWallet` is who entered the stored key. */
 function toSettings(row: LlmSettingsRow, entryWallet: string | null, currentOwner: string): LlmSettings {
   // A key entered for another provider or baseUrl (or dropped by a change of either) is needed
   // again, whoever entered it.
-  const fits = keyFitsSettings(row);
+  const fits = keyFitsSettings(row, currentOwner);
   const credential = credentialState(row.apiKeyEntry !== null || !fits, fits ? entryWallet : null, currentOwner);
   return {
     provider: row.provider,
@@ -115,10 +125,8 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
       let apiKeyEntry = current?.apiKeyEntry ?? null;
       let entryWallet: string | null = null;
       let replaced: string | null = null;
-      let keyTarget: { apiKeyProvider: string | null; apiKeyBaseUrl: string | null } = {
-        apiKeyProvider: input.provider,
-        apiKeyBaseUrl: baseUrl,
-      };
+      const target = { apiKeyProvider: input.provider, apiKeyBaseUrl: baseUrl, apiKeyWallet: walletKey(agent.owner) };
+      let keyTarget: { apiKeyProvider: string | null; apiKeyBaseUrl: string | null; apiKeyWallet: string | null } = target;
       if (input.apiKey !== undefined) {
         replaced = apiKeyEntry;
         apiKeyEntry = null;
@@ -126,16 +134,19 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
           apiKeyEntry = await storeSecret(tx, ring, ref, { record: LLM_OWNER, wallet: agent.owner }, input.apiKey);
           entryWallet = walletKey(agent.owner);
         }
-      } else if (current && !keyFitsSettings({ ...current, provider: input.provider, baseUrl })) {
+      } else if (current && (current.apiKeyProvider !== input.provider || current.apiKeyBaseUrl !== baseUrl)) {
         // The key was entered for another provider or baseUrl: it never follows this one (a later
         // owner's server, say): it is destroyed, and replies wait until a key (or null) is entered.
-        // Settings without a key (the owner said none) just follow: there is no key to follow it.
-        if (apiKeyEntry !== null || current.apiKeyProvider === null) {
+        // Keyless settings the current owner chose follow their own changes (no key to follow);
+        // anyone else's choice of none is dropped the same way.
+        const ownKeyless = apiKeyEntry === null && current.apiKeyProvider !== null && current.apiKeyWallet === target.apiKeyWallet;
+        if (!ownKeyless) {
           replaced = apiKeyEntry;
           apiKeyEntry = null;
           keyTarget = UNBOUND;
         }
-      } else {
+      } else if (current) {
+        keyTarget = { apiKeyProvider: current.apiKeyProvider, apiKeyBaseUrl: current.apiKeyBaseUrl, apiKeyWallet: current.apiKeyWallet };
         entryWallet = await secretOwnerWallet(tx, apiKeyEntry);
       }
       const values = {

@@ -138,6 +138,12 @@ export const llmSettings = gateway.table(
      */
     apiKeyProvider: text('api_key_provider'),
     apiKeyBaseUrl: text('api_key_base_url'),
+    /**
+     * Lower-case address of the wallet that entered the key, or chose none, for that provider and
+     * base URL: a reply runs only for that wallet, so settings (even keyless ones) a later owner
+     * pointed at their own server never carry an earlier owner's memory there after a transfer back.
+     */
+    apiKeyWallet: text('api_key_wallet'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId] })],

@@ -146,6 +146,34 @@ describe('the LLM key and the provider and baseUrl it was entered with', () => {
     expect(llm.requests.length).toBe(before);
   });
 
+  it("A -> B -> A keyless: B's own keyless settings on B's server never receive A's memory after the agent comes back", async () => {
+    const heardByB = llmB.requests.length;
+    // A chose no key (a server of A's that needs none).
+    const agent = await replyAgent(worker.deployment, KEY_A, { apiKey: null });
+    expect((await agent.call('/llm/settings')).body).toMatchObject({ credential: 'none' });
+
+    const b = newWallet();
+    await transferFreshAgent(agent.deployment, agent.owner, b.address, agent.tokenId);
+    const tokenB = await login(agent.deployment, b);
+    const asB = (rest: string, init: Parameters<typeof call>[2] = {}) =>
+      call(agent.deployment.baseUrl, agentPath(agent.collection, agent.tokenId, rest), { token: tokenB, ...init });
+    // A's choice of no key is A's: B's reply on A's settings is refused too.
+    expectError(await asB(replyPath, { method: 'POST', json: { message: 'as B on A settings' } }), 409, 'credential_reentry_required');
+    const pointed = await asB('/llm/settings', { method: 'POST', json: { ...settings, baseUrl: B_BASE_URL, apiKey: null } });
+    expect(pointed.body).toMatchObject({ baseUrl: B_BASE_URL, credential: 'none' });
+    const asBReply = await asB(replyPath, { method: 'POST', json: { message: 'B talks to B server' } });
+    expect(asBReply.status, asBReply.text).toBe(200);
+    const heardFromB = llmB.requests.length;
+
+    await transferFreshAgent(agent.deployment, b, agent.owner.address, agent.tokenId);
+    expect((await agent.call('/llm/settings')).body).toMatchObject({ baseUrl: B_BASE_URL, credential: 'reenter_required' });
+    const refused = await agent.reply({ message: 'my secrets after the agent came back, keyless' });
+    expectError(refused, 409, 'credential_reentry_required');
+    expect(refused.body.error.details).toMatchObject({ reason: 'entered_by_earlier_owner' });
+    expect(llmB.requests.length).toBe(heardFromB);
+    expect(heardFromB).toBeGreaterThan(heardByB);
+  });
+
   it('apiKey: null after a drop says no key is needed: the settings run without one', async () => {
     const agent = await replyAgent(worker.deployment, KEY_A);
     await agent.call('/llm/settings', { method: 'POST', json: { ...settings, baseUrl: B_BASE_URL } });

@@ -107,15 +107,15 @@ describe('the LLM API key after the agent is sold', () => {
     expect(await entriesOf(agent)).toEqual([{ owner: 'llm_settings', owner_wallet: buyer.address.toLowerCase() }]);
   });
 
-  it('shows none when no key is stored, after a transfer too', async () => {
+  it("shows none when no key is stored; after a transfer the seller's choice of none is not the buyer's until they make it", async () => {
     const agent = await freshAgent(testnet);
-    const saved = await agent.call('/llm/settings', {
-      method: 'POST',
-      json: { provider: 'openai', model: 'm', temperature: 0, maxTokens: 10 },
-    });
+    const settings = { provider: 'openai', model: 'm', temperature: 0, maxTokens: 10 };
+    const saved = await agent.call('/llm/settings', { method: 'POST', json: settings });
     expect(saved.body).toMatchObject({ apiKeySet: false, credential: 'none' });
     const { asBuyer } = await sell(agent);
-    expect((await asBuyer('/llm/settings')).body).toMatchObject({ apiKeySet: false, credential: 'none' });
+    expect((await asBuyer('/llm/settings')).body).toMatchObject({ apiKeySet: false, credential: 'reenter_required' });
+    const own = await asBuyer('/llm/settings', { method: 'POST', json: { ...settings, apiKey: null } });
+    expect(own.body).toMatchObject({ apiKeySet: false, credential: 'none' });
   });
 });
 
