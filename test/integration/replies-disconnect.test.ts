@@ -247,8 +247,7 @@ describe('reply_in_progress', () => {
   it('Retry-After is the time the lease can still hold, at most 15 s', async () => {
     const who = await agent();
     const marker = slowOnce();
-    const { response, hangUp } = startReply(who, { message: `a long one ${marker}` }, {});
-    response.catch(() => undefined);
+    const { hangUp } = await startThroughCaller(who, { message: `a long one ${marker}` }, {});
     try {
       await untilModelCalled(marker);
       const busy = await who.reply({ message: 'meanwhile' });
@@ -269,7 +268,7 @@ describe('reply_in_progress', () => {
       expect(Number(soon.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(soon.headers.get('retry-after'))).toBeLessThanOrEqual(4);
     } finally {
-      hangUp();
+      await hangUp();
     }
   });
 });
