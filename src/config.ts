@@ -26,7 +26,7 @@ export interface Config {
   readonly mcpTimeoutMs: number;
   /** At most this many model calls in one agent reply (DESIGN §11). */
   readonly maxIterations: number;
-  /** Deadline of one model call (request and streamed answer), ms. */
+  /** Idle timeout of one model call (for its answer's headers, then between two chunks), ms. */
   readonly llmTimeoutMs: number;
   /** Absolute limit of one tool call however much progress it sends, ms (`MCP_CALL_CEILING_MS`). */
   readonly mcpCallCeilingMs: number;

@@ -55,7 +55,7 @@ export interface StandinRequest {
 
 /** What a script answers: a text, tool calls, or a raw HTTP fault; each may come after a delay. */
 export type StandinReply =
-  | { text: string; finishReason?: 'stop' | 'length' | 'content_filter'; delayMs?: number }
+  | { text: string; finishReason?: 'stop' | 'length' | 'content_filter'; delayMs?: number; chunkDelayMs?: number }
   | { toolCalls: { name: string; arguments: Record<string, unknown> }[]; delayMs?: number }
   | { status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number };
 
@@ -238,8 +238,10 @@ export async function startStandinLlm(options: StandinOptions = {}): Promise<Sta
         res.write(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] }));
       });
     } else {
+      // A reply's own chunkDelayMs overrides the server's (one slow answer among quick ones).
+      const pause = ('text' in reply ? reply.chunkDelayMs : undefined) ?? options.chunkDelayMs;
       for (const piece of pieces(text)) {
-        if (options.chunkDelayMs) await sleep(options.chunkDelayMs);
+        if (pause) await sleep(pause);
         if (res.destroyed) return;
         res.write(chunk({ content: piece }));
       }

@@ -52,6 +52,12 @@ export async function startMiniflare(options: {
    * outbound service; everything else (the database WebSocket, the RPC) passes through unchanged.
    */
   outboundRoutes?: Record<string, string>;
+  /**
+   * Workers beside the gateway that reach it through a service binding `GATEWAY` (ES module
+   * scripts; `miniflare.getWorker(name)` calls them): a caller that can hang up a request before
+   * its answer, which workerd's own HTTP server does not notice from a TCP client.
+   */
+  callers?: { name: string; script: string }[];
 }): Promise<{ url: string; miniflare: Miniflare; dispose(): Promise<void> }> {
   const config = readWranglerConfig(options.deployment);
   const bindings: Record<string, string> = { ...config.vars, ...options.bindings };
@@ -72,21 +78,31 @@ export async function startMiniflare(options: {
     ratelimits,
     bindings,
   };
+  const callers = (options.callers ?? []).map((caller) => ({
+    name: caller.name,
+    modules: true,
+    script: caller.script,
+    compatibilityDate: config.compatibility_date,
+    serviceBindings: { GATEWAY: config.name },
+  }));
   const miniflare = new Miniflare({
     host: '127.0.0.1',
     port: options.port ?? 0,
-    workers: options.outboundRoutes
-      ? [
-          { ...gateway, outboundService: 'outbound-router' },
-          {
-            name: 'outbound-router',
-            modules: true,
-            script: OUTBOUND_ROUTER,
-            compatibilityDate: config.compatibility_date,
-            bindings: { ROUTES: JSON.stringify(options.outboundRoutes) },
-          },
-        ]
-      : [gateway],
+    workers: [
+      ...(options.outboundRoutes
+        ? [
+            { ...gateway, outboundService: 'outbound-router' },
+            {
+              name: 'outbound-router',
+              modules: true,
+              script: OUTBOUND_ROUTER,
+              compatibilityDate: config.compatibility_date,
+              bindings: { ROUTES: JSON.stringify(options.outboundRoutes) },
+            },
+          ]
+        : [gateway]),
+      ...callers,
+    ],
   });
   const url = (await miniflare.ready).toString().replace(/\/$/, '');
   return { url, miniflare, dispose: () => miniflare.dispose() };

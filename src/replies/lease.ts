@@ -17,6 +17,26 @@ function contextRef(agentRef: string, contextKey: string): Promise<string> {
   return sha256Hex(`${agentRef}:${contextKey}`);
 }
 
+/** Retry-After of a 409 `reply_in_progress`: the most a retry is told to wait (the reply may end any time). */
+export const MAX_RETRY_AFTER_SECONDS = 15;
+
+/**
+ * Seconds until the held lease runs out, between 1 and MAX_RETRY_AFTER_SECONDS: a retry after it
+ * finds the context free unless a reply still runs (a lease runs out at the latest then).
+ */
+async function retryAfterSeconds(db: Database, ref: string): Promise<number> {
+  try {
+    const { rows } = await db.sql.query<{ seconds: number | null }>(
+      'SELECT ceil(extract(epoch FROM expires_at - now()))::int AS seconds FROM gateway.reply_leases WHERE context_ref = $1',
+      [ref],
+    );
+    // No row: the lease was released meanwhile, so the context is free now.
+    return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, rows[0]?.seconds ?? 1));
+  } catch {
+    return MAX_RETRY_AFTER_SECONDS; // a hint only: its failure does not change the answer (409)
+  }
+}
+
 /** Takes the context's lease, or 409 `reply_in_progress` while another reply holds it. */
 export async function takeReplyLease(db: Database, agentRef: string, contextKey: string, ttlMs: number): Promise<ReplyLease> {
   const ref = await contextRef(agentRef, contextKey);
@@ -37,7 +57,7 @@ export async function takeReplyLease(db: Database, agentRef: string, contextKey:
   }
   if (!taken) {
     throw new AppError('reply_in_progress', 'The agent is already replying in this context: wait for that reply to end', {
-      headers: { 'Retry-After': '5' },
+      headers: { 'Retry-After': String(await retryAfterSeconds(db, ref)) },
     });
   }
   return {

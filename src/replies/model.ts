@@ -17,20 +17,53 @@ export interface CallClock {
 }
 
 /**
- * fetch for the SDK: the worker's own fetch, no redirects, and a deadline of `timeoutMs` per model
- * call covering the streamed answer too; `signal` (the reply's) aborts every call.
+ * fetch for the SDK: the worker's own fetch, no redirects, and an idle timeout of `timeoutMs` per
+ * model call: for the response's headers, then between two chunks of its body, so a long answer
+ * that keeps coming is not cut (the reply's absolute deadline, on `signal`, bounds it), and a
+ * provider that stalls is. `signal` (the reply's) aborts every call.
  */
 export function boundedFetch(timeoutMs: number, signal: AbortSignal, clock: CallClock): typeof fetch {
   let call = 0;
-  return (input, init) => {
+  return async (input, init) => {
     const mine = ++call;
     clock.timedOut = false;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    deadline.addEventListener('abort', () => {
-      if (mine === call) clock.timedOut = true;
-    });
-    const signals = [deadline, signal, ...(init?.signal ? [init.signal] : [])];
-    return fetch(input, { ...init, redirect: 'manual', signal: AbortSignal.any(signals) });
+    const idle = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const stop = () => clearTimeout(timer);
+    const restart = () => {
+      stop();
+      timer = setTimeout(() => {
+        if (mine === call) clock.timedOut = true;
+        idle.abort(new DOMException(`no answer from the model within ${timeoutMs} ms`, 'TimeoutError'));
+      }, timeoutMs);
+    };
+    const signals = [idle.signal, signal, ...(init?.signal ? [init.signal] : [])];
+    const any = AbortSignal.any(signals);
+    any.addEventListener('abort', stop);
+    restart();
+    let res: Response;
+    try {
+      res = await fetch(input, { ...init, redirect: 'manual', signal: any });
+    } catch (err) {
+      stop();
+      throw err;
+    }
+    if (!res.body) {
+      stop();
+      return res;
+    }
+    restart();
+    const body = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          restart();
+          out.enqueue(chunk);
+        },
+        flush: stop,
+        cancel: stop,
+      }),
+    );
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
 

@@ -50,24 +50,57 @@ function sseEvents(stream: SSEStreamingApi) {
   return { events, send, flushed: () => chain };
 }
 
+/**
+ * `work`, kept running after the client hangs up (`waitUntil`): workerd tears a request down at
+ * once when its client goes, and a reply torn down mid-way would keep its lease until it runs out.
+ */
+function outliving<T>(c: Context<AppBindings>, work: Promise<T>): Promise<T> {
+  try {
+    c.executionCtx.waitUntil(
+      work.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+  } catch {
+    // no execution context (app.request in unit tests): nothing tears the request down
+  }
+  return work;
+}
+
+/** A reply whose client hung up: one log line, and an answer nobody reads (499, "client closed request"). */
+function abandoned(c: Context<AppBindings>): Response {
+  console.info(JSON.stringify({ level: 'info', requestId: c.get('requestId'), event: 'reply_abandoned' }));
+  return new Response(null, { status: 499 });
+}
+
 export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBindings> = async (c) => {
   const body = c.req.valid('json');
   const { contextKey } = c.req.valid('param');
   const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
-  const prepared = await prepareReply(replyDeps(c), c.var.agent, { contextKey, ...body, idempotency });
+  // The client's hang-up (workerd's `enable_request_signal`) ends the reply and frees the context.
+  const gone = c.req.raw.signal;
+  const prepared = await outliving(c, prepareReply(replyDeps(c), c.var.agent, { contextKey, ...body, idempotency }));
   const streaming = (c.req.header('accept') ?? '').includes('text/event-stream');
   if ('remembered' in prepared) c.header('Idempotent-Replayed', 'true');
   if (!streaming) {
-    const answer: ReplyAnswer = 'remembered' in prepared ? prepared.remembered : await prepared.prepared.run(quiet);
+    let answer: ReplyAnswer;
+    try {
+      answer = 'remembered' in prepared ? prepared.remembered : await outliving(c, prepared.prepared.run(quiet, gone));
+    } catch (err) {
+      if (gone.aborted) return abandoned(c) as unknown as ReturnType<typeof c.json<ReplyAnswer, 200>>;
+      throw err;
+    }
     return c.json(answer, 200);
   }
   c.header('Cache-Control', 'no-store');
   return streamSSE(c, async (stream) => {
     const { events, send, flushed } = sseEvents(stream);
     try {
-      send('done', 'remembered' in prepared ? prepared.remembered : await prepared.prepared.run(events));
+      send('done', 'remembered' in prepared ? prepared.remembered : await outliving(c, prepared.prepared.run(events, gone)));
     } catch (err) {
-      send('error', await renderError(c, err).json());
+      if (gone.aborted) abandoned(c);
+      else send('error', await renderError(c, err).json());
     }
     await flushed();
   }) as unknown as ReturnType<typeof c.json<ReplyAnswer, 200>>;

@@ -39,6 +39,8 @@ Checks that need no model (settings, key, template, variables) run before anythi
     424: errorResponse('`llm_credential_rejected`: the provider refused the API key (401/403; `details.upstreamStatus`)'),
     502: errorResponse('`llm_unavailable`: the provider could not be reached, failed (5xx) or refused the request'),
     503: errorResponse('`llm_rate_limited` (the provider rate limits the key; retry after Retry-After), or `dependency_unavailable`'),
-    504: errorResponse('`llm_timeout`: a model call passed LLM_TIMEOUT_MS'),
+    504: errorResponse(
+      '`llm_timeout`: the model was silent for LLM_TIMEOUT_MS (before its answer or between two chunks of it), or the reply passed its deadline',
+    ),
   },
 });

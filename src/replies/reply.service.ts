@@ -19,6 +19,7 @@ import { getPromptTemplate } from '../settings/prompt-templates.service';
 import { agentRef, agentRefText } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
 import type { KeyRing } from '../vault/crypto';
+import { onHangUp } from './hang-up';
 import { takeReplyLease } from './lease';
 import { runLoop, type FinishReason, type LoopEvents } from './loop';
 import { boundedFetch, languageModel, type CallClock } from './model';
@@ -56,7 +57,11 @@ export interface ReplyAnswer {
 
 /** A reply ready to run: checked, leased, its message stored. Run it once, then it is released. */
 export interface PreparedReply {
-  run(events: LoopEvents): Promise<ReplyAnswer>;
+  /**
+   * Runs the reply. `gone` (the client's hang-up) ends it at once with the signal's reason: the
+   * lease is released and nothing more is stored (its message stays; a retry runs it again).
+   */
+  run(events: LoopEvents, gone?: AbortSignal): Promise<ReplyAnswer>;
   /** Drops the lease without running (the caller gave up). */
   release(): Promise<void>;
 }
@@ -141,8 +146,9 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     await lease.release();
     throw err;
   }
-  const run = async (events: LoopEvents): Promise<ReplyAnswer> => {
+  const run = async (events: LoopEvents, gone?: AbortSignal): Promise<ReplyAnswer> => {
     const timer = setTimeout(() => controller.abort(), deadlineMs);
+    const hangUp = onHangUp(gone, controller);
     try {
       const catalog = nameTools(connections);
       const steps: ReplyStep[] = [];
@@ -153,7 +159,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
       const budget = deps.limits.maxTokensPerRequest - settings.maxTokens - fixed;
       const { kept } = trimToBudget(history, budget);
       const messages: ModelMessage[] = kept.map((m) => ({ role: m.role, content: m.message }));
-      const result = await runLoop(
+      const loop = runLoop(
         {
           model,
           system,
@@ -168,6 +174,10 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
         },
         events,
       );
+      // A hang-up does not wait for the loop (a tool call may not listen to the abort): what it
+      // still does is stored nowhere, and the lease is free for the next reply.
+      loop.catch(() => undefined);
+      const result = await Promise.race([loop, hangUp.promise]);
       const text = result.text.replaceAll('\u0000', '').toWellFormed();
       const stored = text.trim()
         ? (
@@ -186,6 +196,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
       return answer;
     } finally {
       clearTimeout(timer);
+      hangUp.dispose();
       await lease.release();
     }
   };
