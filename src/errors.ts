@@ -64,6 +64,8 @@ export const ERROR_STATUS = {
   /** A secret entered by an earlier owner of the agent (DESIGN §8): the current owner must enter their own. */
   credential_reentry_required: 409,
   // Agent replies (DESIGN §11)
+  /** The system prompt and the tools leave no room for a message and an answer within TOKEN__MAX_TOKENS_PER_REQUEST. */
+  prompt_over_token_limit: 400,
   llm_not_configured: 409,
   llm_provider_unavailable: 409,
   reply_in_progress: 409,

@@ -5,7 +5,6 @@
  * reply as one `assistant` message, and remembers the answer under the Idempotency-Key.
  * Uses the public services of contexts, settings and mcp; knows nothing of HTTP.
  */
-import type { ModelMessage } from 'ai';
 import type { Agent } from '../agents/agent';
 import { appendMessages, type Idempotency, type MessagesDeps, type Role, type StoredMessage } from '../contexts/messages.service';
 import { readRecentMessages } from '../contexts/recent.service';
@@ -21,8 +20,8 @@ import type { KeyRing } from '../vault/crypto';
 import { takeReplyLease } from './lease';
 import { runLoop, type FinishReason, type LoopEvents } from './loop';
 import { boundedFetch, languageModel, type CallClock } from './model';
+import { requestBudget, type TextMessage } from './request-budget';
 import { renderTemplate } from './template';
-import { countTokens, MESSAGE_OVERHEAD_TOKENS, trimToBudget } from './tokens';
 import { nameTools, toolSet, type ReplyStep } from './tools';
 
 export interface ReplyDeps {
@@ -113,6 +112,10 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const settings = await openLlmSettings(await deps.ring(), agent, readValue(reads[1]));
   const system = readValue(reads[2]);
   const connections = usableBy(readValue(reads[3]), agent.owner);
+  const catalog = nameTools(connections);
+  // The system prompt and the tools go with every request: when they leave no room, refused before anything is stored.
+  const definitions = [...catalog].map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema }));
+  const budget = requestBudget(deps.limits.maxTokensPerRequest, system, definitions, settings.maxTokens);
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
   const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
@@ -141,24 +144,20 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const run = async (events: LoopEvents): Promise<ReplyAnswer> => {
     const timer = setTimeout(() => controller.abort(), deadlineMs);
     try {
-      const catalog = nameTools(connections);
       const steps: ReplyStep[] = [];
       const tools = toolSet(catalog, { deps: deps.mcp, agent, steps, events });
-      const fixed =
-        (system !== null ? countTokens(system) + MESSAGE_OVERHEAD_TOKENS : 0) +
-        countTokens(JSON.stringify([...catalog].map(([name, t]) => [name, t.description, t.inputSchema])));
-      const budget = deps.limits.maxTokensPerRequest - settings.maxTokens - fixed;
-      const { kept } = trimToBudget(history, budget);
-      const messages: ModelMessage[] = kept.map((m) => ({ role: m.role, content: m.message }));
+      // Every request takes what fits of these (request-budget.ts), the stored messages stay whole.
+      const messages: TextMessage[] = history.map((m) => ({ role: m.role, content: m.message }));
       const result = await runLoop(
         {
           model,
           system,
           messages,
           tools,
+          connectionOf: (name) => catalog.get(name)?.connection.connectionId ?? null,
           steps,
           maxIterations,
-          maxOutputTokens: settings.maxTokens,
+          budget,
           temperature: settings.temperature,
           signal: controller.signal,
           clock,
