@@ -7,9 +7,10 @@
  * 2. the earlier steps' results (and their texts and reasoning), cut from the oldest;
  * 3. the newest message, cut;
  * 4. the earlier steps, dropped whole (a call with its result) from the oldest.
- * When not even the newest message cut to its marker fits next to the settings' `maxTokens`, the
- * output allowance of that request is lowered; when the fixed part leaves no room for that either,
- * the reply is refused before anything is stored (400 `prompt_over_token_limit`).
+ * The output allowance is the settings' `maxTokens`, lowered for a request whose messages need the
+ * room, down to half of what the fixed part leaves (`maxTokens` may be the whole limit). A fixed
+ * part that leaves less than `MIN_ROOM_TOKENS` is refused before anything is stored (400
+ * `prompt_over_token_limit`).
  */
 import type { ModelMessage } from 'ai';
 import { AppError } from '../errors';
@@ -33,7 +34,7 @@ export interface RequestBudget {
   limit: number;
   /** The system prompt and the tool definitions, sent with every request. */
   fixed: number;
-  /** The settings' `maxTokens`: lowered for a request only when its smallest form does not fit with it. */
+  /** The settings' `maxTokens`: lowered for a request whose messages need the room, down to half of `limit - fixed`. */
   maxOutputTokens: number;
 }
 
@@ -52,17 +53,13 @@ export interface FittedRequest {
 /** The least a message is cut to: its overhead and the cut marker. */
 export const MIN_MESSAGE_TOKENS = MESSAGE_OVERHEAD_TOKENS + countTokens(CUT_MARKER);
 
-/** The output allowance is not lowered below this (or `maxTokens` when smaller): the reply is refused instead. */
-export const MIN_OUTPUT_TOKENS = 16;
+/** The least the system prompt and the tools must leave of the limit: half for the messages, half for the answer. */
+export const MIN_ROOM_TOKENS = 32;
 
-/**
- * The budget of a reply's requests; 400 `prompt_over_token_limit` when the system prompt and the
- * tools leave no room for the newest message cut to its marker and `MIN_OUTPUT_TOKENS` of answer.
- */
+/** The budget of a reply's requests; 400 `prompt_over_token_limit` when the system prompt and the tools leave less than `MIN_ROOM_TOKENS`. */
 export function requestBudget(limit: number, system: string | null, tools: readonly ToolDefinition[], maxTokens: number): RequestBudget {
   const fixed = (system !== null ? messageTokens(system) : 0) + toolsTokens(tools);
-  const needed = fixed + MIN_MESSAGE_TOKENS + Math.min(maxTokens, MIN_OUTPUT_TOKENS);
-  if (needed > limit) {
+  if (limit - fixed < MIN_ROOM_TOKENS) {
     throw new AppError(
       'prompt_over_token_limit',
       `The system prompt and the tool definitions count ${fixed} tokens: with a message and an answer that is over TOKEN__MAX_TOKENS_PER_REQUEST (${limit})`,
@@ -74,12 +71,15 @@ export function requestBudget(limit: number, system: string | null, tools: reado
 
 /** The messages and output allowance of one request: `history` (oldest first) then `earlier` (the reply's earlier steps). */
 export function fitRequest(budget: RequestBudget, history: readonly TextMessage[], earlier: readonly ModelMessage[]): FittedRequest {
-  const room = budget.limit - budget.fixed - budget.maxOutputTokens;
-  const messages = fitMessages(history, earlier, room);
-  if (messages) return { messages, maxOutputTokens: budget.maxOutputTokens };
+  const left = budget.limit - budget.fixed;
+  const needed = tokensOf(history) + tokensOf(earlier);
+  const maxOutputTokens = Math.max(0, Math.min(budget.maxOutputTokens, Math.max(left - needed, Math.floor(left / 2))));
+  const messages = fitMessages(history, earlier, left - maxOutputTokens);
+  if (messages) return { messages, maxOutputTokens };
+  // Only for a budget requestBudget would have refused: the newest message cut to its marker, the answer the rest.
   const newest = history.at(-1);
   const least = newest ? [cutMessage(newest, MIN_MESSAGE_TOKENS)] : [];
-  return { messages: least, maxOutputTokens: budget.limit - budget.fixed - tokensOf(least) };
+  return { messages: least, maxOutputTokens: left - tokensOf(least) };
 }
 
 const tokensOf = (messages: readonly ModelMessage[]) => messages.reduce((sum, m) => sum + modelMessageTokens(m), 0);

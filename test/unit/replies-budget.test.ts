@@ -2,7 +2,7 @@ import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
 import { callGate, MAX_CALLS_AT_ONCE, MAX_CALLS_PER_REPLY, MAX_CALLS_PER_STEP } from '../../src/replies/call-limits';
-import { fitRequest, MIN_MESSAGE_TOKENS, type RequestBudget, requestBudget, type TextMessage } from '../../src/replies/request-budget';
+import { fitRequest, type RequestBudget, requestBudget, type TextMessage } from '../../src/replies/request-budget';
 import { countTokens, CUT_MARKER, cutToTokens, modelMessageTokens } from '../../src/replies/tokens';
 
 const user = (id: number, bytes: number): TextMessage => ({ role: 'user', content: `${id}:`.padEnd(bytes, 'x') });
@@ -78,12 +78,15 @@ describe('fitRequest', () => {
     });
   });
 
-  it('lowers the output allowance when not even the newest message cut to its marker fits next to it', () => {
-    const tight: RequestBudget = { limit: 1_000, fixed: 990 - MIN_MESSAGE_TOKENS, maxOutputTokens: 500 };
+  it('lowers the output allowance for messages that need the room, down to half of what the fixed part leaves', () => {
+    const whole: RequestBudget = { limit: 1_000, fixed: 0, maxOutputTokens: 1_000 }; // maxTokens may be the whole limit
+    const short = fitRequest(whole, [user(1, 30)], []);
+    expect(short).toEqual({ messages: [user(1, 30)], maxOutputTokens: 1_000 - 18 });
+    const tight: RequestBudget = { limit: 1_000, fixed: 900, maxOutputTokens: 500 };
     const fitted = fitRequest(tight, [user(1, 3_000)], step(100));
-    expect(fitted.messages).toEqual([{ role: 'user', content: CUT_MARKER }]);
-    expect(fitted.maxOutputTokens).toBe(10);
-    expect(total(tight, fitted)).toBe(tight.limit);
+    expect(fitted.maxOutputTokens).toBe(50);
+    expect(total(tight, fitted)).toBeLessThanOrEqual(tight.limit);
+    expect(String(fitted.messages[0]!.content).endsWith(CUT_MARKER)).toBe(true);
   });
 
   it('never goes over the limit, whatever the sizes', () => {
@@ -101,14 +104,14 @@ describe('fitRequest', () => {
 describe('requestBudget', () => {
   it('refuses a system prompt and tools that leave no room: prompt_over_token_limit', () => {
     try {
-      requestBudget(600, 'x'.repeat(1_800), [], 100);
+      requestBudget(600, 'x'.repeat(1_683), [], 100); // 569 of 600: 32 must be left
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).code).toBe('prompt_over_token_limit');
       expect((err as AppError).status).toBe(400);
     }
-    expect(requestBudget(600, 'x'.repeat(300), [], 100)).toEqual({ limit: 600, fixed: 108, maxOutputTokens: 100 });
+    expect(requestBudget(600, 'x'.repeat(1_680), [], 100)).toEqual({ limit: 600, fixed: 568, maxOutputTokens: 100 });
   });
 });
 
