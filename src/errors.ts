@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   database_table_not_offered: 400,
   invalid_llm_base_url: 400,
   prompt_variable_missing: 400,
+  prompt_too_large: 400,
   unauthorized: 401,
   token_expired: 401,
   token_wrong_chain: 401,

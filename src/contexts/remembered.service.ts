@@ -1,4 +1,5 @@
 import type { Agent } from '../agents/agent';
+import { storableJsonText } from '../encoding/storable-json';
 import { AppError } from '../errors';
 import { findAgentSchema } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';
@@ -32,14 +33,17 @@ export async function findRemembered<T>(deps: MessagesDeps, agent: Agent, idem: 
   return row.response;
 }
 
-/** Remembers `answer` under `idem.key` (the first one stays if a twin remembered first). */
+/**
+ * Remembers `answer` under `idem.key` (the first one stays if a twin remembered first), made
+ * storable (`storableJsonText`: NUL and lone surrogates replaced) so a retry always finds it.
+ */
 export async function remember(deps: MessagesDeps, agent: Agent, idem: Idempotency, answer: unknown): Promise<void> {
   const schema = await findAgentSchema(deps, agent);
   if (!schema) return;
   try {
     await deps.sql.query(
       `INSERT INTO ${schema.quoted}.idempotency (key, request_hash, response) VALUES ($1, $2, $3::jsonb) ON CONFLICT (key) DO NOTHING`,
-      [idem.key, idem.requestHash, JSON.stringify(answer)],
+      [idem.key, idem.requestHash, storableJsonText(answer)],
     );
   } catch (err) {
     throw databaseError(err);

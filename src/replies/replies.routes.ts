@@ -28,7 +28,7 @@ Checks that need no model (settings, key, template, variables) run before anythi
     },
     ...agentRoute.errors,
     400: errorResponse(
-      '`validation_failed` (body or path out of its rules), `prompt_variable_missing` (a `{{name}}` of the template without a variable; the model is not called), `idempotency_key_reused`',
+      '`validation_failed` (body or path out of its rules), `prompt_variable_missing` (a `{{name}}` of the template without a variable; the model is not called), `prompt_too_large` (the rendered template would pass 256 KiB of UTF-8; counted before it is built, nothing stored), `idempotency_key_reused`',
     ),
     404: errorResponse(
       '`context_not_found`: Context not found; `prompt_template_not_found` (a named template that does not exist); `agent_not_found`',

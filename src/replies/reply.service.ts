@@ -9,6 +9,7 @@ import type { Agent } from '../agents/agent';
 import { appendMessages, type Idempotency, type MessagesDeps, type Role, type StoredMessage } from '../contexts/messages.service';
 import { readRecentMessages } from '../contexts/recent.service';
 import { findRemembered, remember } from '../contexts/remembered.service';
+import { storableJson } from '../encoding/storable-json';
 import { AppError } from '../errors';
 import { agentTools, usableBy } from '../mcp/agent-tools';
 import type { McpDeps } from '../mcp/connections.service';
@@ -63,11 +64,11 @@ export type Prepared = { remembered: ReplyAnswer } | { prepared: PreparedReply }
 
 const DEFAULT_TEMPLATE = 'default';
 
-async function systemPrompt(db: Database, agent: Agent, input: ReplyInput): Promise<string | null> {
+/** The template the request names, not rendered (a read: it may run before the owner check); null for an absent default. */
+async function promptTemplate(db: Database, agent: Agent, input: ReplyInput): Promise<string | null> {
   const key = input.promptTemplateKey ?? DEFAULT_TEMPLATE;
   try {
-    const template = await getPromptTemplate(db, agent, key);
-    return renderTemplate(template.template, input.variables);
+    return (await getPromptTemplate(db, agent, key)).template;
   } catch (err) {
     if (err instanceof AppError && err.code === 'prompt_template_not_found' && key === DEFAULT_TEMPLATE) return null;
     throw err;
@@ -100,7 +101,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const reads = await Promise.allSettled([
     answerKey ? findRemembered<ReplyAnswer>(deps.store, agent, answerKey) : undefined,
     readLlmSettings(deps, agent),
-    systemPrompt(deps.db, agent, input),
+    promptTemplate(deps.db, agent, input),
     input.tools ? agentTools(deps.mcp, agent) : [],
     // As much as any budget could keep: trimmed below once the settings and tools are known.
     readRecentMessages(deps.store, agent, input.contextKey, deps.limits.maxTokensPerRequest * 3 + 3),
@@ -110,7 +111,9 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   if (remembered) return { remembered };
   // What the request names is checked before anything is stored (a refused request stores nothing).
   const settings = await openLlmSettings(await deps.ring(), agent, readValue(reads[1]));
-  const system = readValue(reads[2]);
+  // Rendered only now, for the owner: bounded (256 KiB) and counted before it is built.
+  const template = readValue(reads[2]);
+  const system = template === null ? null : renderTemplate(template, input.variables);
   const connections = usableBy(readValue(reads[3]), agent.owner);
   const catalog = nameTools(connections);
   // The system prompt and the tools go with every request: when they leave no room, refused before anything is stored.
@@ -176,7 +179,8 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
             )
           ).messages[0]
         : undefined;
-      const answer: ReplyAnswer = { reply: stored ?? null, steps, usage: result.usage, finishReason: result.finishReason };
+      // As it is remembered (NUL and lone surrogates of tool arguments replaced), so a replay is the same answer.
+      const answer = storableJson<ReplyAnswer>({ reply: stored ?? null, steps, usage: result.usage, finishReason: result.finishReason });
       if (answerKey) await remember(deps.store, agent, answerKey, answer);
       return answer;
     } finally {

@@ -2,25 +2,50 @@ import { AppError } from '../errors';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]{1,64})\s*\}\}/g;
 
+/** The rendered system prompt's cap in UTF-8 bytes (DESIGN §11): 256 KiB. */
+export const MAX_PROMPT_BYTES = 256 * 1024;
+
+const encoder = new TextEncoder();
+const utf8Bytes = (text: string): number => encoder.encode(text).byteLength;
+
 /**
  * Renders a prompt template: every `{{name}}` (spaces inside the braces allowed) takes
- * `variables[name]`. A placeholder without a variable is 400 `prompt_variable_missing`, naming
- * every missing one, before any model call. Values are inserted as they are (no re-expansion).
+ * `variables[name]`. Values are inserted as they are (no re-expansion). Before anything is built:
+ * a placeholder without a variable is 400 `prompt_variable_missing`, naming every missing one;
+ * a result over `maxBytes` UTF-8 bytes is 400 `prompt_too_large`. The size is counted from the
+ * template's text and each variable's size (measured once per name), so a small template that
+ * repeats a large variable costs a count, never the string it would make.
  */
-export function renderTemplate(template: string, variables: Readonly<Record<string, string>>): string {
+export function renderTemplate(template: string, variables: Readonly<Record<string, string>>, maxBytes: number = MAX_PROMPT_BYTES): string {
   const missing = new Set<string>();
-  const text = template.replace(PLACEHOLDER, (whole, name: string) => {
+  const sizes = new Map<string, number>();
+  // Placeholders are ASCII (one byte a character): the text around them weighs the template's
+  // bytes less theirs, so the count encodes the template once and each variable once.
+  let bytes = utf8Bytes(template);
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const name = match[1] ?? '';
+    bytes -= match[0].length;
     if (!Object.hasOwn(variables, name)) {
       missing.add(name);
-      return whole;
+      continue;
     }
-    return variables[name] ?? '';
-  });
+    let size = sizes.get(name);
+    if (size === undefined) {
+      size = utf8Bytes(variables[name] ?? '');
+      sizes.set(name, size);
+    }
+    bytes += size;
+  }
   if (missing.size > 0) {
     const names = [...missing];
     throw new AppError('prompt_variable_missing', `The prompt template needs variables that were not given: ${names.join(', ')}`, {
       details: { missing: names },
     });
   }
-  return text;
+  if (bytes > maxBytes) {
+    throw new AppError('prompt_too_large', `The rendered prompt would be ${bytes} bytes, over the cap of ${maxBytes} (UTF-8)`, {
+      details: { bytes, maxBytes },
+    });
+  }
+  return template.replace(PLACEHOLDER, (_whole, name: string) => variables[name] ?? '');
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
-import { renderTemplate } from '../../src/replies/template';
+import { MAX_PROMPT_BYTES, renderTemplate } from '../../src/replies/template';
 import { countTokens, MESSAGE_OVERHEAD_TOKENS, messageTokens } from '../../src/replies/tokens';
 
 describe('countTokens', () => {
@@ -41,4 +41,43 @@ describe('renderTemplate', () => {
   it('does not take inherited properties for variables', () => {
     expect(() => renderTemplate('{{constructor}}', {})).toThrow(AppError);
   });
+
+  it('caps the rendered prompt at 256 KiB of UTF-8: at the cap it renders, a byte over is 400 prompt_too_large', () => {
+    expect(MAX_PROMPT_BYTES).toBe(262_144);
+    const at = renderTemplate('ab{{v}}', { v: 'x'.repeat(MAX_PROMPT_BYTES - 2) });
+    expect(at).toHaveLength(MAX_PROMPT_BYTES);
+    const err = caught(() => renderTemplate('ab{{v}}', { v: 'x'.repeat(MAX_PROMPT_BYTES - 1) }));
+    expect(err.status).toBe(400);
+    expect(err.code).toBe('prompt_too_large');
+    expect(err.details).toEqual({ bytes: MAX_PROMPT_BYTES + 1, maxBytes: MAX_PROMPT_BYTES });
+  });
+
+  it('counts UTF-8 bytes of the text and of every value, not UTF-16 units', () => {
+    expect(renderTemplate('é{{v}}', { v: '😀' }, 6)).toBe('é😀'); // 2 + 4 bytes
+    expect(caught(() => renderTemplate('é{{v}}', { v: '😀' }, 5)).details).toEqual({ bytes: 6, maxBytes: 5 });
+    expect(caught(() => renderTemplate('{{ v }}{{v}}{{v}}', { v: 'ab' }, 5)).details).toEqual({ bytes: 6, maxBytes: 5 });
+  });
+
+  it('refuses 13,000 placeholders of a 64 KiB variable by counting, without building the string', () => {
+    const template = '{{a}}'.repeat(13_000);
+    const err = caught(() => renderTemplate(template, { a: 'x'.repeat(65_536) }));
+    expect(err.code).toBe('prompt_too_large');
+    expect(err.details).toEqual({ bytes: 13_000 * 65_536, maxBytes: MAX_PROMPT_BYTES });
+  });
+
+  it('names missing variables before it weighs the size', () => {
+    const err = caught(() => renderTemplate(`{{a}}${'{{big}}'.repeat(100)}{{b}}`, { big: 'x'.repeat(65_536) }));
+    expect(err.code).toBe('prompt_variable_missing');
+    expect(err.details).toEqual({ missing: ['a', 'b'] });
+  });
 });
+
+function caught(render: () => unknown): AppError {
+  try {
+    render();
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('expected an AppError');
+}
