@@ -47,6 +47,9 @@ export interface LoopResult {
  */
 export const MAX_REPLY_CHARS = 64 * 1024;
 
+/** What each streamed tool call adds to its step's argument characters besides its name and arguments. */
+const CALL_FRAMING_CHARS = 16;
+
 export async function runLoop(input: LoopInput, events: LoopEvents): Promise<LoopResult> {
   const cut = new AbortController();
   const gate = callGate();
@@ -87,6 +90,11 @@ export async function runLoop(input: LoopInput, events: LoopEvents): Promise<Loo
           text = '';
           argumentChars = 0;
           reasoningChars = 0;
+          break;
+        case 'tool-input-start':
+          // A call counts its name and some framing too, so calls without arguments are capped as well.
+          argumentChars += part.toolName.length + CALL_FRAMING_CHARS;
+          if (argumentChars > MAX_REPLY_CHARS) cut.abort();
           break;
         case 'tool-input-delta':
           argumentChars += part.delta.length;

@@ -197,6 +197,20 @@ describe('what the model streams is capped as text is', () => {
     expect(requestsWith(marker)).toHaveLength(1);
   });
 
+  it('thousands of calls with next to no arguments: cut too (each call counts its name and framing), finishReason length', async () => {
+    const who = await withTools(wide, slowTools.url);
+    slowTools.reset();
+    const marker = scripted((req) =>
+      answered(req) ? { text: 'done' } : { toolCalls: Array.from({ length: 3_000 }, () => ({ name: 'echo', arguments: { text: '' } })) },
+    );
+    const res = await who.reply({ message: `swarm ${marker}` });
+    expect(res.status, res.text.slice(0, 500)).toBe(200);
+    expect(res.body.finishReason).toBe('length');
+    expect(res.body.steps.length).toBeLessThan(3_000);
+    expect(slowTools.state.calls).toBeLessThanOrEqual(MAX_CALLS_PER_STEP);
+    expect(requestsWith(marker)).toHaveLength(1);
+  });
+
   it('megabytes of reasoning: cut, finishReason length', async () => {
     const who = await withTools(wide, slowTools.url);
     const marker = scripted(() => ({ text: 'done', reasoning: 'r'.repeat(2_000_000), chunkChars: 8_192 }));
