@@ -62,7 +62,7 @@ export function requestBudget(limit: number, system: string | null, tools: reado
   if (limit - fixed < MIN_ROOM_TOKENS) {
     throw new AppError(
       'prompt_over_token_limit',
-      `The system prompt and the tool definitions count ${fixed} tokens: with a message and an answer that is over TOKEN__MAX_TOKENS_PER_REQUEST (${limit})`,
+      `The system prompt and the tool definitions count ${fixed} tokens, leaving under ${MIN_ROOM_TOKENS} of TOKEN__MAX_TOKENS_PER_REQUEST (${limit}) for the messages and the answer`,
       { details: { fixedTokens: fixed, limit } },
     );
   }
