@@ -65,6 +65,8 @@ export const ERROR_STATUS = {
   /** A secret entered by an earlier owner of the agent (DESIGN §8), or an LLM key entered for another provider or baseUrl (§11): enter it again. */
   credential_reentry_required: 409,
   // Agent replies (DESIGN §11)
+  /** The system prompt and the tools leave no room for a message and an answer within TOKEN__MAX_TOKENS_PER_REQUEST. */
+  prompt_over_token_limit: 400,
   llm_not_configured: 409,
   llm_provider_unavailable: 409,
   /** A stored LLM baseUrl the outbound policy in force refuses (saved under the local stack's loopback switch, or an older rule). */

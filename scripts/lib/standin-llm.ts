@@ -53,10 +53,21 @@ export interface StandinRequest {
   };
 }
 
-/** What a script answers: a text, tool calls, or a raw HTTP fault; each may come after a delay. */
+/**
+ * What a script answers: a text (after `reasoning`, streamed as `reasoning_content`), tool calls,
+ * or a raw HTTP fault; each may come after a delay. With `chunkChars`, reasoning and tool-call
+ * arguments stream in deltas of that many characters (else one delta each).
+ */
 export type StandinReply =
-  | { text: string; finishReason?: 'stop' | 'length' | 'content_filter'; delayMs?: number; chunkDelayMs?: number }
-  | { toolCalls: { name: string; arguments: Record<string, unknown> }[]; delayMs?: number }
+  | {
+      text: string;
+      reasoning?: string;
+      finishReason?: 'stop' | 'length' | 'content_filter';
+      chunkChars?: number;
+      chunkDelayMs?: number;
+      delayMs?: number;
+    }
+  | { toolCalls: { name: string; arguments: Record<string, unknown> }[]; chunkChars?: number; delayMs?: number }
   | { status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number };
 
 export type StandinScript = (request: StandinRequest) => StandinReply | undefined | Promise<StandinReply | undefined>;
@@ -166,6 +177,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Splits text into stream deltas: a word (with its following space) each. */
 const pieces = (text: string) => text.match(/\S+\s*|\s+/g) ?? [''];
 
+/** Splits text into deltas of `size` characters (one delta without a size). */
+const slices = (text: string, size: number | undefined) =>
+  size ? Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size)) : [text];
+
 export async function startStandinLlm(options: StandinOptions = {}): Promise<StandinLlm> {
   const requests: StandinRequest[] = [];
   let counter = 0;
@@ -210,6 +225,7 @@ export async function startStandinLlm(options: StandinOptions = {}): Promise<Sta
           }))
         : undefined;
     const text = 'text' in reply ? reply.text : '';
+    const reasoning = 'text' in reply ? (reply.reasoning ?? '') : '';
     const finish = toolCalls ? 'tool_calls' : 'text' in reply ? (reply.finishReason ?? 'stop') : 'stop';
     const usage = usageOf(body, text + JSON.stringify(toolCalls ?? []));
     if (!body.stream) {
@@ -221,7 +237,12 @@ export async function startStandinLlm(options: StandinOptions = {}): Promise<Sta
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: toolCalls ? null : text, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+            message: {
+              role: 'assistant',
+              content: toolCalls ? null : text,
+              ...(reasoning ? { reasoning_content: reasoning } : {}),
+              ...(toolCalls ? { tool_calls: toolCalls } : {}),
+            },
             finish_reason: finish,
           },
         ],
@@ -232,11 +253,18 @@ export async function startStandinLlm(options: StandinOptions = {}): Promise<Sta
     const chunk = (delta: unknown, finishReason: string | null = null) =>
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
     res.write(chunk({ role: 'assistant', content: '' }));
+    for (const piece of reasoning ? slices(reasoning, reply.chunkChars) : []) {
+      if (res.destroyed) return;
+      res.write(chunk({ reasoning_content: piece }));
+    }
     if (toolCalls) {
-      toolCalls.forEach((call, index) => {
+      for (const [index, call] of toolCalls.entries()) {
         res.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
-        res.write(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] }));
-      });
+        for (const piece of slices(call.function.arguments, reply.chunkChars)) {
+          if (res.destroyed) return;
+          res.write(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+        }
+      }
     } else {
       // A reply's own chunkDelayMs overrides the server's (one slow answer among quick ones).
       const pause = ('text' in reply ? reply.chunkDelayMs : undefined) ?? options.chunkDelayMs;

@@ -1,10 +1,14 @@
 /**
  * The reply loop, after the AI SDK's own shape: `streamText` with tools that `execute` and a step
- * bound (`stopWhen: stepCountIs(maxIterations)`); the text of the last step is the reply. Knows
+ * bound (`stopWhen: stepCountIs(maxIterations)`); the text of the last step is the reply. Each
+ * step's request is fitted to the token budget in `prepareStep` (request-budget.ts), the tools run
+ * behind the reply's call gate (call-limits.ts), and what the model streams is capped. Knows
  * nothing of HTTP: events go to the caller's callbacks.
  */
-import { type ModelMessage, stepCountIs, streamText, type LanguageModel, type ToolSet } from 'ai';
+import { stepCountIs, streamText, type LanguageModel, type ToolSet } from 'ai';
+import { callGate } from './call-limits';
 import { llmError, type CallClock } from './model';
+import { fitRequest, type RequestBudget, type TextMessage } from './request-budget';
 import type { ReplyStep, ToolEvents } from './tools';
 
 export type FinishReason = 'stop' | 'length' | 'max_iterations' | 'content_filter';
@@ -16,12 +20,15 @@ export interface LoopEvents extends ToolEvents {
 export interface LoopInput {
   model: LanguageModel;
   system: string | null;
-  messages: ModelMessage[];
+  /** The context's messages, oldest first: each request takes what fits of them (request-budget.ts). */
+  messages: TextMessage[];
   tools: ToolSet;
+  /** The connection of an offered tool (listed with a call the gate refused). */
+  connectionOf(tool: string): string | null;
   /** Tool calls, filled by the tools' `execute` (and here, for calls of unknown tools). */
   steps: ReplyStep[];
   maxIterations: number;
-  maxOutputTokens: number;
+  budget: RequestBudget;
   temperature: number;
   /** Aborts every model call (the reply's deadline). */
   signal: AbortSignal;
@@ -34,19 +41,35 @@ export interface LoopResult {
   finishReason: FinishReason;
 }
 
-/** Reply text kept at most (UTF-16 units; a stored message holds 256 KiB of UTF-8): the rest is cut, as `length`. */
+/**
+ * Reply text kept at most (UTF-16 units; a stored message holds 256 KiB of UTF-8): the rest is cut,
+ * as `length`. A step's streamed tool-call arguments and its reasoning are each capped the same way.
+ */
 export const MAX_REPLY_CHARS = 64 * 1024;
+
+/** What each streamed tool call adds to its step's argument characters besides its name and arguments. */
+const CALL_FRAMING_CHARS = 16;
 
 export async function runLoop(input: LoopInput, events: LoopEvents): Promise<LoopResult> {
   const cut = new AbortController();
+  const gate = callGate();
+  const tools = gate.wrap(input.tools, (tool, args, message) =>
+    errorStep(tool, input.connectionOf(tool), args, message, input.steps, events),
+  );
   const result = streamText({
     model: input.model,
     ...(input.system !== null ? { instructions: input.system } : {}),
     messages: input.messages,
     allowSystemInMessages: true,
-    tools: input.tools,
+    tools,
     stopWhen: stepCountIs(input.maxIterations),
-    maxOutputTokens: input.maxOutputTokens,
+    // Every request, the first included, is rebuilt from the context and the earlier steps as they
+    // were (not from an earlier step's cut), then fitted to the budget.
+    prepareStep: ({ responseMessages }) => {
+      gate.nextStep();
+      return fitRequest(input.budget, input.messages, responseMessages);
+    },
+    maxOutputTokens: input.budget.maxOutputTokens,
     temperature: input.temperature,
     maxRetries: 0,
     abortSignal: AbortSignal.any([input.signal, cut.signal]),
@@ -57,11 +80,29 @@ export async function runLoop(input: LoopInput, events: LoopEvents): Promise<Loo
   let failure: unknown;
   let lastFinish: string | undefined;
   let usage = { inputTokens: 0, outputTokens: 0 };
+  // Streamed tool-call arguments and reasoning of the step, counted as they come (the SDK buffers them).
+  let argumentChars = 0;
+  let reasoningChars = 0;
   try {
     for await (const part of result.stream) {
       switch (part.type) {
         case 'start-step':
           text = '';
+          argumentChars = 0;
+          reasoningChars = 0;
+          break;
+        case 'tool-input-start':
+          // A call counts its name and some framing too, so calls without arguments are capped as well.
+          argumentChars += part.toolName.length + CALL_FRAMING_CHARS;
+          if (argumentChars > MAX_REPLY_CHARS) cut.abort();
+          break;
+        case 'tool-input-delta':
+          argumentChars += part.delta.length;
+          if (argumentChars > MAX_REPLY_CHARS) cut.abort();
+          break;
+        case 'reasoning-delta':
+          reasoningChars += part.text.length;
+          if (reasoningChars > MAX_REPLY_CHARS) cut.abort();
           break;
         case 'text-delta': {
           if (cut.signal.aborted) break;
@@ -75,7 +116,10 @@ export async function runLoop(input: LoopInput, events: LoopEvents): Promise<Loo
         case 'tool-error':
           // A call the model made of a tool it was not offered, or with unreadable arguments:
           // the SDK answers it with an error result; list it as a step too.
-          if (!Object.hasOwn(input.tools, part.toolName)) unknownTool(part.toolName, part.input, input.steps, events);
+          if (!Object.hasOwn(tools, part.toolName)) {
+            const tool = part.toolName.slice(0, 64);
+            errorStep(tool, null, part.input, `no tool named ${tool}`, input.steps, events);
+          }
           break;
         case 'finish-step':
           lastFinish = part.finishReason;
@@ -111,10 +155,31 @@ function finishReason(reason: string | undefined): FinishReason {
   }
 }
 
-function unknownTool(name: string, args: unknown, steps: ReplyStep[], events: LoopEvents): void {
-  const tool = name.slice(0, 64);
-  events.toolCall({ tool, connectionId: null, arguments: args });
-  const step: ReplyStep = { tool, connectionId: null, arguments: args, isError: true, durationMs: 0 };
-  steps.push(step);
-  events.toolResult({ tool, connectionId: null, isError: true, durationMs: 0, content: `no tool named ${tool}` });
+/**
+ * Calls that did not run listed at most per reply (beside the at most 64 that ran): the model is
+ * answered for every one, but a model asking for thousands must not grow the answer with them.
+ */
+export const MAX_LISTED_REFUSALS = 64;
+
+/** How many calls that did not run each list of steps has listed. */
+const listedRefusals = new WeakMap<ReplyStep[], number>();
+
+/**
+ * A call that did not run (a tool the model was not offered, or one over a call bound), listed as
+ * an error step while fewer than `MAX_LISTED_REFUSALS` are; the model reads its error either way.
+ */
+function errorStep(
+  tool: string,
+  connectionId: string | null,
+  args: unknown,
+  message: string,
+  steps: ReplyStep[],
+  events: LoopEvents,
+): void {
+  const listed = listedRefusals.get(steps) ?? 0;
+  if (listed >= MAX_LISTED_REFUSALS) return;
+  listedRefusals.set(steps, listed + 1);
+  events.toolCall({ tool, connectionId, arguments: args });
+  steps.push({ tool, connectionId, arguments: args, isError: true, durationMs: 0 });
+  events.toolResult({ tool, connectionId, isError: true, durationMs: 0, content: message });
 }

@@ -17,10 +17,18 @@ export interface CallClock {
 }
 
 /**
+ * What one model call's answer may weigh at most (bytes as received): a legitimate answer (64 K
+ * characters of text and as much of arguments and of reasoning, in per-token chunks with their
+ * JSON framing) stays well below it.
+ */
+export const MAX_MODEL_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/**
  * fetch for the SDK: the worker's own fetch, no redirects, and an idle timeout of `timeoutMs` per
  * model call: for the response's headers, then between two chunks of its body, so a long answer
  * that keeps coming is not cut (the reply's absolute deadline, on `signal`, bounds it), and a
- * provider that stalls is. `signal` (the reply's) aborts every call.
+ * provider that stalls is. `signal` (the reply's) aborts every call. An answer over
+ * `MAX_MODEL_ANSWER_BYTES` fails as 502 `llm_unavailable`.
  */
 export function boundedFetch(timeoutMs: number, signal: AbortSignal, clock: CallClock): typeof fetch {
   let call = 0;
@@ -53,9 +61,23 @@ export function boundedFetch(timeoutMs: number, signal: AbortSignal, clock: Call
       return res;
     }
     restart();
+    let bytes = 0;
     const body = res.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, out) {
+          bytes += chunk.byteLength;
+          if (bytes > MAX_MODEL_ANSWER_BYTES) {
+            // What the loop caps (text, arguments, reasoning) a provider could still send unseen:
+            // tool-call arguments before the call's name, chunks of nothing. Never read past this.
+            const over = new AppError(
+              'llm_unavailable',
+              `The LLM provider's answer passed ${MAX_MODEL_ANSWER_BYTES / 1024 / 1024} MiB: not read further`,
+            );
+            stop();
+            out.error(over);
+            idle.abort(over);
+            return;
+          }
           restart();
           out.enqueue(chunk);
         },
@@ -118,7 +140,11 @@ function retryAfter(headers: Record<string, string> | undefined): string {
  * is never passed on (it may quote the request); its HTTP status is, as `upstreamStatus`.
  */
 export function llmError(err: unknown, timedOut: boolean): AppError {
-  if (err instanceof AppError) return err;
+  // Ours, as thrown by the answer's byte cap inside the SDK's reading (it wraps it as a cause).
+  for (let e: unknown = err, i = 0; e && i < 8; i++) {
+    if (e instanceof AppError) return e;
+    e = RetryError.isInstance(e) ? e.lastError : (e as { cause?: unknown }).cause;
+  }
   if (timedOut) return new AppError('llm_timeout', 'The LLM provider did not answer in time', { cause: err });
   const api = apiCallError(err);
   const status = api?.statusCode;

@@ -5,7 +5,6 @@
  * reply as one `assistant` message, and remembers the answer under the Idempotency-Key.
  * Uses the public services of contexts, settings and mcp; knows nothing of HTTP.
  */
-import type { ModelMessage } from 'ai';
 import type { Agent } from '../agents/agent';
 import { appendMessages, type Idempotency, type MessagesDeps, type Role, type StoredMessage } from '../contexts/messages.service';
 import { readRecentMessages } from '../contexts/recent.service';
@@ -23,8 +22,8 @@ import { onHangUp } from './hang-up';
 import { takeReplyLease } from './lease';
 import { runLoop, type FinishReason, type LoopEvents } from './loop';
 import { boundedFetch, languageModel, type CallClock } from './model';
+import { requestBudget, type TextMessage } from './request-budget';
 import { renderTemplate } from './template';
-import { countTokens, MESSAGE_OVERHEAD_TOKENS, trimToBudget } from './tokens';
 import { nameTools, toolSet, type ReplyStep } from './tools';
 
 export interface ReplyDeps {
@@ -121,6 +120,10 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const template = readValue(reads[2]);
   const system = template === null ? null : renderTemplate(template, input.variables);
   const connections = usableBy(readValue(reads[3]), agent.owner);
+  const catalog = nameTools(connections);
+  // The system prompt and the tools go with every request: when they leave no room, refused before anything is stored.
+  const definitions = [...catalog].map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema }));
+  const budget = requestBudget(deps.limits.maxTokensPerRequest, system, definitions, settings.maxTokens);
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
   const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
@@ -150,24 +153,20 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     const timer = setTimeout(() => controller.abort(), deadlineMs);
     const hangUp = onHangUp(gone, controller);
     try {
-      const catalog = nameTools(connections);
       const steps: ReplyStep[] = [];
       const tools = toolSet(catalog, { deps: deps.mcp, agent, steps, events });
-      const fixed =
-        (system !== null ? countTokens(system) + MESSAGE_OVERHEAD_TOKENS : 0) +
-        countTokens(JSON.stringify([...catalog].map(([name, t]) => [name, t.description, t.inputSchema])));
-      const budget = deps.limits.maxTokensPerRequest - settings.maxTokens - fixed;
-      const { kept } = trimToBudget(history, budget);
-      const messages: ModelMessage[] = kept.map((m) => ({ role: m.role, content: m.message }));
+      // Every request takes what fits of these (request-budget.ts), the stored messages stay whole.
+      const messages: TextMessage[] = history.map((m) => ({ role: m.role, content: m.message }));
       const loop = runLoop(
         {
           model,
           system,
           messages,
           tools,
+          connectionOf: (name) => catalog.get(name)?.connection.connectionId ?? null,
           steps,
           maxIterations,
-          maxOutputTokens: settings.maxTokens,
+          budget,
           temperature: settings.temperature,
           signal: controller.signal,
           clock,

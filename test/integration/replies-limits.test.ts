@@ -1,9 +1,11 @@
 /**
  * Agent replies under small limits: TOKEN__MAX_TOKENS_PER_REQUEST trims the context from the
- * oldest (the newest message always goes) and INFERENCE_LOOP__MAX_ITERATIONS bounds model calls.
+ * oldest (the newest message always goes, cut when alone over the limit) and
+ * INFERENCE_LOOP__MAX_ITERATIONS bounds model calls.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { CUT_MARKER, messageTokens } from '../../src/replies/tokens';
 import { seg } from '../support/agent';
 import { toolServerUrl } from '../support/tool-routing';
 import { replyAgent, replyWorker, startSwitchableTools } from '../support/replies';
@@ -32,7 +34,7 @@ afterAll(async () => {
 const sent = (marker: string) => llm.completions().filter((r) => JSON.stringify(r.body.messages).includes(marker));
 
 describe('the token budget', () => {
-  it('cuts the oldest messages so the request fits, and the newest always goes', async () => {
+  it('cuts the oldest messages so the request fits, and the newest always goes (cut to fit, stored whole)', async () => {
     // Budget: 600 - maxTokens 200 = 400 tokens; each message is 300 bytes = 100 + 8 tokens: three fit.
     const who = await replyAgent(worker.deployment, API_KEY, { maxTokens: 200 });
     const run = crypto.randomUUID().slice(0, 8);
@@ -49,8 +51,13 @@ describe('the token budget', () => {
 
     const huge = `${run}-huge-`.padEnd(4_000, 'y');
     expect((await who.reply({ message: huge })).status).toBe(200);
-    const alone = sent(`${run}-huge-`)[0]?.body.messages;
-    expect(alone).toHaveLength(1);
+    const alone = sent(`${run}-huge-`)[0]?.body;
+    expect(alone?.messages).toHaveLength(1);
+    const cut = String(alone?.messages?.[0]?.content);
+    expect(cut.startsWith(`${run}-huge-`) && cut.endsWith(CUT_MARKER)).toBe(true);
+    expect(messageTokens(cut) + Number(alone?.max_tokens)).toBeLessThanOrEqual(600);
+    const stored = await who.call(`/context/${seg('chat')}/messages`);
+    expect(stored.body.messages.some((m: { message: string }) => m.message === huge)).toBe(true);
   });
 });
 

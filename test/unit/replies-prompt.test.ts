@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
 import { MAX_PROMPT_BYTES, renderTemplate } from '../../src/replies/template';
-import { countTokens, MESSAGE_OVERHEAD_TOKENS, messageTokens, trimToBudget } from '../../src/replies/tokens';
+import { countTokens, MESSAGE_OVERHEAD_TOKENS, messageTokens } from '../../src/replies/tokens';
 
 describe('countTokens', () => {
   it('counts ceil(UTF-8 bytes / 3)', () => {
@@ -14,27 +14,6 @@ describe('countTokens', () => {
 
   it('adds the per-message overhead', () => {
     expect(messageTokens('abc')).toBe(1 + MESSAGE_OVERHEAD_TOKENS);
-  });
-});
-
-describe('trimToBudget', () => {
-  const msgs = (n: number, bytes: number) => Array.from({ length: n }, (_, i) => ({ id: i, message: 'x'.repeat(bytes) }));
-
-  it('keeps the newest messages that fit, oldest first', () => {
-    // each: 30 bytes = 10 + 8 = 18 tokens
-    const { kept, dropped } = trimToBudget(msgs(5, 30), 40);
-    expect(kept.map((m) => m.id)).toEqual([3, 4]);
-    expect(dropped).toBe(3);
-  });
-
-  it('keeps everything when it fits', () => {
-    expect(trimToBudget(msgs(3, 30), 1000).kept).toHaveLength(3);
-  });
-
-  it('always keeps the newest message, even over the budget or with none', () => {
-    expect(trimToBudget(msgs(3, 3000), 10).kept.map((m) => m.id)).toEqual([2]);
-    expect(trimToBudget(msgs(2, 30), -5).kept.map((m) => m.id)).toEqual([1]);
-    expect(trimToBudget([], 100).kept).toEqual([]);
   });
 });
 
