@@ -17,11 +17,14 @@ export interface CallClock {
 }
 
 /**
- * What one model call's answer may weigh at most (bytes as received): a legitimate answer (64 K
- * characters of text and as much of arguments and of reasoning, in per-token chunks with their
- * JSON framing) stays well below it.
+ * What one model call's answer may weigh at most (bytes as received). The loop cuts text,
+ * arguments and reasoning at 64 K characters each, so a legitimate answer (typically under 1 MB,
+ * at worst about 4 MB of per-token chunks with their JSON framing for each capped kind) ends
+ * before it; what the loop cannot see (arguments streamed before a call's name, which the provider
+ * holds without passing on) is what this bounds: 8 MiB of them held as a string costs the isolate
+ * about twice that.
  */
-export const MAX_MODEL_ANSWER_BYTES = 16 * 1024 * 1024;
+export const MAX_MODEL_ANSWER_BYTES = 8 * 1024 * 1024;
 
 /**
  * fetch for the SDK: the worker's own fetch, no redirects, and an idle timeout of `timeoutMs` per

@@ -32,6 +32,7 @@ type Piece =
   | { kind: 'call'; index: number; id?: string; name?: string; args?: string }
   | { kind: 'calls'; count: number; name: string }
   | { kind: 'flood'; what: 'text' | 'reasoning' | 'args'; megabytes: number }
+  | { kind: 'nameless'; megabytes: number }
   | { kind: 'finish'; reason: string | null }
   | { kind: 'usage'; usage: unknown }
   | { kind: 'garbage'; line: string }
@@ -83,6 +84,7 @@ const piece: fc.Arbitrary<Piece> = fc.oneof(
       megabytes: fc.integer({ min: 1, max: 48 }),
     }),
   },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 24 }).map((megabytes) => ({ kind: 'nameless' as const, megabytes })) },
   {
     weight: 2,
     arbitrary: fc
@@ -102,7 +104,10 @@ const piece: fc.Arbitrary<Piece> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .oneof(fc.constantFrom('data: {', 'data: []', 'data: null', 'event: error', ': comment', 'data: {"choices":7}'), fc.string({ maxLength: 30 }))
+      .oneof(
+        fc.constantFrom('data: {', 'data: []', 'data: null', 'event: error', ': comment', 'data: {"choices":7}'),
+        fc.string({ maxLength: 30 }),
+      )
       .map((line) => ({ kind: 'garbage' as const, line })),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'cut' as const }) },
@@ -110,14 +115,23 @@ const piece: fc.Arbitrary<Piece> = fc.oneof(
 );
 
 const answer: fc.Arbitrary<Answer> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('stream' as const), pieces: fc.array(piece, { maxLength: 8 }), done: fc.boolean() }) },
+  {
+    weight: 8,
+    // Half of them end as a provider would (a finish reason, then [DONE]), so the loop goes on to tools and later steps.
+    arbitrary: fc
+      .record({ kind: fc.constant('stream' as const), pieces: fc.array(piece, { maxLength: 8 }), done: fc.boolean() })
+      .map((a) => (a.done ? { ...a, pieces: [...a.pieces, { kind: 'finish' as const, reason: 'tool_calls' }] } : a)),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
       kind: fc.constant('status' as const),
       status: fc.constantFrom(400, 401, 403, 404, 408, 413, 422, 429, 500, 502, 503, 504, 529, 302),
       retryAfter: fc.option(fc.constantFrom('1', '-5', 'soon', '99999999999', ''), { nil: undefined }),
-      body: fc.oneof(fc.string({ maxLength: 40 }), fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v))),
+      body: fc.oneof(
+        fc.string({ maxLength: 40 }),
+        fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+      ),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('json' as const), body: fc.jsonValue({ maxDepth: 3 }) }) },
@@ -189,8 +203,17 @@ async function stream(res: ServerResponse, pieces: Piece[], done: boolean): Prom
             : p.what === 'reasoning'
               ? { reasoning_content: piece64k }
               : { tool_calls: [{ index: 0, function: { arguments: piece64k } }] };
-        if (p.what === 'args') ok = await write(res, chunk({ tool_calls: [{ index: 0, id: 'flood', type: 'function', function: { name: 'echo', arguments: '{"text":"' } }] }));
+        if (p.what === 'args')
+          ok = await write(
+            res,
+            chunk({ tool_calls: [{ index: 0, id: 'flood', type: 'function', function: { name: 'echo', arguments: '{"text":"' } }] }),
+          );
         const line = chunk(delta);
+        for (let i = 0; i < p.megabytes * 16 && ok; i++) ok = await write(res, line);
+        break;
+      }
+      case 'nameless': {
+        const line = chunk({ tool_calls: [{ index: 0, function: { arguments: 'n'.repeat(64 * 1024) } }] });
         for (let i = 0; i < p.megabytes * 16 && ok; i++) ok = await write(res, line);
         break;
       }
@@ -198,7 +221,10 @@ async function stream(res: ServerResponse, pieces: Piece[], done: boolean): Prom
         ok = await write(res, chunk({}, p.reason));
         break;
       case 'usage':
-        ok = await write(res, `data: ${JSON.stringify({ id: 'chatcmpl-hostile', object: 'chat.completion.chunk', choices: [], usage: p.usage })}\n\n`);
+        ok = await write(
+          res,
+          `data: ${JSON.stringify({ id: 'chatcmpl-hostile', object: 'chat.completion.chunk', choices: [], usage: p.usage })}\n\n`,
+        );
         break;
       case 'garbage':
         ok = await write(res, `${p.line}\n\n`);
@@ -228,7 +254,14 @@ function readBody(req: IncomingMessage): Promise<string> {
 async function hostile(req: IncomingMessage, res: ServerResponse): Promise<void> {
   await readBody(req);
   modelCalls++;
-  const next: Answer = queue.shift() ?? { kind: 'stream', pieces: [{ kind: 'text', text: 'fine.' }, { kind: 'finish', reason: 'stop' }], done: true };
+  const next: Answer = queue.shift() ?? {
+    kind: 'stream',
+    pieces: [
+      { kind: 'text', text: 'fine.' },
+      { kind: 'finish', reason: 'stop' },
+    ],
+    done: true,
+  };
   if (next.kind === 'status') {
     res.writeHead(next.status, {
       'content-type': 'application/json',
@@ -277,7 +310,10 @@ beforeAll(async () => {
   tools = await startSwitchableTools();
   worker = await replyWorker(stack, { origin } as StandinLlm, { tools: tools.url }, { LLM_TIMEOUT_MS: '3000' });
   who = await replyAgent(worker.deployment, API_KEY);
-  const reg = await who.call('/mcp/connection', { method: 'POST', json: { url: toolServerUrl('tools', tools.url), auth: { type: 'none' } } });
+  const reg = await who.call('/mcp/connection', {
+    method: 'POST',
+    json: { url: toolServerUrl('tools', tools.url), auth: { type: 'none' } },
+  });
   if (reg.status !== 200) throw new Error(`registration failed: ${reg.text}`);
 }, 60_000);
 
@@ -302,9 +338,47 @@ const LEAKS = [/\n\s+at .*:\d+:\d+/, /node_modules|\.ts:\d+|file:\/\//, /Postgre
 /** What a JSON answer may weigh at most: 64 K characters of reply, 64 steps with their capped arguments. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
+describe('floods a model can send', () => {
+  it("48 MB of text, reasoning, tool-call arguments or arguments without a name: each raises workerd's peak memory by less than 32 MB", async () => {
+    const floods: Answer[] = [
+      ...(['text', 'reasoning', 'args'] as const).map(
+        (what): Answer => ({
+          kind: 'stream',
+          pieces: [
+            { kind: 'flood', what, megabytes: 48 },
+            { kind: 'finish', reason: 'stop' },
+          ],
+          done: true,
+        }),
+      ),
+      // Arguments before any name: the provider holds them without passing them on.
+      {
+        kind: 'stream',
+        pieces: [
+          { kind: 'nameless', megabytes: 48 },
+          { kind: 'finish', reason: 'stop' },
+        ],
+        done: true,
+      },
+    ];
+    const grew: string[] = [];
+    for (const flood of floods) {
+      const before = workerdMemory();
+      queue = [flood];
+      const res = await who.call(`/context/${seg('chat')}/reply`, { method: 'POST', json: { message: 'flood me' } });
+      expect([200, 502], res.text.slice(0, 300)).toContain(res.status);
+      const after = workerdMemory();
+      const mb = Math.round((after.peak - Math.max(before.peak, before.rss)) / 1024);
+      grew.push(`${JSON.stringify((flood as { pieces: Piece[] }).pieces[0])}: ${res.status}, peak +${mb} MB`);
+      expect(mb, grew.at(-1)).toBeLessThan(32);
+    }
+    console.log(`fuzz-model floods: ${grew.join('; ')}`);
+  }, 120_000);
+});
+
 describe('hostile model answers', () => {
   it(
-    `${RUNS} seeded cases: no 500, only the documented statuses, bounded answers, the lease released, bounded memory`,
+    `${RUNS} seeded cases: no 500, only the documented statuses, bounded answers and steps (64 tool calls run, 128 listed), the lease released, bounded memory`,
     async () => {
       const before = workerdMemory();
       const statuses = new Map<string, number>();
@@ -336,7 +410,7 @@ describe('hostile model answers', () => {
           if (status === 200) {
             maxSteps = Math.max(maxSteps, body.steps?.length ?? 0);
             maxReply = Math.max(maxReply, body.reply?.message.length ?? 0);
-            expect(body.steps?.length ?? 0, what).toBeLessThanOrEqual(64);
+            expect(body.steps?.length ?? 0, what).toBeLessThanOrEqual(128);
             expect(body.reply?.message.length ?? 0, what).toBeLessThanOrEqual(64 * 1024);
             statuses.set('200', (statuses.get('200') ?? 0) + 1);
           } else {
@@ -355,8 +429,9 @@ describe('hostile model answers', () => {
         `fuzz-model figures: ${RUNS} cases (seed ${SEED}), ${modelCalls} model calls; answers ${[...statuses].map(([k, n]) => `${k}: ${n}`).join(', ')}; most steps ${maxSteps}, longest reply ${maxReply} chars, largest answer ${maxBytes} B; workerd resident ${Math.round(before.rss / 1024)} MB before, peak ${Math.round(after.peak / 1024)} MB (+${growthMb} MB)`,
       );
       expect(after.rss, 'no workerd process found').toBeGreaterThan(0);
-      // A 128 MB isolate: what any answer makes the worker hold stays far below it.
-      expect(growthMb).toBeLessThan(128);
+      // Resident memory is a coarse gauge (V8 keeps what it grew into); the floods above are the
+      // bound that matters. Here: nothing a hostile answer sends is held whole (hundreds of MB).
+      expect(growthMb).toBeLessThan(512);
     },
     Math.max(180_000, RUNS * 4_000),
   );

@@ -225,7 +225,7 @@ describe('what the model streams is capped as text is', () => {
     expect(res.body.reply).toBeNull();
   });
 
-  it('an endless stream of tool-call arguments that never names its tool: the answer is not read past 16 MiB, 502 llm_unavailable', async () => {
+  it('an endless stream of tool-call arguments that never names its tool: the answer is not read past 8 MiB, 502 llm_unavailable', async () => {
     // The provider holds arguments that come before a call's name without passing them on, so the
     // loop's caps never see them: only the answer's byte cap ends this before the reply's deadline.
     let sent = 0;
