@@ -15,7 +15,7 @@ import { bodyLimit } from './http/body-limit';
 import { withConfig } from './http/config';
 import { withDatabase } from './http/database';
 import { jsonBody } from './http/json-body';
-import { clientRateLimit, walletRateLimit } from './http/rate-limit';
+import { clientRateLimit, limitAgentKeys, walletRateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { documentCommonResponses } from './http/openapi-responses';
 import { documentRequestBytesErrors, storableUrl } from './http/request-bytes';
@@ -59,7 +59,10 @@ export function createApp() {
     '/agent/:agentCollectionAddress/:agentTokenId/*',
     onKnownRoutes(routes, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path) })),
     onKnownRoutes(routes, walletRateLimit()),
-    onKnownRoutes(routes, agentGate({ overlapsOwnerCheck: (c) => overlapping.methodsFor(c.req.path).includes(c.req.method) })),
+    onKnownRoutes(
+      routes,
+      agentGate({ overlapsOwnerCheck: (c) => overlapping.methodsFor(c.req.path).includes(c.req.method), onAgentKey: limitAgentKeys }),
+    ),
   );
 
   app.route('/', health);

@@ -2,10 +2,9 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Address, PublicClient } from 'viem';
 import { chainClient } from '../chain/client';
 import { AppError } from '../errors';
-import { limitAgentKeys } from '../http/rate-limit';
 import type { AppBindings } from '../types';
 import { settleKeyUse, verifyAgentKey } from '../keys/verify';
-import { AgentParamsSchema } from './identity';
+import { type AgentIdentity, AgentParamsSchema } from './identity';
 import { ownerOf } from './ownership';
 import { collectionKind } from './registry';
 
@@ -17,6 +16,11 @@ export interface AgentGateOptions {
    * check passed: a failed check replaces it. Every other route runs after the check.
    */
   overlapsOwnerCheck: (c: Context<AppBindings>) => boolean;
+  /**
+   * Runs once an agent key is known to be this agent's, before the request may go on (the app
+   * counts it against the budget all the agent's keys share); its failure refuses the request.
+   */
+  onAgentKey?: (c: Context<AppBindings>, agent: AgentIdentity) => Promise<void>;
 }
 
 /**
@@ -45,7 +49,7 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
     // genuine key of this agent then counts against the budget all its keys share.
     const key = agentKey
       ? verifyAgentKey(db, agentKey, identity).then(async (verified) => {
-          await limitAgentKeys(c, identity);
+          await options.onAgentKey?.(c, identity);
           return verified;
         })
       : undefined;

@@ -1,5 +1,4 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AgentIdentity } from '../agents/identity';
 import type { Env } from '../env';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
@@ -136,11 +135,12 @@ export function walletRateLimit(): MiddlewareHandler<AppBindings> {
 }
 
 /**
- * Every request of an agent key once the key is known to be this agent's (src/agents/gate.ts): one
- * budget shared by every key of the agent, on top of each key's own, so minting more keys does not
- * multiply what an agent's keys may do (tool calls, model spend). Counted only for a genuine key
- * of this agent, so a made-up key cannot spend it; the owner's token has its own budget.
+ * Every request of an agent key once the key is known to be this agent's (the agent gate's
+ * `onAgentKey`, wired in src/app.ts): one budget shared by every key of the agent, on top of each
+ * key's own, so minting more keys does not multiply what an agent's keys may do (tool calls, model
+ * spend). Counted only for a genuine key of this agent, so a made-up key cannot spend it; the
+ * owner's token has its own budget.
  */
-export function limitAgentKeys(c: Context<AppBindings>, agent: AgentIdentity): Promise<void> {
+export function limitAgentKeys(c: Context<AppBindings>, agent: { chainId: number; collection: string; tokenId: bigint }): Promise<void> {
   return limitRequest(c, 'AGENT_RATE_LIMITER', `agent:${agent.chainId}:${agent.collection.toLowerCase()}:${agent.tokenId.toString()}`);
 }
