@@ -11,6 +11,13 @@
  * v2: an index on idempotency(created_at), so the scheduled clean-up's
  *     `DELETE … WHERE created_at < now() - 48 h` (src/maintenance/cleanup.ts) finds the old records
  *     by an index scan instead of reading every record of every schema it visits.
+ * v3: memory search (DESIGN §13): two generated `tsvector` columns on messages, English stemming
+ *     (`search_en`) and exact words in any language (`search_simple`; also keeps English stop
+ *     words), kept apart so neither can cross the 1 MB tsvector limit with a 256 KiB message and a
+ *     query of one configuration never matches the other's lexemes; one GIN index serves both
+ *     and the message's trigrams (pg_trgm, for identifiers and misspellings): one relation, not
+ *     three, since each costs catalog rows times the number of agents. Adding the columns
+ *     rewrites the table: an agent with many messages upgrades in seconds, not milliseconds.
  */
 export interface TemplateStep {
   version: number;
@@ -51,6 +58,15 @@ export const AGENT_TEMPLATE: readonly TemplateStep[] = [
   {
     version: 2,
     statements: (s) => [`CREATE INDEX idempotency_created_at ON ${s}.idempotency (created_at)`],
+  },
+  {
+    version: 3,
+    statements: (s) => [
+      `ALTER TABLE ${s}.messages
+        ADD COLUMN search_en tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, message)) STORED,
+        ADD COLUMN search_simple tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, message)) STORED`,
+      `CREATE INDEX messages_search ON ${s}.messages USING gin (search_en, search_simple, message public.gin_trgm_ops)`,
+    ],
   },
 ];
 

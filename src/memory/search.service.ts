@@ -1,0 +1,160 @@
+/**
+ * Memory search (DESIGN §13): ranks an agent's messages across its contexts. Full text first
+ * (two generated tsvectors: English stems, exact words), then, for each query term full text
+ * cannot match anywhere in the agent's memory (an identifier, a misspelling), trigram similarity
+ * (pg_trgm, `<<%`). One GIN index serves all three (template v3). No HTTP here.
+ */
+import type { Agent } from '../agents/agent';
+import { ISO_TIME, type Role } from '../contexts/messages.service';
+import { RESERVED_PREFIX } from '../contexts/rules';
+import { findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';
+import { databaseError } from '../storage/db';
+import type { SqlClient } from '../storage/sql-client';
+import { decodeSearchCursor, encodeSearchCursor, searchDigest, type SearchPosition } from './cursor';
+import { type ParsedQuery, positiveTerms, type QueryTerm } from './query';
+import { RANKINGS, type Ranking, type SqlParams } from './ranking';
+
+export interface SearchFilters {
+  /** Only these contexts (internal ones included when named); unknown keys are no hits. */
+  contextKeys?: string[];
+  /** Only contexts whose key starts with this, taken literally. */
+  contextPrefix?: string;
+  roles?: Role[];
+  /** Exclusive bounds on `createdAt`, ISO 8601. */
+  after?: string;
+  before?: string;
+}
+
+export interface SearchRequest extends SearchFilters {
+  /** The query as sent (for the cursor's digest) and as parsed. */
+  query: string;
+  parsed: ParsedQuery;
+  limit: number;
+  cursor?: string;
+}
+
+export interface SearchHit {
+  contextKey: string;
+  id: number;
+  role: Role;
+  message: string;
+  createdAt: string;
+  /** Higher is better; comparable within one search only. */
+  score: number;
+}
+
+export interface SearchPage {
+  hits: SearchHit[];
+  /** Pass as `cursor` with the same query and filters to read on; null at the end. */
+  nextCursor: string | null;
+}
+
+export type SearchDeps = AgentStore;
+
+/** Shortest term trigram similarity can judge: pg_trgm draws nothing useful from fewer characters. */
+const FUZZY_MIN_CHARS = 3;
+
+/** Searches the agent's memory. An agent that never wrote has no hits (and gets no storage). */
+export async function searchMemory(deps: SearchDeps, agent: Agent, request: SearchRequest): Promise<SearchPage> {
+  const { query, parsed, limit, cursor, ...filters } = request;
+  const digest = await searchDigest([query, filters.contextKeys, filters.contextPrefix, filters.roles, filters.after, filters.before]);
+  const from = cursor === undefined ? undefined : decodeSearchCursor(cursor, digest);
+  const schema = await findAgentSchema(deps, agent);
+  if (!schema) return { hits: [], nextCursor: null };
+  try {
+    const fuzzy = await termsFullTextMisses(deps.sql, schema, positiveTerms(parsed));
+    const params: SqlParams = [];
+    const { text } = searchSql(schema, parsed, fuzzy, filters, from, limit, params);
+    const { rows } = await deps.sql.query<HitRow>(text, params);
+    const hits = rows.slice(0, limit).map(toHit);
+    const last = rows.length > limit ? rows[limit - 1] : undefined;
+    return { hits, nextCursor: last ? encodeSearchCursor({ score: last.score, id: Number(last.id) }, digest) : null };
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+type HitRow = { context_key: string; id: string; role: Role; message: string; created_at: string; score: string };
+
+function toHit(row: HitRow): SearchHit {
+  return {
+    contextKey: row.context_key,
+    id: Number(row.id),
+    role: row.role,
+    message: row.message,
+    createdAt: row.created_at,
+    score: Number(row.score),
+  };
+}
+
+/**
+ * The terms full text matches in no message of the agent (an index probe each): only these go to
+ * trigram similarity, so a common word never pays for it and an identifier full text finds is not
+ * diluted by near misses.
+ */
+async function termsFullTextMisses(sql: SqlClient, schema: AgentSchema, terms: QueryTerm[]): Promise<Set<string>> {
+  const { rows } = await sql.query<{ q: string; found: boolean }>(
+    `SELECT u.q, EXISTS (SELECT 1 FROM ${schema.quoted}.messages m
+       WHERE m.search_en @@ websearch_to_tsquery('english', u.q) OR m.search_simple @@ websearch_to_tsquery('simple', u.q)) AS found
+     FROM unnest($1::text[]) AS u(q)`,
+    [terms.map((t) => t.query)],
+  );
+  return new Set(rows.filter((r) => !r.found).map((r) => r.q));
+}
+
+/** A placeholder for `value`, appended to `params`. */
+function param(params: SqlParams, value: unknown, cast = ''): string {
+  params.push(value);
+  return `$${params.length}${cast}`;
+}
+
+/** Full text match of one term (or several joined with ` or `) in either configuration. */
+function fullText(params: SqlParams, query: string): string {
+  const p = param(params, query);
+  return `(m.search_en @@ websearch_to_tsquery('english', ${p}) OR m.search_simple @@ websearch_to_tsquery('simple', ${p}))`;
+}
+
+function searchSql(
+  schema: AgentSchema,
+  parsed: ParsedQuery,
+  fuzzy: Set<string>,
+  filters: SearchFilters,
+  from: SearchPosition | undefined,
+  limit: number,
+  params: SqlParams,
+  rankings: readonly Ranking[] = RANKINGS,
+): { text: string } {
+  const alternatives = parsed.alternatives.map((terms) => {
+    const each = terms.map((t) => {
+      if (!fuzzy.has(t.query)) return fullText(params, t.query);
+      if (t.text.length < FUZZY_MIN_CHARS) return 'false';
+      return `(${param(params, t.text)} OPERATOR(public.<<%) m.message)`;
+    });
+    return `(${each.join(' AND ')})`;
+  });
+  const where = [`(${alternatives.join(' OR ')})`];
+  if (parsed.excluded.length > 0) where.push(`NOT ${fullText(params, parsed.excluded.map((t) => t.query).join(' or '))}`);
+  if (filters.contextKeys !== undefined) where.push(`m.context_key = ANY(${param(params, filters.contextKeys, '::text[]')})`);
+  else where.push(`NOT starts_with(m.context_key, ${param(params, RESERVED_PREFIX)})`);
+  if (filters.contextPrefix !== undefined) where.push(`starts_with(m.context_key, ${param(params, filters.contextPrefix)})`);
+  if (filters.roles !== undefined) where.push(`m.role = ANY(${param(params, filters.roles, '::text[]')})`);
+  // At the precision `createdAt` is shown in (ms), so a bound equal to a hit's createdAt excludes it.
+  const shownAt = `date_trunc('milliseconds', m.created_at)`;
+  if (filters.after !== undefined) where.push(`${shownAt} > ${param(params, filters.after, '::timestamptz')}`);
+  if (filters.before !== undefined) where.push(`${shownAt} < ${param(params, filters.before, '::timestamptz')}`);
+
+  const terms = positiveTerms(parsed);
+  const scoring = { matched: terms.filter((t) => !fuzzy.has(t.query)), fuzzy: terms.filter((t) => fuzzy.has(t.query)) };
+  const score = rankings.map((ranking) => ranking.score(params, scoring)).filter((s) => s !== null);
+  const after = from ? `WHERE (h.score, h.id) < (${param(params, from.score, '::numeric')}, ${param(params, from.id, '::bigint')})` : '';
+  return {
+    text: `SELECT h.context_key, h.id, h.role, h.message, ${ISO_TIME} AS created_at, h.score::text AS score FROM (
+       SELECT m.context_key, m.id, m.role, m.message, m.created_at,
+              round((${score.length > 0 ? score.join(' + ') : '0'})::numeric, 6) AS score
+       FROM ${schema.quoted}.messages m
+       WHERE ${where.join('\n         AND ')}) h
+     ${after}
+     ORDER BY h.score DESC, h.id DESC
+     LIMIT ${param(params, limit + 1, '::int')}`,
+  };
+}
