@@ -54,6 +54,14 @@ export type SearchDeps = AgentStore;
 /** Shortest term trigram similarity can judge: pg_trgm draws nothing useful from fewer characters. */
 const FUZZY_MIN_CHARS = 3;
 
+/** A term with a digit or punctuation in it: looked for as written, not by similarity. */
+const IDENTIFIER_LIKE = /[^\p{L}\s]/u;
+
+/** `text` for LIKE with `%`, `_` and `\` taken literally (backslash is LIKE's default escape). */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
 /** Searches the agent's memory. An agent that never wrote has no hits (and gets no storage). */
 export async function searchMemory(deps: SearchDeps, agent: Agent, request: SearchRequest): Promise<SearchPage> {
   const { query, parsed, limit, cursor, ...filters } = request;
@@ -128,6 +136,10 @@ function searchSql(
     const each = terms.map((t) => {
       if (!fuzzy.has(t.query)) return fullText(params, t.query);
       if (t.text.length < FUZZY_MIN_CHARS) return 'false';
+      // Part of an identifier (digits, punctuation): the text itself, case-insensitive. All its
+      // trigrams must be present, so the index narrows to a few rows; similarity would instead
+      // match every identifier of the same shape (INV-2024-0041 for INV-2024-0042) and recheck each.
+      if (IDENTIFIER_LIKE.test(t.text)) return `(m.message ILIKE ${param(params, `%${likeLiteral(t.text)}%`)})`;
       return `(${param(params, t.text)} OPERATOR(public.<<%) m.message)`;
     });
     return `(${each.join(' AND ')})`;

@@ -99,7 +99,9 @@ describe('memory search: ranking and the query language', () => {
     const invoice = await found(agent, { query: 'INV-2024-0042' });
     expect(invoice[0]).toBe('Invoice INV-2024-0042 is overdue; a late fee applies.');
     // A part of an identifier full text cannot match, and a misspelling, still find their message.
-    expect((await found(agent, { query: '2024-0042' }))[0]).toBe('Invoice INV-2024-0042 is overdue; a late fee applies.');
+    // (as written, so not its neighbour INV-2024-0041; `_` is no wildcard there)
+    expect(await found(agent, { query: '2024-0042' })).toEqual(['Invoice INV-2024-0042 is overdue; a late fee applies.']);
+    expect(await found(agent, { query: '2024_0042' })).toEqual([]);
     expect(await found(agent, { query: 'Postgress' })).toEqual(['We run Postgres 16 for the billing database.']);
     // ...never one a -word excludes.
     expect(await found(agent, { query: 'Postgress -billing' })).toEqual([]);
