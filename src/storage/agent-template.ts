@@ -17,7 +17,7 @@
  *     query of one configuration never matches the other's lexemes; one GIN index serves both
  *     and the message's trigrams (pg_trgm, for identifiers and misspellings): one relation, not
  *     three, since each costs catalog rows times the number of agents. Adding the columns
- *     rewrites the table: an agent with many messages upgrades in seconds, not milliseconds.
+ *     rewrites the table under lock: 21 s at 100,000 messages locally (README, Storage).
  */
 export interface TemplateStep {
   version: number;
