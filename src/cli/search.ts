@@ -10,10 +10,12 @@ const SHOWN_CHARS = 100;
 
 export const searchCommand: Command = {
   path: ['search'],
-  usage: 'agent-gateway search QUERY [--context KEY]... [--prefix P] [--role R]... [--after T] [--before T] [--limit N] [--all] [--jsonl]',
+  usage:
+    'agent-gateway search QUERY [--context KEY]... [--prefix P] [--role R]... [--after T] [--before T] [--limit N] [--cursor C | --all] [--jsonl]',
   help: `Searches the agent's memory across its contexts, best hits first. QUERY is web-search
-syntax: words (English stemming), "quoted phrases", or, -word to exclude; identifiers and
-misspellings are found by similarity. Several arguments are one query ('"late fee" -refund').
+syntax: words (English stemming), "quoted phrases", or, -word to exclude; a term no message
+matches in full text is looked for as written (part of an identifier: 2024-0042) or by similarity
+(a misspelling). Several arguments are one query; put -- before one that starts with -.
 
 Prints a table (score, context, id, role, created, the message cut to ${SHOWN_CHARS} characters)
 and, on stderr, the cursor of the next page; --jsonl prints each hit whole as one JSON object:
