@@ -1,8 +1,10 @@
 /**
  * Memory search (DESIGN §13): ranks an agent's messages across its contexts. Full text first
- * (two generated tsvectors: English stems, exact words), then, for each query term full text
- * cannot match anywhere in the agent's memory (an identifier, a misspelling), trigram similarity
- * (pg_trgm, `<<%`). One GIN index serves all three (template v3). No HTTP here.
+ * (two tsvectors: English stems, exact words), then, for each query term full text cannot match
+ * anywhere in the agent's memory (an identifier, a misspelling), trigram similarity (pg_trgm,
+ * `<<%`). One GIN index serves all three (template v3) over the messages the indexer has filled
+ * (src/memory/indexer.ts); the few it has not yet reached are read directly, their tsvectors
+ * computed on the fly, so a message is found from the moment its append returned. No HTTP here.
  */
 import type { Agent } from '../agents/agent';
 import { ISO_TIME, type Role } from '../contexts/messages.service';
@@ -10,6 +12,7 @@ import { RESERVED_PREFIX } from '../contexts/rules';
 import { findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';
 import type { SqlClient } from '../storage/sql-client';
+import { SEARCH_EN, SEARCH_SIMPLE } from './indexer';
 import { decodeSearchCursor, encodeSearchCursor, searchDigest, type SearchPosition } from './cursor';
 import { type ParsedQuery, positiveTerms, type QueryTerm } from './query';
 import { RANKINGS, type Ranking, type SqlParams } from './ranking';
@@ -49,7 +52,10 @@ export interface SearchPage {
   nextCursor: string | null;
 }
 
-export type SearchDeps = AgentStore;
+export interface SearchDeps extends AgentStore {
+  /** Called when the agent has messages not yet indexed (the handler starts the indexer after the response). */
+  indexLater?: (schema: AgentSchema) => void;
+}
 
 /** Shortest term trigram similarity can judge: pg_trgm draws nothing useful from fewer characters. */
 const FUZZY_MIN_CHARS = 3;
@@ -70,7 +76,8 @@ export async function searchMemory(deps: SearchDeps, agent: Agent, request: Sear
   const schema = await findAgentSchema(deps, agent);
   if (!schema) return { hits: [], nextCursor: null };
   try {
-    const fuzzy = await termsFullTextMisses(deps.sql, schema, positiveTerms(parsed));
+    const { fuzzy, unindexed } = await termsFullTextMisses(deps.sql, schema, positiveTerms(parsed));
+    if (unindexed) deps.indexLater?.(schema);
     const params: SqlParams = [];
     const { text } = searchSql(schema, parsed, fuzzy, filters, from, limit, params);
     const { rows } = await deps.sql.query<HitRow>(text, params);
@@ -98,16 +105,37 @@ function toHit(row: HitRow): SearchHit {
 /**
  * The terms full text matches in no message of the agent (an index probe each): only these go to
  * trigram similarity, so a common word never pays for it and an identifier full text finds is not
- * diluted by near misses.
+ * diluted by near misses. Also whether the agent has messages not yet indexed.
  */
-async function termsFullTextMisses(sql: SqlClient, schema: AgentSchema, terms: QueryTerm[]): Promise<Set<string>> {
-  const { rows } = await sql.query<{ q: string; found: boolean }>(
-    `SELECT u.q, EXISTS (SELECT 1 FROM ${schema.quoted}.messages m
-       WHERE m.search_en @@ websearch_to_tsquery('english', u.q) OR m.search_simple @@ websearch_to_tsquery('simple', u.q)) AS found
+async function termsFullTextMisses(
+  sql: SqlClient,
+  schema: AgentSchema,
+  terms: QueryTerm[],
+): Promise<{ fuzzy: Set<string>; unindexed: boolean }> {
+  const { rows } = await sql.query<{ q: string; found: boolean; unindexed: boolean }>(
+    `SELECT u.q, EXISTS (SELECT 1 FROM ${searchable(schema)}
+       WHERE m.search_en @@ websearch_to_tsquery('english', u.q) OR m.search_simple @@ websearch_to_tsquery('simple', u.q)) AS found,
+       EXISTS (SELECT 1 FROM ${schema.quoted}.messages WHERE search_en IS NULL) AS unindexed
      FROM unnest($1::text[]) AS u(q)`,
     [terms.map((t) => t.query)],
   );
-  return new Set(rows.filter((r) => !r.found).map((r) => r.q));
+  return { fuzzy: new Set(rows.filter((r) => !r.found).map((r) => r.q)), unindexed: rows.some((r) => r.unindexed) };
+}
+
+/**
+ * The agent's messages with their search columns, as a relation `m`: the indexed ones (through
+ * the partial GIN index) and the unindexed tail (through its partial btree) with the very
+ * expressions the indexer stores, so a hit scores the same before and after it is indexed.
+ * Postgres pushes each condition into the first branch (index scans); the tail's `OFFSET 0`
+ * keeps it a subquery, so each tail row's tsvectors are computed once, not once per mention
+ * (a query of several terms mentions them several times). The tail costs about 0.1 ms a message.
+ */
+function searchable(schema: AgentSchema): string {
+  const columns = 'm.id, m.context_key, m.role, m.message, m.created_at';
+  return `(SELECT ${columns}, m.search_en, m.search_simple FROM ${schema.quoted}.messages m WHERE m.search_en IS NOT NULL
+     UNION ALL
+     SELECT * FROM (SELECT ${columns}, ${SEARCH_EN} AS search_en, ${SEARCH_SIMPLE} AS search_simple
+       FROM ${schema.quoted}.messages m WHERE m.search_en IS NULL OFFSET 0) tail) m`;
 }
 
 /** A placeholder for `value`, appended to `params`. */
@@ -163,7 +191,7 @@ function searchSql(
     text: `SELECT h.context_key, h.id, h.role, h.message, ${ISO_TIME} AS created_at, h.score::text AS score FROM (
        SELECT m.context_key, m.id, m.role, m.message, m.created_at,
               round((${score.length > 0 ? score.join(' + ') : '0'})::numeric, 6) AS score
-       FROM ${schema.quoted}.messages m
+       FROM ${searchable(schema)}
        WHERE ${where.join('\n         AND ')}) h
      ${after}
      ORDER BY h.score DESC, h.id DESC

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { getAddress } from 'viem';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { indexMessages } from '../../src/memory/indexer';
 import { agentSchemaName, provision } from '../../src/storage/agent-storage';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION } from '../../src/storage/agent-template';
 import type { SqlPool } from '../../src/storage/sql-client';
@@ -262,6 +263,103 @@ describe('memory search: isolation and credentials', () => {
   });
 });
 
+/** How many of the agent's messages the indexer has not filled yet. */
+async function unindexed(schema: string): Promise<number> {
+  const rows = await sql<{ n: string }>(stack.databaseUrl, `select count(*) as n from "${schema}".messages where search_en is null`);
+  return Number(rows[0]!.n);
+}
+
+/** Waits (polling, bounded) until the indexer after a response has filled every message. */
+async function untilIndexed(schema: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while ((await unindexed(schema)) > 0) {
+    if (Date.now() > deadline) throw new Error(`messages of ${schema} still unindexed after 15 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('memory search: indexing after the append', () => {
+  const QUERIES = ['refunds', '"late fee"', 'INV-2024-0042', '2024-0042', 'Postgress', 'late -fee', 'the'];
+
+  /** Every query's hits as [message, score]. */
+  async function results(agent: TestAgent): Promise<[string, number][][]> {
+    return Promise.all(
+      QUERIES.map(async (query) => {
+        const res = await search(agent, { query });
+        expect(res.status, res.text).toBe(200);
+        return res.body.hits.map((h): [string, number] => [h.message, h.score]);
+      }),
+    );
+  }
+
+  it('finds a message its indexer has not reached yet, with the score it has once indexed; the indexer fills in batches, idempotently', async () => {
+    const agent = await freshAgent(testnet);
+    await hydrate(agent, {
+      'customer:1/notes': [
+        'The customer refunded the order after the delivery was late.',
+        'Invoice INV-2024-0042 is overdue; a late fee applies.',
+        'We run Postgres 16 for the billing database.',
+      ],
+      'customer:2/notes': ['Refund requested twice; refunds are processed on Fridays.', 'Invoice INV-2024-0041 was paid on time.'],
+    });
+    const schema = expectedSchemaName({ deployment: testnet, collection: agent.collection, tokenId: agent.tokenId });
+    // The append stored the text alone; the indexer after its response filled the search columns.
+    await untilIndexed(schema);
+    const filled = await sql<{ wrong: string }>(
+      stack.databaseUrl,
+      `select count(*) as wrong from "${schema}".messages
+       where search_en is distinct from to_tsvector('english', message) or search_simple is distinct from to_tsvector('simple', message)`,
+    );
+    expect(Number(filled[0]!.wrong)).toBe(0);
+    const indexed = await results(agent);
+    expect(indexed[0]!.map(([m]) => m)).toEqual([
+      'Refund requested twice; refunds are processed on Fridays.',
+      'The customer refunded the order after the delivery was late.',
+    ]);
+    expect(indexed[3]!.map(([m]) => m)).toEqual(['Invoice INV-2024-0042 is overdue; a late fee applies.']);
+
+    // As if no indexer had run yet: every query finds the same hits with the same scores.
+    await sql(stack.databaseUrl, `update "${schema}".messages set search_en = null, search_simple = null`);
+    expect(await unindexed(schema)).toBe(5);
+    expect(await results(agent)).toEqual(indexed);
+
+    // The search started the indexer after its response; once it is done, the same again.
+    await untilIndexed(schema);
+    expect(await results(agent)).toEqual(indexed);
+
+    // In batches, oldest first, each row once: a rerun finds nothing left to do.
+    await sql(stack.databaseUrl, `update "${schema}".messages set search_en = null, search_simple = null`);
+    const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 1 });
+    try {
+      const store = { name: schema, quoted: `"${schema}"` };
+      expect(await indexMessages(pool, store, 2)).toBe(2);
+      const left = await sql<{ id: string }>(stack.databaseUrl, `select id from "${schema}".messages where search_en is null order by id`);
+      const all = await sql<{ id: string }>(stack.databaseUrl, `select id from "${schema}".messages order by id`);
+      expect(left.map((r) => r.id)).toEqual(all.slice(2).map((r) => r.id));
+      expect(await results(agent)).toEqual(indexed); // half indexed: still the same
+      await untilIndexed(schema); // (that search started the indexer too)
+      expect(await indexMessages(pool, store, 2)).toBe(0);
+    } finally {
+      await pool.end();
+    }
+    expect(await results(agent)).toEqual(indexed);
+  });
+
+  it('a message appended just now is found by the next search, whether or not its indexer has run', async () => {
+    const agent = await freshAgent(testnet);
+    await hydrate(agent, { notes: ['The first note mentions nothing in particular.'] });
+    for (let i = 0; i < 5; i++) {
+      const res = await agent.call(`/context/${seg('notes')}/messages`, {
+        method: 'POST',
+        json: { messages: [{ role: 'user', message: `Ticket ZX-${i}77 escalated to the quartermaster.` }] },
+      });
+      expect(res.status, res.text).toBe(200);
+      expect(await found(agent, { query: `ZX-${i}77` })).toEqual([`Ticket ZX-${i}77 escalated to the quartermaster.`]);
+      expect(await found(agent, { query: 'quartermasters' })).toHaveLength(i + 1);
+    }
+  });
+});
+
 describe('memory search: template upgrade', () => {
   it('an agent provisioned on the previous template is upgraded on its next request and then searchable', async () => {
     const agent = await freshAgent(testnet);
@@ -285,6 +383,12 @@ describe('memory search: template upgrade', () => {
       schema.name,
       'messages_search',
     ]);
-    expect(indexes[0]?.indexdef).toMatch(/gin \(search_en, search_simple, message (public\.)?gin_trgm_ops\)/);
+    expect(indexes[0]?.indexdef).toMatch(
+      /gin \(search_en, search_simple, message (public\.)?gin_trgm_ops\) WHERE \(search_en IS NOT NULL\)/,
+    );
+    // The upgrade added the columns empty (no rewrite under lock); the search that found the
+    // message from the unindexed tail started the indexer, which fills them after the response.
+    await untilIndexed(schema.name);
+    expect(await found(agent, { query: 'warranties' })).toEqual(['Written before search existed: the warranty ends in March.']);
   });
 });
