@@ -57,6 +57,14 @@ export interface SearchDeps extends AgentStore {
   indexLater?: (schema: AgentSchema) => void;
 }
 
+/**
+ * Matches ranked at most, the newest: a search ranks the newest SEARCH_CANDIDATES messages that
+ * match, so a very common word (10% of 100,000 messages) costs what 2,000 matches cost, not
+ * 10,000 (BENCHMARKS.md: 93-112 ms p95 ranking all of them). Its pages then reach the best of
+ * its newest 2,000 matches, not older ones; a query of fewer matches is ranked whole.
+ */
+export const SEARCH_CANDIDATES = 2000;
+
 /** Shortest term trigram similarity can judge: pg_trgm draws nothing useful from fewer characters. */
 const FUZZY_MIN_CHARS = 3;
 
@@ -126,16 +134,19 @@ async function termsFullTextMisses(
  * The agent's messages with their search columns, as a relation `m`: the indexed ones (through
  * the partial GIN index) and the unindexed tail (through its partial btree) with the very
  * expressions the indexer stores, so a hit scores the same before and after it is indexed.
- * Postgres pushes each condition into the first branch (index scans); the tail's `OFFSET 0`
- * keeps it a subquery, so each tail row's tsvectors are computed once, not once per mention
- * (a query of several terms mentions them several times). The tail costs about 0.1 ms a message.
+ * Postgres pushes each condition into the first branch (index scans); with `tailOnce` the
+ * tail's `OFFSET 0` keeps it a subquery, so each tail row's tsvectors are computed once, not once
+ * per mention (a query of several terms mentions them several times); without it, conditions
+ * reach the tail too (ranking the candidates: `id IN (...)` first, then each tsvector once).
+ * The tail costs about 0.1 ms a message.
  */
-function searchable(schema: AgentSchema): string {
+function searchable(schema: AgentSchema, tailOnce = true): string {
   const columns = 'm.id, m.context_key, m.role, m.message, m.created_at';
+  const tail = `SELECT ${columns}, ${SEARCH_EN} AS search_en, ${SEARCH_SIMPLE} AS search_simple
+       FROM ${schema.quoted}.messages m WHERE m.search_en IS NULL`;
   return `(SELECT ${columns}, m.search_en, m.search_simple FROM ${schema.quoted}.messages m WHERE m.search_en IS NOT NULL
      UNION ALL
-     SELECT * FROM (SELECT ${columns}, ${SEARCH_EN} AS search_en, ${SEARCH_SIMPLE} AS search_simple
-       FROM ${schema.quoted}.messages m WHERE m.search_en IS NULL OFFSET 0) tail) m`;
+     ${tailOnce ? `SELECT * FROM (${tail} OFFSET 0) tail` : tail}) m`;
 }
 
 /** A placeholder for `value`, appended to `params`. */
@@ -188,11 +199,16 @@ function searchSql(
   const score = rankings.map((ranking) => ranking.score(params, scoring)).filter((s) => s !== null);
   const after = from ? `WHERE (h.score, h.id) < (${param(params, from.score, '::numeric')}, ${param(params, from.id, '::bigint')})` : '';
   return {
-    text: `SELECT h.context_key, h.id, h.role, h.message, ${ISO_TIME} AS created_at, h.score::text AS score FROM (
+    text: `WITH candidates AS MATERIALIZED (
+       SELECT m.id FROM ${searchable(schema)}
+       WHERE ${where.join('\n         AND ')}
+       ORDER BY m.id DESC
+       LIMIT ${SEARCH_CANDIDATES})
+     SELECT h.context_key, h.id, h.role, h.message, ${ISO_TIME} AS created_at, h.score::text AS score FROM (
        SELECT m.context_key, m.id, m.role, m.message, m.created_at,
               round((${score.length > 0 ? score.join(' + ') : '0'})::numeric, 6) AS score
-       FROM ${searchable(schema)}
-       WHERE ${where.join('\n         AND ')}) h
+       FROM ${searchable(schema, false)}
+       WHERE m.id = ANY (ARRAY(SELECT id FROM candidates))) h
      ${after}
      ORDER BY h.score DESC, h.id DESC
      LIMIT ${param(params, limit + 1, '::int')}`,

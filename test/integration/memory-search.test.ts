@@ -2,6 +2,7 @@ import pg from 'pg';
 import { getAddress } from 'viem';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { indexMessages } from '../../src/memory/indexer';
+import { SEARCH_CANDIDATES } from '../../src/memory/search.service';
 import { agentSchemaName, provision } from '../../src/storage/agent-storage';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION } from '../../src/storage/agent-template';
 import type { SqlPool } from '../../src/storage/sql-client';
@@ -357,6 +358,38 @@ describe('memory search: indexing after the append', () => {
       expect(await found(agent, { query: `ZX-${i}77` })).toEqual([`Ticket ZX-${i}77 escalated to the quartermaster.`]);
       expect(await found(agent, { query: 'quartermasters' })).toHaveLength(i + 1);
     }
+  });
+});
+
+describe('memory search: a very common word', () => {
+  it(`ranks its newest ${SEARCH_CANDIDATES} matches: pages reach those, every one once, and no older match`, async () => {
+    const agent = await freshAgent(testnet);
+    expect((await agent.call('/contexts', { method: 'POST', json: { keys: ['log'] } })).status).toBe(200);
+    const total = SEARCH_CANDIDATES + 150;
+    for (let from = 0; from < total; from += 100) {
+      const messages = Array.from({ length: Math.min(100, total - from) }, (_, i) => ({
+        role: 'user',
+        message: `Lantern check ${from + i}${(from + i) % 7 === 0 ? ': lantern lantern' : ''}.`,
+      }));
+      const res = await agent.call(`/context/${seg('log')}/messages`, { method: 'POST', json: { messages } });
+      expect(res.status, res.text).toBe(200);
+    }
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const res = await search(agent, { query: 'lantern', limit: 100, ...(cursor ? { cursor } : {}) });
+      expect(res.status, res.text).toBe(200);
+      seen.push(...res.body.hits.map((h) => Number(/check (\d+)/.exec(h.message)![1])));
+      cursor = res.body.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toHaveLength(SEARCH_CANDIDATES);
+    expect(new Set(seen).size).toBe(SEARCH_CANDIDATES);
+    expect(Math.min(...seen)).toBe(total - SEARCH_CANDIDATES);
+    // Ranked within them: the messages with the word three times come first.
+    expect(seen.slice(0, 10).every((n) => n % 7 === 0)).toBe(true);
+    // A rarer word among the same messages is ranked whole, the oldest included.
+    const rare = await found(agent, { query: '"check 3"' });
+    expect(rare).toContain('Lantern check 3.');
   });
 });
 

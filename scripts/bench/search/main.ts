@@ -49,7 +49,7 @@ const hydrateCount = numberFlag(flags, 'hydrate', 30_000);
 /** Messages left unindexed (the newest) for a second set of searches at each size: what search reads directly. */
 const tailCount = numberFlag(flags, 'tail', 1000);
 /** Messages in the v2 agent brought to the current template (the upgrade's lock, then its indexing); 0 skips it. */
-const upgradeCount = numberFlag(flags, 'upgrade', 100_000);
+const upgradeCount = flags.values.get('upgrade') === '0' ? 0 : numberFlag(flags, 'upgrade', 100_000);
 const SEED = 23;
 const CONTEXTS = 200;
 const BATCH = 100;
