@@ -87,7 +87,7 @@ export const searchMemory = createRoute({
   tags: ['Memory'],
   summary: "Search the agent's memory across its contexts",
   description:
-    "Ranks the agent's messages in every context (or the ones the filters name) by relevance: Postgres full text (English stemming plus exact words in any language), with pg_trgm for terms full text cannot match (identifiers, misspellings). Hits in descending `score`, ties newest first. Pass `nextCursor` as `cursor`, with the same query and filters, to read on. Internal contexts (`conversation-context-discovery/`) are searched only when named in `contextKeys`. An agent that has never written has no hits.",
+    "Ranks the agent's messages in every context (or the ones the filters name) by relevance: Postgres full text (English stemming plus exact words in any language), with pg_trgm for terms full text cannot match (identifiers, misspellings). Hits in descending `score`, ties newest first; a query matching more than 2,000 messages is ranked over its newest 2,000 matches (its pages reach those). Pass `nextCursor` as `cursor`, with the same query and filters, to read on. Internal contexts (`conversation-context-discovery/`) are searched only when named in `contextKeys`. An agent that has never written has no hits.",
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(SearchRequestSchema) },
   responses: {
