@@ -4,6 +4,7 @@ import { agentGate } from './agents/gate';
 import { auth } from './auth';
 import { contexts, overlapOwnerCheck } from './contexts';
 import { mcp } from './mcp';
+import { memory, memoryOverlapsOwnerCheck } from './memory';
 import { replies, replyOverlapsOwnerCheck } from './replies';
 import { settings } from './settings';
 import { bearer } from './auth/bearer';
@@ -31,7 +32,7 @@ export function createApp() {
   const app = createRouter();
   let table: RouteTable | undefined;
   const routes = () => (table ??= compileRouteTable(app.routes));
-  const overlapping = compileRouteTable([...overlapOwnerCheck, ...replyOverlapsOwnerCheck]);
+  const overlapping = compileRouteTable([...overlapOwnerCheck, ...memoryOverlapsOwnerCheck, ...replyOverlapsOwnerCheck]);
   let keyRules: KeyAccess | undefined;
   const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));
 
@@ -69,6 +70,7 @@ export function createApp() {
   app.route('/', auth);
   app.route('/', agents);
   app.route('/', contexts);
+  app.route('/', memory);
   app.route('/', settings);
   app.route('/', mcp);
   app.route('/', replies);
@@ -100,6 +102,10 @@ export function createApp() {
       { name: 'Login', description: 'Wallet-signature login (EIP-4361) and chat pairing' },
       { name: 'Agents', description: 'Agent-scoped routes: bearer token, registered collection, on-chain owner' },
       { name: 'Contexts', description: "The agent's memory: context keys and their messages, in the agent's own storage" },
+      {
+        name: 'Memory',
+        description: "Search across the agent's contexts: full text with stemming, trigram similarity for identifiers and misspellings",
+      },
       { name: 'Replies', description: 'The agent answers: its model over its memory, prompt template and tools' },
       { name: 'Tool servers', description: 'External MCP tool servers an agent may call; credentials go to the vault' },
       {

@@ -48,6 +48,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "export a context's messages as JSONL",
     load: async () => (await import('./messages')).messagesExportCommand,
   },
+  {
+    path: ['search'],
+    summary: "search the agent's memory across contexts",
+    load: async () => (await import('./search')).searchCommand,
+  },
   { path: ['keys', 'create'], summary: 'create an agent key for automation', load: async () => (await import('./keys')).keysCreateCommand },
   { path: ['keys', 'list'], summary: "list the agent's keys", load: async () => (await import('./keys')).keysListCommand },
   { path: ['keys', 'revoke'], summary: 'revoke an agent key at once', load: async () => (await import('./keys')).keysRevokeCommand },

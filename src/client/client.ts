@@ -37,6 +37,9 @@ import type {
   McpLiveTools,
   McpToolCall,
   McpToolResult,
+  MemorySearch,
+  MemorySearchHit,
+  MemorySearchPage,
   MessagesQuery,
   NewAgentKey,
   NewContextMessage,
@@ -167,6 +170,18 @@ export interface AgentClient {
   ): AsyncGenerator<ContextMessagePage, void, undefined>;
   /** Every message of a context, in stored order, across all pages (100 per page unless given). */
   messages(key: string, query?: Omit<MessagesQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<ContextMessage, void, undefined>;
+
+  /**
+   * `POST …/memory/search` (operationId `searchMemory`): one page of hits across the agent's
+   * contexts, best first; pass `nextCursor` as `cursor` with the same query and filters to read on.
+   */
+  searchMemory(request: MemorySearch, options?: CallOptions): Promise<MemorySearchPage>;
+  /** The same as `searchMemory`. */
+  search(request: MemorySearch, options?: CallOptions): Promise<MemorySearchPage>;
+  /** Every page of a search, following `nextCursor` from the start (or from `request.cursor`). */
+  searchPages(request: MemorySearch, options?: CallOptions): AsyncGenerator<MemorySearchPage, void, undefined>;
+  /** Every hit of a search, best first, across all pages. */
+  searchHits(request: MemorySearch, options?: CallOptions): AsyncGenerator<MemorySearchHit, void, undefined>;
 
   /** `GET …/llm/settings` (404 `llm_settings_not_found` when never set). */
   getLlmSettings(options?: CallOptions): Promise<LlmSettings>;
@@ -559,6 +574,20 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       },
       async *messages(key, q = {}, o = {}) {
         for await (const page of self.messagePages(key, q, o)) yield* page.messages;
+      },
+      searchMemory: async (request, o = {}) => (await post<MemorySearchPage>('/memory/search', request, o.signal)).body,
+      search: (request, o = {}) => self.searchMemory(request, o),
+      async *searchPages(request, o = {}) {
+        let cursor = request.cursor;
+        for (;;) {
+          const page = await self.searchMemory({ ...request, cursor }, o);
+          yield page;
+          if (page.nextCursor === null || page.hits.length === 0) return;
+          cursor = page.nextCursor;
+        }
+      },
+      async *searchHits(request, o = {}) {
+        for await (const page of self.searchPages(request, o)) yield* page.hits;
       },
       getLlmSettings: (o = {}) => get<LlmSettings>('/llm/settings', o.signal),
       saveLlmSettings: async (settings, o = {}) => (await post<LlmSettings>('/llm/settings', settings, o.signal)).body,

@@ -21,6 +21,7 @@ import type {
 import type { RoleSchema } from '../contexts/schemas';
 import type { ERROR_STATUS, ErrorBodySchema } from '../errors';
 import type { getHealth } from '../health/health.routes';
+import type { searchMemory } from '../memory/memory.routes';
 import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
 import type { replyToContext } from '../replies/replies.routes';
 import type { ReplyEventSchema } from '../replies/schemas';
@@ -138,6 +139,13 @@ export type StoredContextMessages = ResponseOf<typeof appendMessages>;
 export type ContextMessagePage = ResponseOf<typeof readMessages>;
 /** Query of `GET …/context/{key}/messages`: `limit` 1..100 (default 50), `cursor` the previous page's `nextCursor`. */
 export type MessagesQuery = QueryOf<typeof readMessages>;
+
+/** Component `MemorySearch`: body of `POST …/memory/search` (`query` required; filters, `limit` 1..100, `cursor`). */
+export type MemorySearch = RequestBodyOf<typeof searchMemory>;
+/** Component `MemorySearchPage`: hits best first, `nextCursor` null at the end. */
+export type MemorySearchPage = ResponseOf<typeof searchMemory>;
+/** Component `MemorySearchHit`: a message found, with its context and score (higher is better). */
+export type MemorySearchHit = MemorySearchPage['hits'][number];
 
 /** Options of both append calls. */
 export interface AppendOptions {

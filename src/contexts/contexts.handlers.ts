@@ -5,6 +5,8 @@ import type * as routes from './contexts.routes';
 import { createKey, createKeys, listKeys } from './contexts.service';
 import { appendMessages, readMessages, type Idempotency, type MessagesDeps } from './messages.service';
 import { sha256Hex } from '../encoding/sha256-hex';
+import { indexAfterResponse } from '../memory/indexer';
+import { agentSchemaName } from '../storage/agent-storage';
 
 /** The agent's storage and the owner check, which these routes overlap with their reads (DESIGN §2). */
 function storeDeps(c: Context<AppBindings>): MessagesDeps {
@@ -16,6 +18,18 @@ function storeDeps(c: Context<AppBindings>): MessagesDeps {
     },
     ownerCheck,
   };
+}
+
+/** The appended messages enter the search index after the response (src/memory/indexer.ts). */
+async function indexSoon(c: Context<AppBindings>): Promise<void> {
+  let waitUntil: (work: Promise<unknown>) => void;
+  try {
+    const ctx = c.executionCtx;
+    waitUntil = (work) => ctx.waitUntil(work);
+  } catch {
+    return; // no execution context (app.request in unit tests): search reads the tail meanwhile
+  }
+  indexAfterResponse(waitUntil, c.var.db.sql, await agentSchemaName(c.var.agent));
 }
 
 /**
@@ -61,6 +75,7 @@ export const appendMessageHandler: RouteHandler<typeof routes.appendMessage, App
   const { contextKey } = c.req.valid('param');
   const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
   const result = await appendMessages(storeDeps(c), c.var.agent, contextKey, [body], idempotency);
+  if (!result.replayed) await indexSoon(c);
   if (result.replayed) c.header('Idempotent-Replayed', 'true');
   return c.json(result.messages[0]!, 200);
 };
@@ -70,6 +85,7 @@ export const appendMessagesHandler: RouteHandler<typeof routes.appendMessages, A
   const { contextKey } = c.req.valid('param');
   const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
   const result = await appendMessages(storeDeps(c), c.var.agent, contextKey, body.messages, idempotency);
+  if (!result.replayed) await indexSoon(c);
   if (result.replayed) c.header('Idempotent-Replayed', 'true');
   return c.json({ messages: result.messages }, 200);
 };

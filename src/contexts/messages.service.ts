@@ -54,7 +54,7 @@ function toMessage(row: Row): StoredMessage {
 }
 
 /** `createdAt` as `toISOString()` writes it, in SQL, so a remembered answer reads like a fresh one. */
-const ISO_TIME = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export const ISO_TIME = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The stored messages, from the ids and times Postgres drew (in id order) and the request's own

@@ -1,5 +1,6 @@
 import { pruneConsumedNonces } from '../auth/nonces';
 import { IDEMPOTENCY_RETENTION_HOURS } from '../contexts/messages.service';
+import { INDEX_BATCH, indexMessages } from '../memory/indexer';
 import type { SqlClient } from '../storage/sql-client';
 import type { Database } from '../storage/db';
 
@@ -31,12 +32,24 @@ export interface CleanupReport {
   idempotencyRecords: number;
   /** Expired reply leases (of replies that crashed) deleted by this run. */
   replyLeases: number;
+  /** Messages this run added to the search index (a catch-up: appends index their own, DESIGN §13). */
+  indexedMessages: number;
   /** The last schema visited, where the next run goes on; empty when the walk went round. */
   cursor: string;
 }
 
 /** Expired reply leases one run deletes at most (bounds the work of one run). */
 export const REPLY_LEASES_PER_RUN = 1_000;
+
+/**
+ * Messages one run adds to the search index at most, over the schemas it visits (about 5-20 s of
+ * database time locally): the catch-up for what the indexer after an append did not reach (a
+ * reply's messages, a `waitUntil` cut short), not the main path.
+ */
+export const INDEX_CATCH_UP_PER_RUN = 20 * INDEX_BATCH;
+
+/** The template version whose messages carry search columns (src/storage/agent-template.ts). */
+const SEARCH_TEMPLATE_VERSION = 3;
 
 /** KV key of the walk's position (per deployment: each cleans its own chain's agents). */
 export const cleanupCursorKey = (chainId: number) => `cleanup:idempotency-cursor:${chainId}`;
@@ -45,28 +58,64 @@ export const cleanupCursorKey = (chainId: number) => `cleanup:idempotency-cursor
  * The scheduled clean-up (DESIGN §8): drops consumed nonces older than any nonce can live, reply
  * leases that ran out (a crashed reply's; at most REPLY_LEASES_PER_RUN), and idempotency records
  * older than IDEMPOTENCY_RETENTION_HOURS from the next `agentsPerRun` agent schemas of this chain,
- * in schema-name order from where the previous run stopped. A run costs at most agentsPerRun / 50
- * + 3 statements; the walk wraps round when it reaches the last schema.
+ * in schema-name order from where the previous run stopped, and indexes for search up to
+ * INDEX_CATCH_UP_PER_RUN of those schemas' messages not yet indexed. A run costs at most
+ * agentsPerRun / 25 + 23 statements, and one more per schema with messages not yet indexed; the
+ * walk wraps round when it reaches the last schema.
  */
 export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: number } = {}): Promise<CleanupReport> {
   const agentsPerRun = options.agentsPerRun ?? AGENTS_PER_RUN;
   await pruneConsumedNonces(deps.db, CONSUMED_NONCE_RETENTION_SECONDS);
   const replyLeases = await pruneReplyLeases(deps.db.sql);
   const after = (await deps.kv.get(cleanupCursorKey(deps.chainId))) ?? '';
-  const { rows } = await deps.db.sql.query<{ schema_name: string }>(
-    `select schema_name from "gateway"."agent_storage" where chain_id = $1 and schema_name > $2
+  const { rows } = await deps.db.sql.query<{ schema_name: string; template_version: number }>(
+    `select schema_name, template_version from "gateway"."agent_storage" where chain_id = $1 and schema_name > $2
      order by schema_name limit $3`,
     [deps.chainId, after, agentsPerRun],
   );
-  const schemas = rows.map((r) => r.schema_name).filter((name) => SCHEMA_NAME.test(name));
+  const valid = rows.filter((r) => SCHEMA_NAME.test(r.schema_name));
+  const schemas = valid.map((r) => r.schema_name);
   let deleted = 0;
   for (let i = 0; i < schemas.length; i += AGENTS_PER_STATEMENT) {
     deleted += await pruneIdempotency(deps.db.sql, schemas.slice(i, i + AGENTS_PER_STATEMENT));
   }
+  const searchable = valid.filter((r) => r.template_version >= SEARCH_TEMPLATE_VERSION).map((r) => r.schema_name);
+  const indexedMessages = await catchUpSearchIndex(deps.db.sql, searchable);
   const cursor = rows.length < agentsPerRun ? '' : (rows[rows.length - 1]?.schema_name ?? '');
   if (cursor) await deps.kv.put(cleanupCursorKey(deps.chainId), cursor);
   else if (after) await deps.kv.delete(cleanupCursorKey(deps.chainId));
-  return { agents: schemas.length, idempotencyRecords: deleted, replyLeases, cursor };
+  return { agents: schemas.length, idempotencyRecords: deleted, replyLeases, indexedMessages, cursor };
+}
+
+/**
+ * Indexes for search what the indexer after an append left (src/memory/indexer.ts): finds which
+ * of `schemas` have messages not yet indexed (one statement per 50, an index probe each), then
+ * indexes them batch by batch until none is left or the run's budget is spent.
+ */
+async function catchUpSearchIndex(sql: SqlClient, schemas: string[]): Promise<number> {
+  const behind: string[] = [];
+  for (let i = 0; i < schemas.length; i += AGENTS_PER_STATEMENT) {
+    const slice = schemas.slice(i, i + AGENTS_PER_STATEMENT);
+    if (slice.length === 0) continue;
+    const { rows } = await sql.query<{ schema_name: string }>(
+      slice
+        .map((name) => `SELECT '${name}' AS schema_name WHERE EXISTS (SELECT 1 FROM "${name}".messages WHERE search_en IS NULL)`)
+        .join(' UNION ALL '),
+    );
+    behind.push(...rows.map((r) => r.schema_name));
+  }
+  let indexed = 0;
+  for (const name of behind) {
+    const schema = { name, quoted: `"${name}"` };
+    for (;;) {
+      const batch = Math.min(INDEX_BATCH, INDEX_CATCH_UP_PER_RUN - indexed);
+      if (batch <= 0) return indexed;
+      const filled = await indexMessages(sql, schema, batch);
+      indexed += filled;
+      if (filled < batch) break; // done, or an indexer after an append holds this agent's turn
+    }
+  }
+  return indexed;
 }
 
 /**

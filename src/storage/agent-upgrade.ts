@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import { AGENT_TEMPLATE, type TemplateStep } from './agent-template';
+import { indexAllMessages } from '../memory/indexer';
 import { provision } from './agent-storage';
 import type { SqlPool } from './sql-client';
 
@@ -15,9 +16,15 @@ export interface UpgradeResult extends UpgradeProgress {
   failures: { schema: string; reason: string }[];
 }
 
+/** The template version that added memory search's columns, filled after the upgrade. */
+const SEARCH_COLUMNS_VERSION = 3;
+
 /**
  * Brings every agent schema below the template's last version up to it, in batches ordered by
- * schema name. Safe to stop and run again: finished schemas no longer qualify, and `after`
+ * schema name. A schema reaching v3 (memory search) gets its columns empty, so the upgrade's lock
+ * is short, then its messages indexed in batches by the indexer (src/memory/indexer.ts), outside
+ * the upgrade's transaction; a schema stopped half way is finished by the Cron's catch-up, and
+ * search reads what is not indexed yet meanwhile. Safe to stop and run again: finished schemas no longer qualify, and `after`
  * resumes past a given schema. One schema failing is reported and does not stop the walk.
  */
 export async function upgradeAgentSchemas(
@@ -50,7 +57,9 @@ export async function upgradeAgentSchemas(
     for (const row of rows) {
       const agent = { chainId: row.chain_id, collection: row.collection as Address, tokenId: BigInt(row.token_id) };
       try {
-        await provision(pool, agent, { name: row.schema_name, quoted: `"${row.schema_name}"` }, template);
+        const schema = { name: row.schema_name, quoted: `"${row.schema_name}"` };
+        await provision(pool, agent, schema, template);
+        if (target >= SEARCH_COLUMNS_VERSION) await indexAllMessages(pool, schema);
         progress.done += 1;
       } catch (err) {
         progress.failed += 1;

@@ -108,11 +108,8 @@ describe('template v2: the index the idempotency clean-up needs', () => {
     return rows[0]?.template_version;
   }
 
-  async function hasIndex(schema: string): Promise<boolean> {
-    const { rowCount } = await pool.query('select 1 from pg_indexes where schemaname = $1 and indexname = $2', [
-      schema,
-      'idempotency_created_at',
-    ]);
+  async function hasIndex(schema: string, index = 'idempotency_created_at'): Promise<boolean> {
+    const { rowCount } = await pool.query('select 1 from pg_indexes where schemaname = $1 and indexname = $2', [schema, index]);
     return rowCount === 1;
   }
 
@@ -123,7 +120,7 @@ describe('template v2: the index the idempotency clean-up needs', () => {
   }
 
   it('walks a v1 schema to v2: the clean-up statement then finds old records by index instead of a sequential scan', async () => {
-    expect(TEMPLATE_VERSION).toBe(2);
+    expect(TEMPLATE_VERSION).toBeGreaterThanOrEqual(2);
     const agent = fresh(1);
     const schema = await agentSchemaName(agent);
     expect(await provision(sql(), agent, schema, V1)).toBe(0);
@@ -137,11 +134,26 @@ describe('template v2: the index the idempotency clean-up needs', () => {
     );
     await pool.query(`analyze ${schema.quoted}.idempotency`);
     expect(await cleanupPlan(schema.name)).toMatch(/Seq Scan on idempotency/);
+    // Messages written before search existed: more than two of the indexer's batches of 500.
+    await pool.query(`insert into ${schema.quoted}.contexts (key) values ('old')`);
+    await pool.query(
+      `insert into ${schema.quoted}.messages (context_key, role, message)
+       select 'old', 'user', 'Note ' || n || ': the warranty ends in March.' from generate_series(1, 1203) as n`,
+    );
 
     const result = await upgradeAgentSchemas(sql());
     expect(result).toMatchObject({ done: 1, failed: 0 });
     expect(await version(schema.name)).toBe(TEMPLATE_VERSION);
     expect(await hasIndex(schema.name)).toBe(true);
+    // v3: the search columns and their index (DESIGN §13), added empty, then filled batch by batch.
+    expect(await hasIndex(schema.name, 'messages_search')).toBe(true);
+    const { rows: search } = await pool.query<{ unindexed: string; wrong: string }>(
+      `select count(*) filter (where search_en is null) as unindexed,
+              count(*) filter (where search_en is distinct from to_tsvector('english', message)
+                                  or search_simple is distinct from to_tsvector('simple', message)) as wrong
+       from ${schema.quoted}.messages`,
+    );
+    expect(search[0]).toEqual({ unindexed: '0', wrong: '0' });
     const plan = await cleanupPlan(schema.name);
     expect(plan).toMatch(/Index Scan using idempotency_created_at|Bitmap Index Scan on idempotency_created_at/);
     expect(plan).not.toMatch(/Seq Scan/);

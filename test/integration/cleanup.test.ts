@@ -108,6 +108,50 @@ describe('the scheduled clean-up', () => {
     }
   });
 
+  it('indexes for search the messages no indexer after a response reached (a catch-up), and search finds them before and after', async () => {
+    const agent = await freshAgent(testnet);
+    expect((await agent.call('/context', { method: 'POST', json: { key: 'notes' } })).status).toBe(200);
+    const texts = ['The warranty ends in March.', 'Invoice INV-7731 is overdue.', 'Nothing else to report.'];
+    const append = await agent.call(`/context/${seg('notes')}/messages`, {
+      method: 'POST',
+      json: { messages: texts.map((message) => ({ role: 'user', message })) },
+    });
+    expect(append.status).toBe(200);
+    const schema = await agentSchema(stack.databaseUrl, agent);
+    const unindexed = async () =>
+      Number(
+        (await sql<{ n: string }>(stack.databaseUrl, `select count(*) as n from ${quoted(schema)}.messages where search_en is null`))[0]!.n,
+      );
+    // Let the indexer the append started finish, then undo its work: as if it had been cut short.
+    const deadline = Date.now() + 15_000;
+    while ((await unindexed()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await sql(stack.databaseUrl, `update ${quoted(schema)}.messages set search_en = null, search_simple = null`);
+    expect(await unindexed()).toBe(3);
+
+    const worker = await startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', bindings: workerBindingsFor(stack) });
+    try {
+      const handler = await worker.miniflare.getWorker();
+      const kv = await worker.miniflare.getKVNamespace('NONCES');
+      let runs = 0;
+      do {
+        const result = await handler.scheduled({ cron, scheduledTime: new Date() });
+        expect(result.outcome).toBe('ok');
+        runs += 1;
+      } while ((await kv.get('cleanup:idempotency-cursor:80002')) !== null && runs < 50);
+    } finally {
+      await worker.dispose();
+    }
+    expect(await unindexed()).toBe(0);
+    const filled = await sql<{ wrong: string }>(
+      stack.databaseUrl,
+      `select count(*) as wrong from ${quoted(schema)}.messages where search_en is distinct from to_tsvector('english', message)`,
+    );
+    expect(Number(filled[0]!.wrong)).toBe(0);
+    const res = await agent.call('/memory/search', { method: 'POST', json: { query: 'warranties' } });
+    expect(res.status).toBe(200);
+    expect((res.body as { hits: { message: string }[] }).hits.map((h) => h.message)).toEqual(['The warranty ends in March.']);
+  });
+
   it('fails the invocation on a deployment whose configuration is invalid', async () => {
     const worker = await startMiniflare({
       scriptPath: stack.scriptPath,

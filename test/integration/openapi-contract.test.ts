@@ -157,6 +157,14 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(agent, 'GET', `/context/${seg('notes')}/messages?limit=2`)).status).toBe(200);
     expect((await onAgent(agent, 'GET', `/context/${seg('notes')}/messages`)).status).toBe(200);
     expect((await onAgent(agent, 'GET', `/context/${seg('missing')}/messages`)).status).toBe(404);
+    // Memory search: hits with their scores and a cursor; an empty query and a foreign cursor are 400.
+    const searched = await onAgent(agent, 'POST', '/memory/search', { json: { query: 'two', limit: 1 } });
+    expect(searched.status).toBe(200);
+    expect(
+      (await onAgent(agent, 'POST', '/memory/search', { json: { query: 'one or two', contextPrefix: 'no', roles: ['user'] } })).status,
+    ).toBe(200);
+    expect((await onAgent(agent, 'POST', '/memory/search', { json: { query: '' } })).status).toBe(400);
+    expect((await onAgent(agent, 'POST', '/memory/search', { json: { query: 'two', cursor: 'nope' } })).status).toBe(400);
 
     // Agent keys: managed with the owner's token; a key on its scoped routes only.
     const madeKey = await onAgent(agent, 'POST', '/keys', {

@@ -35,6 +35,9 @@ const COMPONENT_TYPES = [
   typeName<T.ContextMessage>('ContextMessage'),
   typeName<T.StoredContextMessages>('StoredContextMessages'),
   typeName<T.ContextMessagePage>('ContextMessagePage'),
+  typeName<T.MemorySearch>('MemorySearch'),
+  typeName<T.MemorySearchPage>('MemorySearchPage'),
+  typeName<T.MemorySearchHit>('MemorySearchHit'),
   typeName<T.LlmSettings>('LlmSettings'),
   typeName<T.LlmSettingsInput>('LlmSettingsInput'),
   typeName<T.PromptTemplate>('PromptTemplate'),
@@ -86,6 +89,9 @@ type NotAgentOperations =
   | 'contextKeyPages'
   | 'messagePages'
   | 'messages'
+  | 'search'
+  | 'searchPages'
+  | 'searchHits'
   | 'summary'
   | 'reply'
   | 'replyStream';
@@ -105,6 +111,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   appendMessage: (a) => a.appendMessage('notes', { role: 'user', message: 'hi' }),
   appendMessages: (a) => a.appendMessages('notes', [{ role: 'user', message: 'hi' }]),
   readMessages: (a) => a.readMessages('notes'),
+  searchMemory: (a) => a.searchMemory({ query: 'invoice', contextPrefix: 'customer:' }),
   getLlmSettings: (a) => a.getLlmSettings(),
   saveLlmSettings: (a) => a.saveLlmSettings({ provider: 'openai', model: 'm', temperature: 0, maxTokens: 1 }),
   getPromptTemplate: (a) => a.getPromptTemplate('system'),

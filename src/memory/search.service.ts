@@ -1,0 +1,216 @@
+/**
+ * Memory search (DESIGN §13): ranks an agent's messages across its contexts. Full text first
+ * (two tsvectors: English stems, exact words), then, for each query term full text cannot match
+ * anywhere in the agent's memory (an identifier, a misspelling), trigram similarity (pg_trgm,
+ * `<<%`). One GIN index serves all three (template v3) over the messages the indexer has filled
+ * (src/memory/indexer.ts); the few it has not yet reached are read directly, their tsvectors
+ * computed on the fly, so a message is found from the moment its append returned. No HTTP here.
+ */
+import type { Agent } from '../agents/agent';
+import { ISO_TIME, type Role } from '../contexts/messages.service';
+import { RESERVED_PREFIX } from '../contexts/rules';
+import { findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';
+import { databaseError } from '../storage/db';
+import type { SqlClient } from '../storage/sql-client';
+import { SEARCH_EN, SEARCH_SIMPLE } from './indexer';
+import { decodeSearchCursor, encodeSearchCursor, searchDigest, type SearchPosition } from './cursor';
+import { type ParsedQuery, positiveTerms, type QueryTerm } from './query';
+import { RANKINGS, type Ranking, type SqlParams } from './ranking';
+
+export interface SearchFilters {
+  /** Only these contexts (internal ones included when named); unknown keys are no hits. */
+  contextKeys?: string[];
+  /** Only contexts whose key starts with this, taken literally. */
+  contextPrefix?: string;
+  roles?: Role[];
+  /** Exclusive bounds on `createdAt`, ISO 8601. */
+  after?: string;
+  before?: string;
+}
+
+export interface SearchRequest extends SearchFilters {
+  /** The query as sent (for the cursor's digest) and as parsed. */
+  query: string;
+  parsed: ParsedQuery;
+  limit: number;
+  cursor?: string;
+}
+
+export interface SearchHit {
+  contextKey: string;
+  id: number;
+  role: Role;
+  message: string;
+  createdAt: string;
+  /** Higher is better; comparable within one search only. */
+  score: number;
+}
+
+export interface SearchPage {
+  hits: SearchHit[];
+  /** Pass as `cursor` with the same query and filters to read on; null at the end. */
+  nextCursor: string | null;
+}
+
+export interface SearchDeps extends AgentStore {
+  /** Called when the agent has messages not yet indexed (the handler starts the indexer after the response). */
+  indexLater?: (schema: AgentSchema) => void;
+}
+
+/**
+ * Matches ranked at most, the newest: a search ranks the newest SEARCH_CANDIDATES messages that
+ * match, so a very common word (10% of 100,000 messages) costs what 2,000 matches cost, not
+ * 10,000 (BENCHMARKS.md: 93-112 ms p95 ranking all of them). Its pages then reach the best of
+ * its newest 2,000 matches, not older ones; a query of fewer matches is ranked whole.
+ */
+export const SEARCH_CANDIDATES = 2000;
+
+/** Shortest term trigram similarity can judge: pg_trgm draws nothing useful from fewer characters. */
+const FUZZY_MIN_CHARS = 3;
+
+/** A term with a digit or punctuation in it: looked for as written, not by similarity. */
+const IDENTIFIER_LIKE = /[^\p{L}\s]/u;
+
+/** `text` for LIKE with `%`, `_` and `\` taken literally (backslash is LIKE's default escape). */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Searches the agent's memory. An agent that never wrote has no hits (and gets no storage). */
+export async function searchMemory(deps: SearchDeps, agent: Agent, request: SearchRequest): Promise<SearchPage> {
+  const { query, parsed, limit, cursor, ...filters } = request;
+  const digest = await searchDigest([query, filters.contextKeys, filters.contextPrefix, filters.roles, filters.after, filters.before]);
+  const from = cursor === undefined ? undefined : decodeSearchCursor(cursor, digest);
+  const schema = await findAgentSchema(deps, agent);
+  if (!schema) return { hits: [], nextCursor: null };
+  try {
+    const { fuzzy, unindexed } = await termsFullTextMisses(deps.sql, schema, positiveTerms(parsed));
+    if (unindexed) deps.indexLater?.(schema);
+    const params: SqlParams = [];
+    const { text } = searchSql(schema, parsed, fuzzy, filters, from, limit, params);
+    const { rows } = await deps.sql.query<HitRow>(text, params);
+    const hits = rows.slice(0, limit).map(toHit);
+    const last = rows.length > limit ? rows[limit - 1] : undefined;
+    return { hits, nextCursor: last ? encodeSearchCursor({ score: last.score, id: Number(last.id) }, digest) : null };
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+type HitRow = { context_key: string; id: string; role: Role; message: string; created_at: string; score: string };
+
+function toHit(row: HitRow): SearchHit {
+  return {
+    contextKey: row.context_key,
+    id: Number(row.id),
+    role: row.role,
+    message: row.message,
+    createdAt: row.created_at,
+    score: Number(row.score),
+  };
+}
+
+/**
+ * The terms full text matches in no message of the agent (an index probe each): only these go to
+ * trigram similarity, so a common word never pays for it and an identifier full text finds is not
+ * diluted by near misses. Also whether the agent has messages not yet indexed.
+ */
+async function termsFullTextMisses(
+  sql: SqlClient,
+  schema: AgentSchema,
+  terms: QueryTerm[],
+): Promise<{ fuzzy: Set<string>; unindexed: boolean }> {
+  const { rows } = await sql.query<{ q: string; found: boolean; unindexed: boolean }>(
+    `SELECT u.q, EXISTS (SELECT 1 FROM ${searchable(schema)}
+       WHERE m.search_en @@ websearch_to_tsquery('english', u.q) OR m.search_simple @@ websearch_to_tsquery('simple', u.q)) AS found,
+       EXISTS (SELECT 1 FROM ${schema.quoted}.messages WHERE search_en IS NULL) AS unindexed
+     FROM unnest($1::text[]) AS u(q)`,
+    [terms.map((t) => t.query)],
+  );
+  return { fuzzy: new Set(rows.filter((r) => !r.found).map((r) => r.q)), unindexed: rows.some((r) => r.unindexed) };
+}
+
+/**
+ * The agent's messages with their search columns, as a relation `m`: the indexed ones (through
+ * the partial GIN index) and the unindexed tail (through its partial btree) with the very
+ * expressions the indexer stores, so a hit scores the same before and after it is indexed.
+ * Postgres pushes each condition into the first branch (index scans); with `tailOnce` the
+ * tail's `OFFSET 0` keeps it a subquery, so each tail row's tsvectors are computed once, not once
+ * per mention (a query of several terms mentions them several times); without it, conditions
+ * reach the tail too (ranking the candidates: `id IN (...)` first, then each tsvector once).
+ * The tail costs about 0.1 ms a message.
+ */
+function searchable(schema: AgentSchema, tailOnce = true): string {
+  const columns = 'm.id, m.context_key, m.role, m.message, m.created_at';
+  const tail = `SELECT ${columns}, ${SEARCH_EN} AS search_en, ${SEARCH_SIMPLE} AS search_simple
+       FROM ${schema.quoted}.messages m WHERE m.search_en IS NULL`;
+  return `(SELECT ${columns}, m.search_en, m.search_simple FROM ${schema.quoted}.messages m WHERE m.search_en IS NOT NULL
+     UNION ALL
+     ${tailOnce ? `SELECT * FROM (${tail} OFFSET 0) tail` : tail}) m`;
+}
+
+/** A placeholder for `value`, appended to `params`. */
+function param(params: SqlParams, value: unknown, cast = ''): string {
+  params.push(value);
+  return `$${params.length}${cast}`;
+}
+
+/** Full text match of one term (or several joined with ` or `) in either configuration. */
+function fullText(params: SqlParams, query: string): string {
+  const p = param(params, query);
+  return `(m.search_en @@ websearch_to_tsquery('english', ${p}) OR m.search_simple @@ websearch_to_tsquery('simple', ${p}))`;
+}
+
+function searchSql(
+  schema: AgentSchema,
+  parsed: ParsedQuery,
+  fuzzy: Set<string>,
+  filters: SearchFilters,
+  from: SearchPosition | undefined,
+  limit: number,
+  params: SqlParams,
+  rankings: readonly Ranking[] = RANKINGS,
+): { text: string } {
+  const alternatives = parsed.alternatives.map((terms) => {
+    const each = terms.map((t) => {
+      if (!fuzzy.has(t.query)) return fullText(params, t.query);
+      if (t.text.length < FUZZY_MIN_CHARS) return 'false';
+      // Part of an identifier (digits, punctuation): the text itself, case-insensitive. All its
+      // trigrams must be present, so the index narrows to a few rows; similarity would instead
+      // match every identifier of the same shape (INV-2024-0041 for INV-2024-0042) and recheck each.
+      if (IDENTIFIER_LIKE.test(t.text)) return `(m.message ILIKE ${param(params, `%${likeLiteral(t.text)}%`)})`;
+      return `(${param(params, t.text)} OPERATOR(public.<<%) m.message)`;
+    });
+    return `(${each.join(' AND ')})`;
+  });
+  const where = [`(${alternatives.join(' OR ')})`];
+  if (parsed.excluded.length > 0) where.push(`NOT ${fullText(params, parsed.excluded.map((t) => t.query).join(' or '))}`);
+  if (filters.contextKeys !== undefined) where.push(`m.context_key = ANY(${param(params, filters.contextKeys, '::text[]')})`);
+  else where.push(`NOT starts_with(m.context_key, ${param(params, RESERVED_PREFIX)})`);
+  if (filters.contextPrefix !== undefined) where.push(`starts_with(m.context_key, ${param(params, filters.contextPrefix)})`);
+  if (filters.roles !== undefined) where.push(`m.role = ANY(${param(params, filters.roles, '::text[]')})`);
+  // At the precision `createdAt` is shown in (ms), so a bound equal to a hit's createdAt excludes it.
+  const shownAt = `date_trunc('milliseconds', m.created_at)`;
+  if (filters.after !== undefined) where.push(`${shownAt} > ${param(params, filters.after, '::timestamptz')}`);
+  if (filters.before !== undefined) where.push(`${shownAt} < ${param(params, filters.before, '::timestamptz')}`);
+
+  const terms = positiveTerms(parsed);
+  const scoring = { matched: terms.filter((t) => !fuzzy.has(t.query)), fuzzy: terms.filter((t) => fuzzy.has(t.query)) };
+  const score = rankings.map((ranking) => ranking.score(params, scoring)).filter((s) => s !== null);
+  const after = from ? `WHERE (h.score, h.id) < (${param(params, from.score, '::numeric')}, ${param(params, from.id, '::bigint')})` : '';
+  return {
+    text: `WITH candidates AS MATERIALIZED (
+       SELECT m.id FROM ${searchable(schema)}
+       WHERE ${where.join('\n         AND ')}
+       ORDER BY m.id DESC
+       LIMIT ${SEARCH_CANDIDATES})
+     SELECT h.context_key, h.id, h.role, h.message, ${ISO_TIME} AS created_at, h.score::text AS score FROM (
+       SELECT m.context_key, m.id, m.role, m.message, m.created_at,
+              round((${score.length > 0 ? score.join(' + ') : '0'})::numeric, 6) AS score
+       FROM ${searchable(schema, false)}
+       WHERE m.id = ANY (ARRAY(SELECT id FROM candidates))) h
+     ${after}
+     ORDER BY h.score DESC, h.id DESC
+     LIMIT ${param(params, limit + 1, '::int')}`,
+  };
+}
