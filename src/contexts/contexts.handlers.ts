@@ -5,7 +5,7 @@ import type * as routes from './contexts.routes';
 import { createKey, createKeys, listKeys } from './contexts.service';
 import { appendMessages, readMessages, type Idempotency, type MessagesDeps } from './messages.service';
 import { sha256Hex } from '../encoding/sha256-hex';
-import { indexAfterResponse } from '../memory/indexer';
+import { indexAfterResponse } from '../storage/search-index';
 import { agentSchemaName } from '../storage/agent-storage';
 
 /** The agent's storage and the owner check, which these routes overlap with their reads (DESIGN §2). */
@@ -20,7 +20,7 @@ function storeDeps(c: Context<AppBindings>): MessagesDeps {
   };
 }
 
-/** The appended messages enter the search index after the response (src/memory/indexer.ts). */
+/** The appended messages enter the search index after the response (src/storage/search-index.ts). */
 async function indexSoon(c: Context<AppBindings>): Promise<void> {
   let waitUntil: (work: Promise<unknown>) => void;
   try {

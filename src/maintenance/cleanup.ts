@@ -1,6 +1,6 @@
 import { pruneConsumedNonces } from '../auth/nonces';
 import { IDEMPOTENCY_RETENTION_HOURS } from '../contexts/messages.service';
-import { INDEX_BATCH, indexMessages } from '../memory/indexer';
+import { INDEX_BATCH, indexMessages } from '../storage/search-index';
 import type { SqlClient } from '../storage/sql-client';
 import type { Database } from '../storage/db';
 
@@ -88,7 +88,7 @@ export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: nu
 }
 
 /**
- * Indexes for search what the indexer after an append left (src/memory/indexer.ts): finds which
+ * Indexes for search what the indexer after an append left (src/storage/search-index.ts): finds which
  * of `schemas` have messages not yet indexed (one statement per 50, an index probe each), then
  * indexes them batch by batch until none is left or the run's budget is spent.
  */

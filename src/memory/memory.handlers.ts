@@ -3,7 +3,7 @@ import type { AgentSchema } from '../storage/agent-storage';
 import type { AppBindings } from '../types';
 import type * as routes from './memory.routes';
 import { parseQuery } from './query';
-import { indexAfterResponse } from './indexer';
+import { indexAfterResponse } from '../storage/search-index';
 import { searchMemory } from './search.service';
 
 export const searchMemoryHandler: RouteHandler<typeof routes.searchMemory, AppBindings> = async (c) => {

@@ -3,7 +3,7 @@
  * (two tsvectors: English stems, exact words), then, for each query term full text cannot match
  * anywhere in the agent's memory (an identifier, a misspelling), trigram similarity (pg_trgm,
  * `<<%`). One GIN index serves all three (template v3) over the messages the indexer has filled
- * (src/memory/indexer.ts); the few it has not yet reached are read directly, their tsvectors
+ * (src/storage/search-index.ts); the few it has not yet reached are read directly, their tsvectors
  * computed on the fly, so a message is found from the moment its append returned. No HTTP here.
  */
 import type { Agent } from '../agents/agent';
@@ -12,7 +12,7 @@ import { RESERVED_PREFIX } from '../contexts/rules';
 import { findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';
 import type { SqlClient } from '../storage/sql-client';
-import { SEARCH_EN, SEARCH_SIMPLE } from './indexer';
+import { SEARCH_EN, SEARCH_SIMPLE } from '../storage/search-index';
 import { decodeSearchCursor, encodeSearchCursor, searchDigest, type SearchPosition } from './cursor';
 import { type ParsedQuery, positiveTerms, type QueryTerm } from './query';
 import { RANKINGS, type Ranking, type SqlParams } from './ranking';

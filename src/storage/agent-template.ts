@@ -15,7 +15,7 @@
  *     (`search_en`) and exact words in any language (`search_simple`; also keeps English stop
  *     words), kept apart so neither can cross the 1 MB tsvector limit with a 256 KiB message and a
  *     query of one configuration never matches the other's lexemes. They are filled after the
- *     append, not by it (src/memory/indexer.ts: `waitUntil` after an append or a search, the Cron
+ *     append, not by it (src/storage/search-index.ts: `waitUntil` after an append or a search, the Cron
  *     clean-up as a catch-up): computing them and indexing the trigrams at append cut hydration
  *     to x0.12 of its throughput (BENCHMARKS.md). One partial GIN index over the filled rows serves
  *     both tsvectors and the message's trigrams (pg_trgm, for identifiers and misspellings); a

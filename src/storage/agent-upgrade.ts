@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import { AGENT_TEMPLATE, type TemplateStep } from './agent-template';
-import { indexAllMessages } from '../memory/indexer';
+import { indexAllMessages } from './search-index';
 import { provision } from './agent-storage';
 import type { SqlPool } from './sql-client';
 
@@ -22,7 +22,7 @@ const SEARCH_COLUMNS_VERSION = 3;
 /**
  * Brings every agent schema below the template's last version up to it, in batches ordered by
  * schema name. A schema reaching v3 (memory search) gets its columns empty, so the upgrade's lock
- * is short, then its messages indexed in batches by the indexer (src/memory/indexer.ts), outside
+ * is short, then its messages indexed in batches by the indexer (src/storage/search-index.ts), outside
  * the upgrade's transaction; a schema stopped half way is finished by the Cron's catch-up, and
  * search reads what is not indexed yet meanwhile. Safe to stop and run again: finished schemas no longer qualify, and `after`
  * resumes past a given schema. One schema failing is reported and does not stop the walk.

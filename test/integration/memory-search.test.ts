@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { getAddress } from 'viem';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { indexMessages } from '../../src/memory/indexer';
+import { indexMessages } from '../../src/storage/search-index';
 import { SEARCH_CANDIDATES } from '../../src/memory/search.service';
 import { agentSchemaName, provision } from '../../src/storage/agent-storage';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION } from '../../src/storage/agent-template';

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { getAddress } from 'viem';
 import { appendSql } from '../../../src/contexts/messages.service';
 import { parseQuery } from '../../../src/memory/query';
-import { indexAllMessages } from '../../../src/memory/indexer';
+import { indexAllMessages } from '../../../src/storage/search-index';
 import { searchMemory } from '../../../src/memory/search.service';
 import { agentSchemaName, provision } from '../../../src/storage/agent-storage';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION } from '../../../src/storage/agent-template';
@@ -121,7 +121,7 @@ for (let i = 0; i < hydrateCount; i += BATCH) {
   (b === without ? hydrateTimes.without : hydrateTimes.with).push(...tb);
 }
 const rate = (times: number[]) => (times.length * BATCH * 1000) / times.reduce((s, t) => s + t, 0);
-// What the appends left for the indexer (src/memory/indexer.ts), filled in its batches afterwards.
+// What the appends left for the indexer (src/storage/search-index.ts), filled in its batches afterwards.
 const indexStarted = now();
 const indexedAfterHydration = await indexAllMessages(sqlPool, withIndexes.schema);
 const indexSeconds = (now() - indexStarted) / 1000;

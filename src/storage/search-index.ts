@@ -7,8 +7,8 @@
  * Until then search reads it from the unindexed tail (src/memory/search.service.ts), so no result
  * is ever missing, only slower to find while the tail is long. No HTTP here.
  */
-import type { AgentSchema } from '../storage/agent-storage';
-import type { SqlClient } from '../storage/sql-client';
+import type { AgentSchema } from './agent-storage';
+import type { SqlClient } from './sql-client';
 
 /**
  * Messages one indexing statement fills at most: about 0.1-0.4 s of database time on the local
