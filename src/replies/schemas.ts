@@ -26,7 +26,14 @@ export const ReplyRequestSchema = z
       .refine((v) => Object.keys(v).length <= 100, 'at most 100 variables')
       .default({})
       .openapi({ description: "Values of the template's `{{name}}` placeholders", example: { customer: 'ACME' } }),
-    tools: z.boolean().default(true).openapi({ description: "Offer the agent's tools to the model (default true)" }),
+    tools: z
+      .boolean()
+      .default(true)
+      .openapi({ description: "Offer the agent's tools to the model (default true); false offers none, memory tools included" }),
+    memoryTools: z.boolean().default(true).openapi({
+      description:
+        "Offer the memory tools `memory_search` and `memory_read` (default true): they read this agent's memory only, and only for a caller that may read its contexts (the owner, or an agent key with `contexts:read`)",
+    }),
   })
   .openapi('ReplyRequest');
 
