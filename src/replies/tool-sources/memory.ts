@@ -39,12 +39,13 @@ const ReadArgs = z.object({
   limit: z.number().int().min(1).max(READ_LIMIT.max).default(READ_LIMIT.default),
 });
 
+// Kept short: every request of every reply carries them (and the request budget counts them).
 const SEARCH_SCHEMA = {
   type: 'object',
   properties: {
-    query: { type: 'string', description: 'Words, "quoted phrases", `or`, `-word` to exclude' },
-    contextKey: { type: 'string', description: 'Only this context' },
-    limit: { type: 'integer', minimum: 1, maximum: SEARCH_LIMIT.max, description: `Hits, default ${SEARCH_LIMIT.default}` },
+    query: { type: 'string' },
+    contextKey: { type: 'string' },
+    limit: { type: 'integer', maximum: SEARCH_LIMIT.max },
   },
   required: ['query'],
 };
@@ -53,8 +54,8 @@ const READ_SCHEMA = {
   type: 'object',
   properties: {
     contextKey: { type: 'string' },
-    beforeId: { type: 'integer', description: 'Only messages older than this id (nextBeforeId of the last read)' },
-    limit: { type: 'integer', minimum: 1, maximum: READ_LIMIT.max, description: `Messages, default ${READ_LIMIT.default}` },
+    beforeId: { type: 'integer' },
+    limit: { type: 'integer', maximum: READ_LIMIT.max },
   },
   required: ['contextKey'],
 };
@@ -169,14 +170,14 @@ export function memorySource(store: MessagesDeps, agent: Agent, offered: boolean
   const tools: SourcedTool[] = [
     {
       name: MEMORY_SEARCH,
-      description: "Search the agent's memory (every context's messages) by relevance; hits with their context and text",
+      description: "Search the agent's memory (all contexts), best first",
       inputSchema: SEARCH_SCHEMA,
       connectionId: null,
       call: (args) => search(args),
     },
     {
       name: MEMORY_READ,
-      description: "Read a context's messages, newest first; page back with beforeId",
+      description: "A context's messages, newest first; beforeId: nextBeforeId to page back",
       inputSchema: READ_SCHEMA,
       connectionId: null,
       call: (args) => read(args),
