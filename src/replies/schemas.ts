@@ -40,12 +40,9 @@ export const ReplyRequestSchema = z
 export const ReplyStepSchema = z
   .object({
     tool: z.string().openapi({ example: 'echo', description: 'The name the model used' }),
-    connectionId: z
-      .string()
-      .nullable()
-      .openapi({
-        description: "The tool's connection; null for a built-in tool (memory_search, memory_read) or a tool the agent does not have",
-      }),
+    connectionId: z.string().nullable().openapi({
+      description: "The tool's connection; null for a built-in tool (memory_search, memory_read) or a tool the agent does not have",
+    }),
     arguments: z.unknown(),
     isError: z.boolean(),
     upstreamStatus: z.number().int().optional().openapi({ example: 424, description: "The tool server's HTTP status when it failed" }),
