@@ -49,6 +49,7 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
     // genuine key of this agent then counts against the budget all its keys share.
     const key = agentKey
       ? verifyAgentKey(db, agentKey, identity).then(async (verified) => {
+          c.set('agentKeyScopes', verified.scopes);
           await options.onAgentKey?.(c, identity);
           return verified;
         })

@@ -3,6 +3,7 @@ import type { AgentIdentity } from '../agents/identity';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import type { AgentKeyCredential } from './credential';
+import type { KeyScope } from './scopes';
 import { recordKeyUse } from './usage';
 
 /** A key that passed every check of its own: the owner check still decides. */
@@ -10,11 +11,14 @@ export interface VerifiedKey {
   id: string;
   /** The wallet that made the key: the owner check compares the on-chain owner with it. */
   wallet: Address;
+  /** Every scope the key has (a route checks only the one it needs). */
+  scopes: KeyScope[];
 }
 
 interface KeyVerdictRow {
   id: string;
   created_by_wallet: string;
+  scopes: KeyScope[];
   same_agent: boolean;
   in_scope: boolean;
   revoked: boolean;
@@ -32,7 +36,7 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
   let row: KeyVerdictRow | undefined;
   try {
     const { rows } = await db.sql.query<KeyVerdictRow>(
-      `select id, created_by_wallet,
+      `select id, created_by_wallet, scopes,
               (chain_id = $2 and collection = $3 and token_id = $4) as same_agent,
               ($5 = 'any' or $5 = any(scopes)) as in_scope,
               revoked_at is not null as revoked,
@@ -49,7 +53,7 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
   if (row.expired) throw new AppError('key_expired', 'The agent key has expired; ask the owner for a new one');
   if (!row.same_agent) throw new AppError('key_wrong_agent', 'The agent key belongs to another agent or another deployment');
   if (!row.in_scope) throw new AppError('key_scope_missing', `The agent key lacks the scope ${key.scope} this route needs`);
-  return { id: row.id, wallet: getAddress(row.created_by_wallet) };
+  return { id: row.id, wallet: getAddress(row.created_by_wallet), scopes: row.scopes };
 }
 
 /**

@@ -80,7 +80,9 @@ export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBinding
   const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
   // The client's hang-up (workerd's `enable_request_signal`) ends the reply and frees the context.
   const gone = c.req.raw.signal;
-  const prepared = await outliving(c, prepareReply(replyDeps(c), c.var.agent, { contextKey, ...body, idempotency }));
+  // Memory tools read with the caller's rights: the owner's, or the key's scopes (known once the owner check passed).
+  const mayReadContexts = () => !c.var.agentKey || (c.var.agentKeyScopes?.includes('contexts:read') ?? false);
+  const prepared = await outliving(c, prepareReply(replyDeps(c), c.var.agent, { contextKey, ...body, mayReadContexts, idempotency }));
   const streaming = (c.req.header('accept') ?? '').includes('text/event-stream');
   if ('remembered' in prepared) c.header('Idempotent-Replayed', 'true');
   if (!streaming) {

@@ -24,7 +24,10 @@ import { runLoop, type FinishReason, type LoopEvents } from './loop';
 import { boundedFetch, languageModel, type CallClock } from './model';
 import { requestBudget, type TextMessage } from './request-budget';
 import { renderTemplate } from './template';
-import { nameTools, toolSet, type ReplyStep } from './tools';
+import { mcpSource } from './tool-sources/mcp';
+import { memorySource } from './tool-sources/memory';
+import { gatherTools } from './tool-sources/source';
+import { toolSet, type ReplyStep } from './tools';
 
 export interface ReplyDeps {
   store: MessagesDeps;
@@ -43,7 +46,12 @@ export interface ReplyInput {
   /** Absent: the `default` template, which may not exist. */
   promptTemplateKey?: string;
   variables: Record<string, string>;
+  /** False: no tools at all, memory tools included. */
   tools: boolean;
+  /** False: no memory tools (`memory_search`, `memory_read`). */
+  memoryTools: boolean;
+  /** Whether the caller may read the agent's contexts (asked after the owner check): memory tools only then. */
+  mayReadContexts(): boolean;
   idempotency?: Idempotency;
 }
 
@@ -120,9 +128,14 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const template = readValue(reads[2]);
   const system = template === null ? null : renderTemplate(template, input.variables);
   const connections = usableBy(readValue(reads[3]), agent.owner);
-  const catalog = nameTools(connections);
+  // Every source's tools, offered alike (tool-sources/): memory ones read with the caller's rights.
+  const offered = gatherTools([
+    mcpSource(deps.mcp, agent, connections),
+    memorySource(deps.store, agent, input.tools && input.memoryTools && input.mayReadContexts()),
+  ]);
+  const connectionOf = new Map(offered.map((t) => [t.name, t.connectionId]));
   // The system prompt and the tools go with every request: when they leave no room, refused before anything is stored.
-  const definitions = [...catalog].map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema }));
+  const definitions = offered.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
   const budget = requestBudget(deps.limits.maxTokensPerRequest, system, definitions, settings.maxTokens);
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
@@ -154,7 +167,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     const hangUp = onHangUp(gone, controller);
     try {
       const steps: ReplyStep[] = [];
-      const tools = toolSet(catalog, { deps: deps.mcp, agent, steps, events });
+      const tools = toolSet(offered, { steps, events });
       // Every request takes what fits of these (request-budget.ts), the stored messages stay whole.
       const messages: TextMessage[] = history.map((m) => ({ role: m.role, content: m.message }));
       const loop = runLoop(
@@ -163,7 +176,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
           system,
           messages,
           tools,
-          connectionOf: (name) => catalog.get(name)?.connection.connectionId ?? null,
+          connectionOf: (name) => connectionOf.get(name) ?? null,
           steps,
           maxIterations,
           budget,

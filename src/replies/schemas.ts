@@ -26,14 +26,23 @@ export const ReplyRequestSchema = z
       .refine((v) => Object.keys(v).length <= 100, 'at most 100 variables')
       .default({})
       .openapi({ description: "Values of the template's `{{name}}` placeholders", example: { customer: 'ACME' } }),
-    tools: z.boolean().default(true).openapi({ description: "Offer the agent's tools to the model (default true)" }),
+    tools: z
+      .boolean()
+      .default(true)
+      .openapi({ description: "Offer the agent's tools to the model (default true); false offers none, memory tools included" }),
+    memoryTools: z.boolean().default(true).openapi({
+      description:
+        "Offer the memory tools `memory_search` and `memory_read` (default true): they read this agent's memory only, and only for a caller that may read its contexts (the owner, or an agent key with `contexts:read`)",
+    }),
   })
   .openapi('ReplyRequest');
 
 export const ReplyStepSchema = z
   .object({
     tool: z.string().openapi({ example: 'echo', description: 'The name the model used' }),
-    connectionId: z.string().nullable().openapi({ description: "The tool's connection; null for a tool the agent does not have" }),
+    connectionId: z.string().nullable().openapi({
+      description: "The tool's connection; null for a built-in tool (memory_search, memory_read) or a tool the agent does not have",
+    }),
     arguments: z.unknown(),
     isError: z.boolean(),
     upstreamStatus: z.number().int().optional().openapi({ example: 424, description: "The tool server's HTTP status when it failed" }),

@@ -44,13 +44,14 @@ describe('the token budget', () => {
       json: { messages: texts.map((message) => ({ role: 'user', message })) },
     });
     expect(hydrate.status, hydrate.text).toBe(200);
-    const res = await who.reply({});
+    // No tools offered (the memory tools would count too): the arithmetic above is the messages' alone.
+    const res = await who.reply({ memoryTools: false });
     expect(res.status, res.text).toBe(200);
     const got = sent(`${run}-5-`)[0]?.body.messages?.map((m) => String(m.content).slice(0, run.length + 3));
     expect(got).toEqual([`${run}-3-`, `${run}-4-`, `${run}-5-`]);
 
     const huge = `${run}-huge-`.padEnd(4_000, 'y');
-    expect((await who.reply({ message: huge })).status).toBe(200);
+    expect((await who.reply({ message: huge, memoryTools: false })).status).toBe(200);
     const alone = sent(`${run}-huge-`)[0]?.body;
     expect(alone?.messages).toHaveLength(1);
     const cut = String(alone?.messages?.[0]?.content);

@@ -69,7 +69,16 @@ describe('a reply for a caller the owner check refuses', () => {
     refused.catch(() => undefined); // awaited by prepareReply, as the gate's promise is
     const { deps, queries } = depsWith(refused, `You are {{name}}. ${'{{big}}'.repeat(13_000)}`);
     const { variables, seen } = countedVariables({ name: 'Ada', big: 'x'.repeat(65_536) });
-    const input = { contextKey: 'chat', message: 'hi', role: 'user' as const, promptTemplateKey: 'persona', variables, tools: false };
+    const input = {
+      contextKey: 'chat',
+      message: 'hi',
+      role: 'user' as const,
+      promptTemplateKey: 'persona',
+      variables,
+      tools: false,
+      memoryTools: true,
+      mayReadContexts: () => true,
+    };
     const err = await prepareReply(deps, agent, input).then(
       () => undefined,
       (e: unknown) => e,
