@@ -3,7 +3,6 @@ import type { Agent } from './agents/agent';
 import type { Config } from './config';
 import type { Env } from './env';
 import type { AgentKeyCredential } from './keys/credential';
-import type { KeyScope } from './keys/scopes';
 import type { Database } from './storage/db';
 
 /** Variables the middleware chain sets on every request (`c.var.*`). */
@@ -21,8 +20,8 @@ export interface AppVariables {
   wallet: Address;
   /** Set by `bearer()`: the agent key of `Authorization: Bearer agk_...`, undefined for a token. */
   agentKey: AgentKeyCredential | undefined;
-  /** Set by `agentGate()` once the agent key passed its own checks: every scope the key has. */
-  agentKeyScopes?: readonly KeyScope[];
+  /** Set by `agentGate()` once the agent key passed its own checks: every scope the key has (`KeyScope`s of src/keys/scopes.ts). */
+  agentKeyScopes?: readonly string[];
   /**
    * Set by `agentGate()`: the agent of the path; `owner` is `wallet`, which `ownerCheck` confirms
    * (on most routes before the handler runs). With an agent key, `owner` is known only once the
