@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type StandinLlm, type StandinReply, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { type AgentClient, createGatewayClient } from '../../src/client';
 import { GatewayError } from '../../src/client/errors';
 import type { ReplyEvent } from '../../src/client/types';
@@ -16,33 +16,24 @@ import { normalizeBaseUrl } from '../../src/cli/gateway-url';
 import { saveToken } from '../../src/cli/token-file';
 import { freshAgent } from '../support/agent';
 import { cliEnv, runCli, tempDir } from '../support/cli';
-import { replyAgent, replyWorker, startSwitchableTools } from '../support/replies';
+import { replyAgent, replyWorker, scriptedCases, startSwitchableTools } from '../support/replies';
 import { toolServerUrl } from '../support/tool-routing';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
-const scripts = new Map<string, (req: StandinRequest) => StandinReply | undefined>();
+const cases = scriptedCases();
+const { scripted } = cases;
 let llm: StandinLlm;
 let tools: Awaited<ReturnType<typeof startSwitchableTools>>;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
 let dir = '';
 let removeDir: () => Promise<void> = async () => undefined;
 
-/** A marker the stand-in recognises in the conversation to answer with `script`. */
-function scripted(script: (req: StandinRequest) => StandinReply | undefined): string {
-  const id = crypto.randomUUID();
-  scripts.set(id, script);
-  return `[case:${id}]`;
-}
-
 beforeAll(async () => {
   [llm, tools, { dir, remove: removeDir }] = await Promise.all([
     startStandinLlm({
       apiKey: API_KEY,
-      script: (req) => {
-        const id = /\[case:([0-9a-f-]{36})\]/.exec(JSON.stringify(req.body.messages))?.[1];
-        return id ? scripts.get(id)?.(req) : undefined;
-      },
+      script: cases.script,
     }),
     startSwitchableTools(),
     tempDir('agent-gateway-chat-'),

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { contentText, type StandinLlm, type StandinReply, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { contentText, type StandinLlm, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { MAX_CALLS_AT_ONCE, MAX_CALLS_PER_REPLY, MAX_CALLS_PER_STEP } from '../../src/replies/call-limits';
 import { MAX_LISTED_REFUSALS } from '../../src/replies/loop';
 import { MAX_MODEL_ANSWER_BYTES } from '../../src/replies/model';
@@ -15,25 +15,19 @@ import { CUT_MARKER, messageTokens, toolsTokens } from '../../src/replies/tokens
 import { seg } from '../support/agent';
 import { startCountingTools } from '../support/counting-tools';
 import { expectError } from '../support/http';
-import { replyAgent, replyWorker } from '../support/replies';
+import { replyAgent, replyWorker, scriptedCases } from '../support/replies';
 import { toolServerUrl } from '../support/tool-routing';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
 const LIMIT = 3_000;
-const scripts = new Map<string, (req: StandinRequest) => StandinReply | undefined>();
+const cases = scriptedCases();
+const { scripted } = cases;
 let llm: StandinLlm;
 let bigTools: Awaited<ReturnType<typeof startCountingTools>>;
 let slowTools: Awaited<ReturnType<typeof startCountingTools>>;
 let small: Awaited<ReturnType<typeof replyWorker>>;
 let wide: Awaited<ReturnType<typeof replyWorker>>;
-
-/** A case id the stand-in recognises in the conversation (`[case:<id>]`) to run `script`. */
-function scripted(script: (req: StandinRequest) => StandinReply | undefined): string {
-  const id = crypto.randomUUID();
-  scripts.set(id, script);
-  return `[case:${id}]`;
-}
 
 const requestsWith = (marker: string) => llm.completions().filter((r) => JSON.stringify(r.body.messages).includes(marker));
 const answered = (req: StandinRequest) => req.body.messages?.some((m) => m.role === 'tool') === true;
@@ -66,10 +60,7 @@ beforeAll(async () => {
   [llm, bigTools, slowTools] = await Promise.all([
     startStandinLlm({
       apiKey: API_KEY,
-      script: (req) => {
-        const id = /\[case:([0-9a-f-]{36})\]/.exec(JSON.stringify(req.body.messages))?.[1];
-        return id ? scripts.get(id)?.(req) : undefined;
-      },
+      script: cases.script,
     }),
     startCountingTools({ resultChars: 20_000 }),
     startCountingTools({ delayMs: 40 }),

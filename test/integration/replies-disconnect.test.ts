@@ -11,13 +11,13 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type StandinLlm, type StandinReply, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { seg } from '../support/agent';
 import { expectError } from '../support/http';
 import { agentPath } from '../support/login';
 import { sql } from '../support/pg';
-import { LLM_BASE_URL, parseSse, replyAgent } from '../support/replies';
+import { LLM_BASE_URL, parseSse, replyAgent, scriptedCases } from '../support/replies';
 import type { DeploymentInfo } from '../support/stack-info';
 import { workerBindingsFor } from '../support/worker';
 
@@ -27,7 +27,8 @@ const API_KEY = `sk-standin-${crypto.randomUUID()}`;
 const LLM_TIMEOUT_MS = 1500;
 /** The bound DESIGN §11 sets for the next reply after a client went away. */
 const NEXT_REPLY_BOUND_MS = 15_000;
-const scripts = new Map<string, (req: StandinRequest) => StandinReply | undefined>();
+const cases = scriptedCases({ lastMessageOnly: true });
+const { scripted } = cases;
 let llm: StandinLlm;
 let worker: Awaited<ReturnType<typeof startMiniflare>>;
 let deployment: DeploymentInfo;
@@ -54,13 +55,6 @@ export default {
 const gates = new Map<string, () => void>();
 let gate: Server;
 
-/** A case id the stand-in recognises in the conversation (`[case:<id>]`) to run `script`. */
-function scripted(script: (req: StandinRequest) => StandinReply | undefined): string {
-  const id = crypto.randomUUID();
-  scripts.set(id, script);
-  return `[case:${id}]`;
-}
-
 /** The first request of a case answers slowly (200 words, 300 ms apart: a minute); later ones at once. */
 function slowOnce(): string {
   let calls = 0;
@@ -76,11 +70,7 @@ const requestsWith = (marker: string) => llm.completions().filter((r) => JSON.st
 beforeAll(async () => {
   llm = await startStandinLlm({
     apiKey: API_KEY,
-    script: (req) => {
-      // The case of the newest message only (an earlier case in the memory does not count).
-      const id = /\[case:([0-9a-f-]{36})\]/.exec(JSON.stringify(req.body.messages?.at(-1)))?.[1];
-      return id ? scripts.get(id)?.(req) : undefined;
-    },
+    script: cases.script,
   });
   gate = createServer((req, res) => gates.set((req.url ?? '/').slice(1), () => res.end('hang up')));
   await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));

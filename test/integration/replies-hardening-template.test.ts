@@ -6,28 +6,22 @@
  * is remembered, so an idempotent retry replays it instead of calling (and billing) the model again.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type StandinLlm, type StandinReply, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { storableJson } from '../../src/encoding/storable-json';
 import { seg } from '../support/agent';
 import { newWallet } from '../support/chain';
 import { call, expectError } from '../support/http';
 import { agentPath, login } from '../support/login';
-import { parseSse, replyAgent, replyWorker, startSwitchableTools } from '../support/replies';
+import { parseSse, replyAgent, replyWorker, scriptedCases, startSwitchableTools } from '../support/replies';
 import { toolServerUrl } from '../support/tool-routing';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
-const scripts = new Map<string, (req: StandinRequest) => StandinReply | undefined>();
+const cases = scriptedCases();
+const { scripted } = cases;
 let llm: StandinLlm;
 let tools: Awaited<ReturnType<typeof startSwitchableTools>>;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
-
-/** A case id the stand-in recognises in the conversation (`[case:<id>]`) to run `script`. */
-function scripted(script: (req: StandinRequest) => StandinReply | undefined): string {
-  const id = crypto.randomUUID();
-  scripts.set(id, script);
-  return `[case:${id}]`;
-}
 
 const requestsWith = (marker: string) => llm.completions().filter((r) => JSON.stringify(r.body.messages).includes(marker));
 
@@ -35,10 +29,7 @@ beforeAll(async () => {
   [llm, tools] = await Promise.all([
     startStandinLlm({
       apiKey: API_KEY,
-      script: (req) => {
-        const id = /\[case:([0-9a-f-]{36})\]/.exec(JSON.stringify(req.body.messages))?.[1];
-        return id ? scripts.get(id)?.(req) : undefined;
-      },
+      script: cases.script,
     }),
     startSwitchableTools(),
   ]);

@@ -12,22 +12,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { contentText, type StandinLlm, type StandinReply, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { seg } from '../support/agent';
 import { createKey, withKey } from '../support/agent-keys';
-import { parseSse, replyAgent, replyWorker } from '../support/replies';
+import { parseSse, replyAgent, replyWorker, scriptedCases } from '../support/replies';
 import { toolServerUrl } from '../support/tool-routing';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
-const scripts = new Map<string, (req: StandinRequest) => StandinReply | undefined>();
+const cases = scriptedCases();
+const { scripted } = cases;
 let llm: StandinLlm;
 let namesake: Awaited<ReturnType<typeof startNamesakeTools>>;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
-
-/** A case id the stand-in recognises in the conversation (`[case:<id>]`) to run `script`. */
-function scripted(script: (req: StandinRequest) => StandinReply | undefined): string {
-  const id = crypto.randomUUID();
-  scripts.set(id, script);
-  return `[case:${id}]`;
-}
 
 const requestsWith = (marker: string) => llm.completions().filter((r) => JSON.stringify(r.body.messages).includes(marker));
 const offeredNames = (req: StandinRequest | undefined) => (req?.body.tools ?? []).map((t) => t.function.name).sort();
@@ -77,10 +71,7 @@ beforeAll(async () => {
   [llm, namesake] = await Promise.all([
     startStandinLlm({
       apiKey: API_KEY,
-      script: (req) => {
-        const id = /\[case:([0-9a-f-]{36})\]/.exec(JSON.stringify(req.body.messages))?.[1];
-        return id ? scripts.get(id)?.(req) : undefined;
-      },
+      script: cases.script,
     }),
     startNamesakeTools(),
   ]);

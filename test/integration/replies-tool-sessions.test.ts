@@ -10,17 +10,18 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type StandinLlm, type StandinReply, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { type StandinLlm, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { freePort } from '../../scripts/lib/processes';
 import { startWsBridge, type RunningBridge } from '../../scripts/lib/ws-bridge';
 import { buildProgressServer, startSdkServer, type SdkTestServer } from '../support/mcp-servers';
 import { closePg, sql } from '../support/pg';
-import { parseSse, replyAgent, replyWorker } from '../support/replies';
+import { parseSse, replyAgent, replyWorker, scriptedCases } from '../support/replies';
 import { toolServerUrl } from '../support/tool-routing';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
-const scripts = new Map<string, (req: StandinRequest) => StandinReply | undefined>();
+const cases = scriptedCases();
+const { scripted } = cases;
 let llm: StandinLlm;
 let progress: SdkTestServer;
 let parallel: SdkTestServer;
@@ -29,13 +30,6 @@ let hang: Awaited<ReturnType<typeof startHangingServer>>;
 let bridge: RunningBridge;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
 let shortDeadline: Awaited<ReturnType<typeof replyWorker>>;
-
-/** A case id the stand-in recognises in the conversation (`[case:<id>]`) to run `script`. */
-function scripted(script: (req: StandinRequest) => StandinReply | undefined): string {
-  const id = crypto.randomUUID();
-  scripts.set(id, script);
-  return `[case:${id}]`;
-}
 
 /** Tool calls first; once the tool results are in, the stand-in's default (it reads the last result). */
 const callsThenDefault = (toolCalls: { name: string; arguments: Record<string, unknown> }[]) => (req: StandinRequest) =>
@@ -86,10 +80,7 @@ beforeAll(async () => {
   [llm, progress, parallel, streamed, hang, bridge] = await Promise.all([
     startStandinLlm({
       apiKey: API_KEY,
-      script: (req) => {
-        const id = /\[case:([0-9a-f-]{36})\]/.exec(JSON.stringify(req.body.messages))?.[1];
-        return id ? scripts.get(id)?.(req) : undefined;
-      },
+      script: cases.script,
     }),
     startSdkServer({ stateful: true, build: buildProgressServer }),
     startSdkServer({ stateful: true, build: buildProgressServer }),

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { StandinLlm } from '../../scripts/lib/standin-llm';
+import type { StandinLlm, StandinReply, StandinRequest } from '../../scripts/lib/standin-llm';
 import { freshAgent, seg, type TestAgent } from './agent';
 import type { JsonResponse } from './http';
 import type { DeploymentInfo, StackInfo } from './stack-info';
@@ -45,6 +45,31 @@ export async function replyAgent(
   return {
     ...agent,
     reply: (json, init = {}) => agent.call(`/context/${seg('chat')}/reply`, { method: 'POST', json, headers: init.headers }),
+  };
+}
+
+/** What a test case makes the stand-in answer (undefined: its default). */
+export type CaseScript = (req: StandinRequest) => StandinReply | undefined;
+
+/**
+ * Scripted cases for one stand-in: `scripted(script)` gives a marker (`[case:<id>]`) to put in a
+ * message, and `script`, the stand-in's `script` option, runs that case's script for every
+ * request whose conversation carries the marker (with `lastMessageOnly`, its newest message only,
+ * so an earlier case in the memory does not count).
+ */
+export function scriptedCases(options: { lastMessageOnly?: boolean } = {}) {
+  const scripts = new Map<string, CaseScript>();
+  return {
+    script(req: StandinRequest): StandinReply | undefined {
+      const seen = options.lastMessageOnly ? req.body.messages?.at(-1) : req.body.messages;
+      const id = /\[case:([0-9a-f-]{36})\]/.exec(JSON.stringify(seen))?.[1];
+      return id ? scripts.get(id)?.(req) : undefined;
+    },
+    scripted(script: CaseScript): string {
+      const id = crypto.randomUUID();
+      scripts.set(id, script);
+      return `[case:${id}]`;
+    },
   };
 }
 
