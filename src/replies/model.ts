@@ -121,11 +121,11 @@ function unavailable(message: string): AppError {
   return new AppError('llm_provider_unavailable', message);
 }
 
-/** The API call error inside `err` (RetryError's last error, causes), if any. */
-function apiCallError(err: unknown): APICallError | undefined {
+/** The first error in `err`'s chain (RetryError's last error, causes; 8 deep at most) that `is` accepts. */
+function inChain<T>(err: unknown, is: (e: unknown) => e is T): T | undefined {
   let e: unknown = err;
   for (let i = 0; i < 8 && e; i++) {
-    if (APICallError.isInstance(e)) return e;
+    if (is(e)) return e;
     e = RetryError.isInstance(e) ? e.lastError : (e as { cause?: unknown }).cause;
   }
   return undefined;
@@ -144,12 +144,10 @@ function retryAfter(headers: Record<string, string> | undefined): string {
  */
 export function llmError(err: unknown, timedOut: boolean): AppError {
   // Ours, as thrown by the answer's byte cap inside the SDK's reading (it wraps it as a cause).
-  for (let e: unknown = err, i = 0; e && i < 8; i++) {
-    if (e instanceof AppError) return e;
-    e = RetryError.isInstance(e) ? e.lastError : (e as { cause?: unknown }).cause;
-  }
+  const ours = inChain(err, (e): e is AppError => e instanceof AppError);
+  if (ours) return ours;
   if (timedOut) return new AppError('llm_timeout', 'The LLM provider did not answer in time', { cause: err });
-  const api = apiCallError(err);
+  const api = inChain(err, (e): e is APICallError => APICallError.isInstance(e));
   const status = api?.statusCode;
   const details = status !== undefined ? { upstreamStatus: status } : undefined;
   if (status === 401 || status === 403) {
