@@ -11,8 +11,9 @@
  * when `stream_options.include_usage`) and not; `GET /v1/models`. Default behaviour:
  * - the last message is a tool result: answers `stand-in model: <tool> answered: <result text>`;
  * - tools are offered and the last user message says `use tool <name>` (or names the first tool):
- *   calls that tool, with arguments built from its JSON schema (strings take the text after the
- *   tool's name in the message, or `stand-in`; numbers 1; booleans true; enums their first value);
+ *   calls that tool, with arguments built from its JSON schema (its required properties, or every
+ *   property when none is required; strings take the text after the tool's name in the message,
+ *   or `stand-in`; numbers 1; booleans true; enums their first value);
  * - otherwise: `stand-in model: you said: <last user message>`.
  * `script` overrides any request: return a reply (text, tool calls, an HTTP status for a fault, a
  * delay for a timeout) or `undefined` for the default. With `apiKey`, requests without
@@ -125,10 +126,16 @@ function sampleValue(schema: JsonSchema | undefined, text: string): unknown {
   }
 }
 
-/** Arguments for a tool, built from its JSON schema: every property, strings from `text`. */
+/**
+ * Arguments for a tool, built from its JSON schema, strings from `text`: the required properties
+ * (every property when the schema requires none), as a model leaves out what it need not say.
+ */
 export function sampleArguments(schema: JsonSchema | undefined, text: string): Record<string, unknown> {
   const args: Record<string, unknown> = {};
-  for (const [name, property] of Object.entries(schema?.properties ?? {})) args[name] = sampleValue(property, text);
+  const required = schema?.required?.length ? new Set(schema.required) : null;
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+    if (!required || required.has(name)) args[name] = sampleValue(property, text);
+  }
   return args;
 }
 

@@ -3,7 +3,7 @@
  * from README.md and run with bash (errexit, nounset, pipefail) against a fresh `npm run dev` on
  * free ports, from the checkout as a newcomer would. Then the gateway itself is asked: the agent
  * holds the hydrated messages, the chat's question and answer and the registered tool server, and
- * the walk printed the tool's result and the agent's answer (the stand-in model calling the tool). Editing README so its commands break fails this test.
+ * the walk printed the tool's result and the agent's answers (the stand-in model calling the tool, then memory_search finding a hydrated note from another context). Editing README so its commands break fails this test.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -59,7 +59,7 @@ function runBash(
 }
 
 describe("README's five-minute walk", () => {
-  it('finds the marked blocks, and they mint, log in, hydrate, register the example tool server, call it, and chat with the agent', async () => {
+  it('finds the marked blocks, and they mint, log in, hydrate, register the example tool server, call it, chat with the agent, and the agent finds a hydrated note from another context', async () => {
     const blocks = walkBlocks(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'));
     expect(blocks.length, 'README has the <!-- walk --> blocks').toBeGreaterThanOrEqual(3);
     expect(blocks.join('\n'), 'no placeholders to fill in').not.toMatch(/<[a-z][a-z ]*>|0x\.\.\./i);
@@ -106,6 +106,14 @@ describe("README's five-minute walk", () => {
     // The agent answered in agent-gateway chat, through the stand-in model, using the example tool.
     expect(walk.stdout, output).toContain('\nstand-in model: word_count answered: 3\n');
     expect(walk.stderr, output).toMatch(/→ tool word_count \{"text":"one two three"\}\n← word_count \d+ ms ok\n/);
+    // Asked in a new context, the agent found the note hydrated into another one (memory_search).
+    expect(walk.stderr, output).toMatch(/→ tool memory_search \{"query":"email"\}\n← memory_search \d+ ms ok\n/);
+    const searched = /^stand-in model: memory_search answered: (.*)$/m.exec(walk.stdout);
+    expect(searched, output).not.toBeNull();
+    const found = JSON.parse(searched![1]!) as { hits: { contextKey: string; role: string; message: string }[] };
+    expect(found.hits, output).toContainEqual(
+      expect.objectContaining({ contextKey: 'customer:42/notes', role: 'user', message: 'I prefer email over phone.' }),
+    );
 
     // And the gateway, asked directly, agrees: the minted agent has the messages and the tool server.
     const mintedTo = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -128,6 +136,16 @@ describe("README's five-minute walk", () => {
       ['assistant', 'Noted: email only.'],
       ['user', 'use tool word_count one two three'],
       ['assistant', 'stand-in model: word_count answered: 3'],
+    ]);
+    const support = await call<{ messages: { role: string; message: string }[] }>(
+      testnet.baseUrl,
+      `${agent}/context/${encodeURIComponent('support:today')}/messages`,
+      { token },
+    );
+    expect(support.status, support.text).toBe(200);
+    expect(support.body.messages.map((m) => [m.role, m.message.split(':')[0]])).toEqual([
+      ['user', 'use tool memory_search email'],
+      ['assistant', 'stand-in model'],
     ]);
     const connections = await call<{ connections: { url: string }[] }>(testnet.baseUrl, `${agent}/mcp/connections`, { token });
     expect(connections.status, connections.text).toBe(200);
