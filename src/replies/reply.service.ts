@@ -6,7 +6,15 @@
  * Uses the public services of contexts, settings and mcp; knows nothing of HTTP.
  */
 import type { Agent } from '../agents/agent';
-import { appendMessages, type Idempotency, type MessagesDeps, type Role, type StoredMessage } from '../contexts/messages.service';
+import {
+  appendMessages,
+  appendMessagesGuarded,
+  type GuardedAppendResult,
+  type Idempotency,
+  type MessagesDeps,
+  type Role,
+  type StoredMessage,
+} from '../contexts/messages.service';
 import { readRecentMessages } from '../contexts/recent.service';
 import { findRemembered, remember } from '../contexts/remembered.service';
 import { storableJson } from '../encoding/storable-json';
@@ -19,7 +27,7 @@ import { agentRef, agentRefText } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
 import type { KeyRing } from '../vault/crypto';
 import { onHangUp } from './hang-up';
-import { takeReplyLease } from './lease';
+import { claimReplyLease, type ReplyLease, takeReplyLease } from './lease';
 import { runLoop, type FinishReason, type LoopEvents } from './loop';
 import { boundedFetch, languageModel, type CallClock } from './model';
 import { requestBudget, type TextMessage } from './request-budget';
@@ -107,6 +115,39 @@ function withAppended(read: StoredMessage[], appended: StoredMessage[]): StoredM
   return [...read, ...appended.filter((m) => !seen.has(m.id))].sort((a, b) => a.id - b.id);
 }
 
+/**
+ * Takes the context's lease and appends the request's message in one statement (one round trip
+ * after the owner check): the message is stored only with the lease, and kept whatever follows.
+ * Without a message, the lease alone.
+ */
+async function leaseAndAppend(
+  deps: ReplyDeps,
+  agent: Agent,
+  input: ReplyInput,
+  ttlMs: number,
+): Promise<{ lease: ReplyLease; appended: StoredMessage[] }> {
+  const ref = agentRefText(agentRef(agent));
+  if (input.message === undefined) return { lease: await takeReplyLease(deps.db, ref, input.contextKey, ttlMs), appended: [] };
+  const claim = await claimReplyLease(deps.db, ref, input.contextKey, ttlMs);
+  let result: GuardedAppendResult;
+  try {
+    result = await appendMessagesGuarded(
+      deps.store,
+      agent,
+      input.contextKey,
+      [{ role: input.role, message: input.message }],
+      claim.guard,
+      sub(input.idempotency, 'message'),
+    );
+  } catch (err) {
+    // No such context (or a failed statement): whatever the guard took is given back.
+    await claim.lease.release();
+    throw err;
+  }
+  if (!result.guarded) throw await claim.refusal();
+  return { lease: claim.lease, appended: result.messages };
+}
+
 export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyInput): Promise<Prepared> {
   const answerKey = sub(input.idempotency, 'answer');
   // Every read a reply needs runs at once, while the owner check is on its way (DESIGN §2): they
@@ -142,21 +183,9 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
   const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
   const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
-  const lease = await takeReplyLease(deps.db, agentRefText(agentRef(agent)), input.contextKey, deadlineMs + 30_000);
+  const { lease, appended } = await leaseAndAppend(deps, agent, input, deadlineMs + 30_000);
   let history: StoredMessage[];
   try {
-    const appended =
-      input.message === undefined
-        ? []
-        : (
-            await appendMessages(
-              deps.store,
-              agent,
-              input.contextKey,
-              [{ role: input.role, message: input.message }],
-              sub(input.idempotency, 'message'),
-            )
-          ).messages;
     history = withAppended(readValue(reads[4]), appended);
   } catch (err) {
     await lease.release();
