@@ -35,6 +35,17 @@ export interface AppendResult {
 }
 
 /**
+ * A precondition taken in the append's own statement (a reply's lease, DESIGN §11): a CTE body
+ * that returns a row when it is met. The messages are appended only then; the statement says
+ * whether it was met (`guarded`). One round trip for both.
+ */
+export interface AppendGuard {
+  /** The CTE's body, whose parameters are numbered from `$first`. */
+  sql(first: number): string;
+  values: unknown[];
+}
+
+/**
  * Idempotency records older than this are dropped by the scheduled clean-up (src/maintenance);
  * the promise to clients is 24 h.
  */
@@ -83,6 +94,29 @@ export function appendSql(schema: AgentSchema, key: string, messages: NewMessage
   };
 }
 
+/** `appendSql` behind a guard: one row, `guarded` and the ids and times drawn (null when none). */
+function guardedAppendSql(
+  schema: AgentSchema,
+  key: string,
+  messages: NewMessage[],
+  guard: AppendGuard,
+): { text: string; values: unknown[] } {
+  const s = schema.quoted;
+  return {
+    text: `WITH guard AS (${guard.sql(4)}),
+     c AS (UPDATE ${s}.contexts SET updated_at = now() WHERE key = $1 AND EXISTS (SELECT 1 FROM guard) RETURNING key),
+     ins AS (
+       INSERT INTO ${s}.messages (context_key, role, message)
+       SELECT c.key, m.role, m.message
+       FROM c CROSS JOIN unnest($2::text[], $3::text[]) WITH ORDINALITY AS m(role, message, ord)
+       ORDER BY m.ord
+       RETURNING id, created_at)
+     SELECT (SELECT count(*) FROM guard) > 0 AS guarded,
+            (SELECT array_agg(id ORDER BY id) FROM ins) AS ids, (SELECT array_agg(${ISO_TIME} ORDER BY id) FROM ins) AS times`,
+    values: [key, messages.map((m) => m.role), messages.map((m) => m.message), ...guard.values],
+  };
+}
+
 async function insertMessages(db: SqlClient, schema: AgentSchema, key: string, messages: NewMessage[]): Promise<StoredMessage[]> {
   const { text, values } = appendSql(schema, key, messages);
   const { rows } = await db.query<{ id: string; created_at: string }>(text, values);
@@ -116,7 +150,45 @@ export async function appendMessages(
     if (stored.length === 0) throw contextNotFound();
     return { messages: stored, replayed: false };
   }
-  return appendOnce(deps.sql, schema, key, messages, idempotency);
+  const { messages: appended, replayed } = ok(await appendOnce(deps.sql, schema, key, messages, idempotency));
+  return { messages: appended, replayed };
+}
+
+/** What a guarded append found: the guard not met (nothing appended), or the append's result. */
+export type GuardedAppendResult = { guarded: false } | ({ guarded: true } & AppendResult);
+
+function ok(result: GuardedAppendResult): AppendResult {
+  if (!result.guarded) throw new Error('unguarded append reported its guard unmet');
+  return result;
+}
+
+/**
+ * `appendMessages` in the same statement as `guard`, appending only when it is met: a reply's
+ * lease and its message in one round trip. 404 `context_not_found` when the context does not
+ * exist, whether or not the guard was met (the caller undoes what the guard took).
+ */
+export async function appendMessagesGuarded(
+  deps: MessagesDeps,
+  agent: Agent,
+  key: string,
+  messages: NewMessage[],
+  guard: AppendGuard,
+  idempotency?: Idempotency,
+): Promise<GuardedAppendResult> {
+  const schema = await findAgentSchema(deps, agent);
+  if (!schema) throw contextNotFound();
+  await deps.ownerCheck;
+  if (idempotency) return appendOnce(deps.sql, schema, key, messages, idempotency, guard);
+  let row: { guarded: boolean; ids: string[] | null; times: string[] | null } | undefined;
+  try {
+    const { text, values } = guardedAppendSql(schema, key, messages, guard);
+    row = (await deps.sql.query<{ guarded: boolean; ids: string[] | null; times: string[] | null }>(text, values)).rows[0];
+  } catch (err) {
+    throw databaseError(err);
+  }
+  if (!row?.guarded) return { guarded: false };
+  if (!row.ids?.length || !row.times) throw contextNotFound();
+  return { guarded: true, messages: stored(messages, row.ids, row.times), replayed: false };
 }
 
 /**
@@ -132,11 +204,14 @@ export function appendOnceSql(
   key: string,
   messages: NewMessage[],
   idem: Idempotency,
+  guard?: AppendGuard,
 ): { text: string; values: unknown[] } {
   const s = schema.quoted;
+  // Behind a guard, nothing is appended or remembered unless it is met; a record found is still read.
+  const guarded = guard ? 'AND EXISTS (SELECT 1 FROM guard)' : '';
   return {
-    text: `WITH prior AS (SELECT request_hash, response FROM ${s}.idempotency WHERE key = $4),
-     c AS (UPDATE ${s}.contexts SET updated_at = now() WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM prior) RETURNING key),
+    text: `WITH ${guard ? `guard AS (${guard.sql(6)}),` : ''} prior AS (SELECT request_hash, response FROM ${s}.idempotency WHERE key = $4),
+     c AS (UPDATE ${s}.contexts SET updated_at = now() WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM prior) ${guarded} RETURNING key),
      ins AS (
        INSERT INTO ${s}.messages (context_key, role, message)
        SELECT c.key, m.role, m.message
@@ -152,12 +227,19 @@ export function appendOnceSql(
        SELECT $4, $5, messages::jsonb FROM answer WHERE n > 0
        RETURNING 1)
      SELECT (SELECT request_hash FROM prior) AS prior_hash, (SELECT response FROM prior) AS prior_response,
-            (SELECT ids FROM answer) AS ids, (SELECT times FROM answer) AS times, (SELECT count(*) FROM remembered) AS remembered`,
-    values: [key, messages.map((m) => m.role), messages.map((m) => m.message), idem.key, idem.requestHash],
+            (SELECT ids FROM answer) AS ids, (SELECT times FROM answer) AS times, (SELECT count(*) FROM remembered) AS remembered
+            ${guard ? ', (SELECT count(*) FROM guard) > 0 AS guarded' : ''}`,
+    values: [key, messages.map((m) => m.role), messages.map((m) => m.message), idem.key, idem.requestHash, ...(guard?.values ?? [])],
   };
 }
 
-type OnceRow = { prior_hash: string | null; prior_response: StoredMessage[] | null; ids: string[] | null; times: string[] | null };
+type OnceRow = {
+  prior_hash: string | null;
+  prior_response: StoredMessage[] | null;
+  ids: string[] | null;
+  times: string[] | null;
+  guarded?: boolean;
+};
 
 async function appendOnce(
   sql: SqlClient,
@@ -165,24 +247,27 @@ async function appendOnce(
   key: string,
   messages: NewMessage[],
   idem: Idempotency,
-): Promise<AppendResult> {
+  guard?: AppendGuard,
+): Promise<GuardedAppendResult> {
   let row: OnceRow | undefined;
   try {
-    const { text, values } = appendOnceSql(schema, key, messages, idem);
+    const { text, values } = appendOnceSql(schema, key, messages, idem, guard);
     row = (await sql.query<OnceRow>(text, values)).rows[0];
   } catch (err) {
     if (!isUniqueViolation(err)) throw databaseError(err);
-    // A twin committed first: its record answers.
+    // A twin committed first. Behind a guard, the twin met it and this statement (guard included) rolled back.
+    if (guard) return { guarded: false };
     row = await readRecord(sql, schema, idem.key);
   }
+  if (guard && !row?.guarded) return { guarded: false };
   if (row?.prior_hash != null) {
     if (row.prior_hash !== idem.requestHash) {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used for a different request; use a new key');
     }
-    return { messages: row.prior_response ?? [], replayed: true };
+    return { guarded: true, messages: row.prior_response ?? [], replayed: true };
   }
   if (!row?.ids?.length || !row.times) throw contextNotFound();
-  return { messages: stored(messages, row.ids, row.times), replayed: false };
+  return { guarded: true, messages: stored(messages, row.ids, row.times), replayed: false };
 }
 
 async function readRecord(sql: SqlClient, schema: AgentSchema, key: string): Promise<OnceRow> {

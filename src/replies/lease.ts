@@ -1,3 +1,4 @@
+import type { AppendGuard } from '../contexts/messages.service';
 import { sha256Hex } from '../encoding/sha256-hex';
 import { AppError } from '../errors';
 import type { Database } from '../storage/db';
@@ -37,29 +38,71 @@ async function retryAfterSeconds(db: Database, ref: string): Promise<number> {
   }
 }
 
-/** Takes the context's lease, or 409 `reply_in_progress` while another reply holds it. */
+/**
+ * Whether a reply holds the context's lease now: a read, safe before the owner check. A hint only
+ * (the lease may be taken or dropped the next moment); a failed read says no.
+ */
+export async function replyLeaseHeld(db: Database, agentRef: string, contextKey: string): Promise<boolean> {
+  try {
+    const { rows } = await db.sql.query('SELECT 1 FROM gateway.reply_leases WHERE context_ref = $1 AND expires_at > now()', [
+      await contextRef(agentRef, contextKey),
+    ]);
+    return rows.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The statement that takes the lease when it is free (or run out): a row when taken. Parameters from `$first`. */
+const takeSql = (first: number) =>
+  `INSERT INTO gateway.reply_leases (context_ref, lease_id, expires_at)
+   VALUES ($${first}, $${first + 1}, now() + $${first + 2} * interval '1 millisecond')
+   ON CONFLICT (context_ref) DO UPDATE SET lease_id = excluded.lease_id, expires_at = excluded.expires_at
+   WHERE gateway.reply_leases.expires_at < now()
+   RETURNING lease_id`;
+
+/**
+ * A lease about to be taken inside another statement (the reply's append: one round trip for
+ * both, DESIGN §11): `guard` goes into that statement; then `lease` releases what it took, or
+ * `refusal` is the 409 to answer when it found the lease held.
+ */
+export interface LeaseClaim {
+  guard: AppendGuard;
+  lease: ReplyLease;
+  refusal(): Promise<AppError>;
+}
+
+export async function claimReplyLease(db: Database, agentRef: string, contextKey: string, ttlMs: number): Promise<LeaseClaim> {
+  const ref = await contextRef(agentRef, contextKey);
+  const leaseId = crypto.randomUUID();
+  return {
+    guard: { sql: takeSql, values: [ref, leaseId, ttlMs] },
+    lease: heldLease(db, ref, leaseId),
+    refusal: async () => inProgress(await retryAfterSeconds(db, ref)),
+  };
+}
+
+const inProgress = (retryAfter: number) =>
+  new AppError('reply_in_progress', 'The agent is already replying in this context: wait for that reply to end', {
+    headers: { 'Retry-After': String(retryAfter) },
+  });
+
+/** Takes the context's lease on its own, or 409 `reply_in_progress` while another reply holds it. */
 export async function takeReplyLease(db: Database, agentRef: string, contextKey: string, ttlMs: number): Promise<ReplyLease> {
   const ref = await contextRef(agentRef, contextKey);
   const leaseId = crypto.randomUUID();
   let taken: boolean;
   try {
-    const { rows } = await db.sql.query(
-      `INSERT INTO gateway.reply_leases (context_ref, lease_id, expires_at)
-       VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-       ON CONFLICT (context_ref) DO UPDATE SET lease_id = excluded.lease_id, expires_at = excluded.expires_at
-       WHERE gateway.reply_leases.expires_at < now()
-       RETURNING lease_id`,
-      [ref, leaseId, ttlMs],
-    );
+    const { rows } = await db.sql.query(takeSql(1), [ref, leaseId, ttlMs]);
     taken = rows.length === 1;
   } catch (err) {
     throw databaseError(err);
   }
-  if (!taken) {
-    throw new AppError('reply_in_progress', 'The agent is already replying in this context: wait for that reply to end', {
-      headers: { 'Retry-After': String(await retryAfterSeconds(db, ref)) },
-    });
-  }
+  if (!taken) throw inProgress(await retryAfterSeconds(db, ref));
+  return heldLease(db, ref, leaseId);
+}
+
+function heldLease(db: Database, ref: string, leaseId: string): ReplyLease {
   return {
     async release() {
       try {

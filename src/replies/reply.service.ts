@@ -6,7 +6,15 @@
  * Uses the public services of contexts, settings and mcp; knows nothing of HTTP.
  */
 import type { Agent } from '../agents/agent';
-import { appendMessages, type Idempotency, type MessagesDeps, type Role, type StoredMessage } from '../contexts/messages.service';
+import {
+  appendMessages,
+  appendMessagesGuarded,
+  type GuardedAppendResult,
+  type Idempotency,
+  type MessagesDeps,
+  type Role,
+  type StoredMessage,
+} from '../contexts/messages.service';
 import { readRecentMessages } from '../contexts/recent.service';
 import { findRemembered, remember } from '../contexts/remembered.service';
 import { storableJson } from '../encoding/storable-json';
@@ -19,7 +27,8 @@ import { agentRef, agentRefText } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
 import type { KeyRing } from '../vault/crypto';
 import { onHangUp } from './hang-up';
-import { takeReplyLease } from './lease';
+import { afterStored, bufferedEvents } from './head-start';
+import { claimReplyLease, type ReplyLease, replyLeaseHeld, takeReplyLease } from './lease';
 import { runLoop, type FinishReason, type LoopEvents } from './loop';
 import { boundedFetch, languageModel, type CallClock } from './model';
 import { requestBudget, type TextMessage } from './request-budget';
@@ -107,8 +116,42 @@ function withAppended(read: StoredMessage[], appended: StoredMessage[]): StoredM
   return [...read, ...appended.filter((m) => !seen.has(m.id))].sort((a, b) => a.id - b.id);
 }
 
+/**
+ * Takes the context's lease and appends the request's message in one statement (one round trip
+ * after the owner check): the message is stored only with the lease, and kept whatever follows.
+ * Without a message, the lease alone.
+ */
+async function leaseAndAppend(
+  deps: ReplyDeps,
+  agent: Agent,
+  input: ReplyInput,
+  ttlMs: number,
+): Promise<{ lease: ReplyLease; appended: StoredMessage[] }> {
+  const ref = agentRefText(agentRef(agent));
+  if (input.message === undefined) return { lease: await takeReplyLease(deps.db, ref, input.contextKey, ttlMs), appended: [] };
+  const claim = await claimReplyLease(deps.db, ref, input.contextKey, ttlMs);
+  let result: GuardedAppendResult;
+  try {
+    result = await appendMessagesGuarded(
+      deps.store,
+      agent,
+      input.contextKey,
+      [{ role: input.role, message: input.message }],
+      claim.guard,
+      sub(input.idempotency, 'message'),
+    );
+  } catch (err) {
+    // No such context (or a failed statement): whatever the guard took is given back.
+    await claim.lease.release();
+    throw err;
+  }
+  if (!result.guarded) throw await claim.refusal();
+  return { lease: claim.lease, appended: result.messages };
+}
+
 export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyInput): Promise<Prepared> {
   const answerKey = sub(input.idempotency, 'answer');
+  const messageKey = input.message === undefined ? undefined : sub(input.idempotency, 'message');
   // Every read a reply needs runs at once, while the owner check is on its way (DESIGN §2): they
   // open nothing; the key is opened, the lease taken and the message stored only after it passed.
   const reads = await Promise.allSettled([
@@ -118,6 +161,8 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     input.tools ? agentTools(deps.mcp, agent) : [],
     // As much as any budget could keep: trimmed below once the settings and tools are known.
     readRecentMessages(deps.store, agent, input.contextKey, deps.limits.maxTokensPerRequest * 3 + 3),
+    messageKey ? findRemembered<StoredMessage[]>(deps.store, agent, messageKey) : undefined,
+    replyLeaseHeld(deps.db, agentRefText(agentRef(agent)), input.contextKey),
   ] as const);
   await deps.store.ownerCheck;
   const remembered = readValue(reads[0]);
@@ -142,53 +187,59 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
   const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
   const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
-  const lease = await takeReplyLease(deps.db, agentRefText(agentRef(agent)), input.contextKey, deadlineMs + 30_000);
-  let history: StoredMessage[];
+  // Everything that can refuse the request is known before anything is stored or sent.
+  const earlier = readValue(reads[4]);
+  // This request's message, stored by an earlier try that failed after storing it: not sent twice.
+  const sentBefore = readValue(reads[5]) ?? [];
+  const contested = readValue(reads[6]);
+  const pending: TextMessage[] = input.message === undefined || sentBefore.length > 0 ? [] : [{ role: input.role, content: input.message }];
+  // Every request takes what fits of these (request-budget.ts), the stored messages stay whole.
+  const messages: TextMessage[] = [...withAppended(earlier, sentBefore).map((m) => ({ role: m.role, content: m.message })), ...pending];
+  // The lease and the message, in one statement; the model is asked meanwhile (head-start.ts)
+  // unless a reply held the lease a moment ago, when a refusal is likely: then it waits.
+  const storing = leaseAndAppend(deps, agent, input, deadlineMs + 30_000);
+  storing.catch(() => undefined);
+  const timer = setTimeout(() => controller.abort(), deadlineMs);
+  const events = bufferedEvents();
+  const steps: ReplyStep[] = [];
+  const tools = toolSet(afterStored(offered, storing), { steps, events });
+  const ask = () => {
+    const started = runLoop(
+      {
+        model,
+        system,
+        messages,
+        tools,
+        connectionOf: (name) => connectionOf.get(name) ?? null,
+        steps,
+        maxIterations,
+        budget,
+        temperature: settings.temperature,
+        signal: controller.signal,
+        clock,
+      },
+      events,
+    );
+    // A hang-up does not wait for the loop (a tool call may not listen to the abort): what it
+    // still does is stored nowhere, and the lease is free for the next reply.
+    started.catch(() => undefined);
+    return started;
+  };
+  let loop = contested ? undefined : ask();
+  let lease: ReplyLease;
   try {
-    const appended =
-      input.message === undefined
-        ? []
-        : (
-            await appendMessages(
-              deps.store,
-              agent,
-              input.contextKey,
-              [{ role: input.role, message: input.message }],
-              sub(input.idempotency, 'message'),
-            )
-          ).messages;
-    history = withAppended(readValue(reads[4]), appended);
+    ({ lease } = await storing);
   } catch (err) {
-    await lease.release();
+    // Refused (409) or not stored: the model's call ends here, before any tool ran or any event left.
+    controller.abort();
+    clearTimeout(timer);
     throw err;
   }
-  const run = async (events: LoopEvents, gone?: AbortSignal): Promise<ReplyAnswer> => {
-    const timer = setTimeout(() => controller.abort(), deadlineMs);
+  loop ??= ask();
+  const run = async (sink: LoopEvents, gone?: AbortSignal): Promise<ReplyAnswer> => {
+    events.attach(sink);
     const hangUp = onHangUp(gone, controller);
     try {
-      const steps: ReplyStep[] = [];
-      const tools = toolSet(offered, { steps, events });
-      // Every request takes what fits of these (request-budget.ts), the stored messages stay whole.
-      const messages: TextMessage[] = history.map((m) => ({ role: m.role, content: m.message }));
-      const loop = runLoop(
-        {
-          model,
-          system,
-          messages,
-          tools,
-          connectionOf: (name) => connectionOf.get(name) ?? null,
-          steps,
-          maxIterations,
-          budget,
-          temperature: settings.temperature,
-          signal: controller.signal,
-          clock,
-        },
-        events,
-      );
-      // A hang-up does not wait for the loop (a tool call may not listen to the abort): what it
-      // still does is stored nowhere, and the lease is free for the next reply.
-      loop.catch(() => undefined);
       const result = await Promise.race([loop, hangUp.promise]);
       const text = result.text.replaceAll('\u0000', '').toWellFormed();
       const stored = text.trim()
@@ -212,5 +263,10 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
       await lease.release();
     }
   };
-  return { prepared: { run, release: () => lease.release() } };
+  const release = async () => {
+    controller.abort();
+    clearTimeout(timer);
+    await lease.release();
+  };
+  return { prepared: { run, release } };
 }
