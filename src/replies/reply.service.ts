@@ -6,6 +6,7 @@
  * Uses the public services of contexts, settings and mcp; knows nothing of HTTP.
  */
 import type { Agent } from '../agents/agent';
+import { auditToolCalls, type AuditActor, type ToolCallRecord } from '../audit/entry';
 import { appendMessages, type Idempotency, type MessagesDeps, type Role, type StoredMessage } from '../contexts/messages.service';
 import { readRecentMessages } from '../contexts/recent.service';
 import { findRemembered, remember } from '../contexts/remembered.service';
@@ -52,6 +53,8 @@ export interface ReplyInput {
   memoryTools: boolean;
   /** Whether the caller may read the agent's contexts (asked after the owner check): memory tools only then. */
   mayReadContexts(): boolean;
+  /** Who the tool calls are audited for: the owner's wallet or the agent key (asked after the owner check). */
+  actor(): AuditActor;
   idempotency?: Idempotency;
 }
 
@@ -165,9 +168,10 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const run = async (events: LoopEvents, gone?: AbortSignal): Promise<ReplyAnswer> => {
     const timer = setTimeout(() => controller.abort(), deadlineMs);
     const hangUp = onHangUp(gone, controller);
+    const calls: ToolCallRecord[] = [];
     try {
       const steps: ReplyStep[] = [];
-      const tools = toolSet(offered, { steps, events });
+      const tools = toolSet(offered, { steps, events, calls });
       // Every request takes what fits of these (request-budget.ts), the stored messages stay whole.
       const messages: TextMessage[] = history.map((m) => ({ role: m.role, content: m.message }));
       const loop = runLoop(
@@ -209,7 +213,8 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     } finally {
       clearTimeout(timer);
       hangUp.dispose();
-      await lease.release();
+      // The tool calls that ran, one entry each, written beside the lease's release (never throws).
+      await Promise.all([lease.release(), auditToolCalls(deps.db, agent, input.actor(), calls)]);
     }
   };
   return { prepared: { run, release: () => lease.release() } };
