@@ -19,7 +19,10 @@ const AuditTargetSchema = z
     connectionId: z.string().optional(),
     keyId: z.string().optional(),
     setupId: z.string().optional(),
-    tool: z.string().optional().openapi({ description: "The tool's name on its server (a built-in tool: its own name, no connection)" }),
+    tool: z.string().optional().openapi({
+      description:
+        "The tool's name: on its server for a direct call; in a reply as the model was offered it (the server's name, prefixed by the connection's name only on a clash; a built-in memory tool has no connection)",
+    }),
     provider: z.string().optional(),
     model: z.string().optional(),
   })
