@@ -1,7 +1,7 @@
 /**
  * `agent-gateway keys create|list|revoke` and `agent-gateway audit` with the owner's login, and the
- * data commands with an agent key instead of a login (AGENT_GATEWAY_API_KEY or --api-key-env NAME): a nightly hydrate
- * holds no wallet, its key never printed; a revoked key stops the next run.
+ * data commands with an agent key instead of a login (AGENT_GATEWAY_API_KEY or --api-key-env NAME):
+ * a nightly hydrate holds no wallet, its key never printed; a revoked key stops the next run.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
