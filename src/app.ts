@@ -1,6 +1,7 @@
 import { cors } from 'hono/cors';
 import { agents } from './agents';
 import { agentGate } from './agents/gate';
+import { audit } from './audit';
 import { auth } from './auth';
 import { contexts, overlapOwnerCheck } from './contexts';
 import { mcp } from './mcp';
@@ -75,6 +76,7 @@ export function createApp() {
   app.route('/', mcp);
   app.route('/', replies);
   app.route('/', keys);
+  app.route('/', audit);
   // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).
   documentKeyAccess(app.openAPIRegistry);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);
@@ -112,6 +114,7 @@ export function createApp() {
         name: 'Agent keys',
         description: "Scoped, revocable credentials for pipelines and chat bridges; managed with the owner's token only",
       },
+      { name: 'Audit', description: 'What was done with the agent: administrative changes and tool calls, for its owner' },
       { name: 'Settings', description: 'LLM settings and prompt templates (dashboard); secrets go to the vault and are never returned' },
       { name: 'Operations', description: 'Health and documentation' },
     ],

@@ -56,6 +56,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { path: ['keys', 'create'], summary: 'create an agent key for automation', load: async () => (await import('./keys')).keysCreateCommand },
   { path: ['keys', 'list'], summary: "list the agent's keys", load: async () => (await import('./keys')).keysListCommand },
   { path: ['keys', 'revoke'], summary: 'revoke an agent key at once', load: async () => (await import('./keys')).keysRevokeCommand },
+  { path: ['audit'], summary: "the agent's audit trail, newest first", load: async () => (await import('./audit')).auditCommand },
   {
     path: ['chat'],
     summary: 'talk with the agent: its replies streamed, tools shown',

@@ -14,6 +14,9 @@ import type {
   AppendedMessage,
   AppendedMessages,
   AppendOptions,
+  AuditEntry,
+  AuditPage,
+  AuditQuery,
   ContextBatchResult,
   ContextKeyPage,
   ContextKeysQuery,
@@ -205,6 +208,13 @@ export interface AgentClient {
   listAgentKeys(options?: CallOptions): Promise<AgentKeys>;
   /** `DELETE …/keys/{id}`: revoked at once. */
   revokeAgentKey(id: string, options?: CallOptions): Promise<AgentKeyRevoked>;
+
+  /** `GET …/audit` (owner's token only): one page of the audit trail, newest first. */
+  listAuditEntries(query?: AuditQuery, options?: CallOptions): Promise<AuditPage>;
+  /** Every page of the audit trail, newest first, following `nextCursor` (100 per page unless given). */
+  auditPages(query?: Omit<AuditQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<AuditPage, void, undefined>;
+  /** Every entry of the audit trail, newest first, across all pages. */
+  audit(query?: Omit<AuditQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<AuditEntry, void, undefined>;
 
   /** `GET …/mcp/connections`. */
   listMcpConnections(options?: CallOptions): Promise<McpConnections>;
@@ -602,6 +612,20 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       listAgentKeys: (o = {}) => get<AgentKeys>('/keys', o.signal),
       revokeAgentKey: (id, o = {}) =>
         json<AgentKeyRevoked>({ method: 'DELETE', path: `${prefix}/keys/${encodeURIComponent(id)}`, agent: true, signal: o.signal }),
+      listAuditEntries: (q = {}, o = {}) => get<AuditPage>('/audit', o.signal, { limit: q.limit, cursor: q.cursor }),
+      async *auditPages(q = {}, o = {}) {
+        const limit = q.limit ?? 100;
+        let cursor: string | undefined;
+        for (;;) {
+          const page = await self.listAuditEntries({ limit, cursor }, o);
+          yield page;
+          if (page.nextCursor === null || page.entries.length === 0) return;
+          cursor = page.nextCursor;
+        }
+      },
+      async *audit(q = {}, o = {}) {
+        for await (const page of self.auditPages(q, o)) yield* page.entries;
+      },
       listMcpConnections: (o = {}) => get<McpConnections>('/mcp/connections', o.signal),
       addMcpConnection: async (connection, o = {}) => (await post<McpConnection>('/mcp/connection', connection, o.signal)).body,
       removeMcpConnection: (id, o = {}) =>

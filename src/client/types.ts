@@ -9,6 +9,7 @@
  */
 import type { z } from '@hono/zod-openapi';
 import type { getAgent } from '../agents/agents.routes';
+import type { listAuditEntries } from '../audit/audit.routes';
 import type { finishLogin, initLogin, verifyWalletRoute } from '../auth/auth.routes';
 import type {
   appendMessage,
@@ -235,6 +236,18 @@ export type AgentKeys = ResponseOf<typeof listAgentKeys>;
 export type AgentKey = AgentKeys['keys'][number];
 /** Component `AgentKeyRevoked`. */
 export type AgentKeyRevoked = ResponseOf<typeof revokeAgentKey>;
+
+// The audit trail (`…/audit`): administrative changes and tool calls, newest first.
+/** Component `AuditPage`: `nextCursor` null on the last page. */
+export type AuditPage = ResponseOf<typeof listAuditEntries>;
+/** Component `AuditEntry`. */
+export type AuditEntry = AuditPage['entries'][number];
+/** Component `AuditActor`: `{ wallet }` or `{ keyId }`. */
+export type AuditActor = AuditEntry['actor'];
+/** Component `AuditTarget`: what was acted on, by name or id. */
+export type AuditTarget = AuditEntry['target'];
+/** Query of `GET …/audit`: `limit` 1..100 (default 50), `cursor` the previous page's `nextCursor`. */
+export type AuditQuery = QueryOf<typeof listAuditEntries>;
 // ---------------------------------------------------------------------------------------------
 // Replies (the agent answers)
 // ---------------------------------------------------------------------------------------------

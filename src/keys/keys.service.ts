@@ -1,6 +1,7 @@
 import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { Address } from 'viem';
 import type { Agent } from '../agents/agent';
+import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError, type Database } from '../storage/db';
@@ -57,40 +58,43 @@ function toView(row: typeof agentKeys.$inferSelect): AgentKeyView {
  * gate): keys of an earlier owner never serve again, even if the agent comes back to that wallet.
  * Runs whenever the owner manages keys, beside the revoke-on-sight of the gate (src/keys/verify.ts).
  */
-async function revokeEarlierOwnersKeys(db: Database, agent: Agent, owner: Address): Promise<void> {
-  await db.orm
+async function revokeEarlierOwnersKeys(db: Pick<Database['orm'], 'update'>, agent: Agent, owner: Address): Promise<void> {
+  await db
     .update(agentKeys)
     .set({ revokedAt: sql`now()`, revokedReason: 'owner_changed' })
     .where(and(ofAgent(agentKeys, agentRef(agent)), ne(agentKeys.createdByWallet, owner.toLowerCase()), isNull(agentKeys.revokedAt)));
 }
 
-/** Creates a key for `agent` acting for `owner`; returns it once. Only its SHA-256 is stored. */
+/** Creates a key for `agent` acting for `owner`, with its audit entry; returns it once. Only its SHA-256 is stored. */
 export async function createAgentKey(db: Database, agent: Agent, owner: Address, input: NewAgentKey): Promise<CreatedAgentKey> {
   const key = newAgentKey();
   const keyHash = await hashAgentKey(key);
   const scopes = [...new Set(input.scopes)];
   try {
-    await revokeEarlierOwnersKeys(db, agent, owner);
-    const [live] = await db.orm
-      .select({ n: count() })
-      .from(agentKeys)
-      .where(and(ofAgent(agentKeys, agentRef(agent)), isNull(agentKeys.revokedAt)));
-    if ((live?.n ?? 0) >= MAX_LIVE_KEYS) {
-      throw new AppError('agent_key_limit', `An agent has at most ${MAX_LIVE_KEYS} live keys; revoke one first`);
-    }
-    const [row] = await db.orm
-      .insert(agentKeys)
-      .values({
-        id: crypto.randomUUID(),
-        ...agentRef(agent),
-        keyHash,
-        name: input.name,
-        scopes,
-        createdByWallet: owner.toLowerCase(),
-        expiresAt: input.expiresInSeconds === undefined ? null : sql`now() + make_interval(secs => ${input.expiresInSeconds})`,
-      })
-      .returning();
-    const created = row!;
+    const created = await db.orm.transaction(async (tx) => {
+      await revokeEarlierOwnersKeys(tx, agent, owner);
+      const [live] = await tx
+        .select({ n: count() })
+        .from(agentKeys)
+        .where(and(ofAgent(agentKeys, agentRef(agent)), isNull(agentKeys.revokedAt)));
+      if ((live?.n ?? 0) >= MAX_LIVE_KEYS) {
+        throw new AppError('agent_key_limit', `An agent has at most ${MAX_LIVE_KEYS} live keys; revoke one first`);
+      }
+      const [row] = await tx
+        .insert(agentKeys)
+        .values({
+          id: crypto.randomUUID(),
+          ...agentRef(agent),
+          keyHash,
+          name: input.name,
+          scopes,
+          createdByWallet: owner.toLowerCase(),
+          expiresAt: input.expiresInSeconds === undefined ? null : sql`now() + make_interval(secs => ${input.expiresInSeconds})`,
+        })
+        .returning();
+      await auditChange(tx, { ...agent, owner }, 'agent_key.create', { keyId: row!.id });
+      return row!;
+    });
     return {
       id: created.id,
       key,
@@ -107,7 +111,7 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
 /** The agent's live keys (not revoked; expired ones included, with their expiry), oldest first. */
 export async function listAgentKeys(db: Database, agent: Agent, owner: Address): Promise<AgentKeyView[]> {
   try {
-    await revokeEarlierOwnersKeys(db, agent, owner);
+    await revokeEarlierOwnersKeys(db.orm, agent, owner);
     const rows = await db.orm
       .select()
       .from(agentKeys)
@@ -123,12 +127,16 @@ export async function listAgentKeys(db: Database, agent: Agent, owner: Address):
 export async function revokeAgentKey(db: Database, agent: Agent, owner: Address, id: string): Promise<{ id: string; revokedAt: string }> {
   let row: { id: string; revokedAt: Date | null } | undefined;
   try {
-    await revokeEarlierOwnersKeys(db, agent, owner);
-    [row] = await db.orm
-      .update(agentKeys)
-      .set({ revokedAt: sql`now()`, revokedReason: 'owner' })
-      .where(and(ofAgent(agentKeys, agentRef(agent)), eq(agentKeys.id, id), isNull(agentKeys.revokedAt)))
-      .returning({ id: agentKeys.id, revokedAt: agentKeys.revokedAt });
+    row = await db.orm.transaction(async (tx) => {
+      await revokeEarlierOwnersKeys(tx, agent, owner);
+      const [revoked] = await tx
+        .update(agentKeys)
+        .set({ revokedAt: sql`now()`, revokedReason: 'owner' })
+        .where(and(ofAgent(agentKeys, agentRef(agent)), eq(agentKeys.id, id), isNull(agentKeys.revokedAt)))
+        .returning({ id: agentKeys.id, revokedAt: agentKeys.revokedAt });
+      if (revoked) await auditChange(tx, { ...agent, owner }, 'agent_key.revoke', { keyId: id });
+      return revoked;
+    });
   } catch (err) {
     throw databaseError(err);
   }

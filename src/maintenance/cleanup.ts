@@ -1,3 +1,4 @@
+import { pruneAuditLog } from '../audit/audit.service';
 import { pruneConsumedNonces } from '../auth/nonces';
 import { IDEMPOTENCY_RETENTION_HOURS } from '../contexts/messages.service';
 import { INDEX_BATCH, indexMessages } from '../storage/search-index';
@@ -34,6 +35,8 @@ export interface CleanupReport {
   replyLeases: number;
   /** Messages this run added to the search index (a catch-up: appends index their own, DESIGN §13). */
   indexedMessages: number;
+  /** Audit entries older than 90 days deleted by this run (at most AUDIT_ENTRIES_PER_RUN). */
+  auditEntries: number;
   /** The last schema visited, where the next run goes on; empty when the walk went round. */
   cursor: string;
 }
@@ -56,17 +59,19 @@ export const cleanupCursorKey = (chainId: number) => `cleanup:idempotency-cursor
 
 /**
  * The scheduled clean-up (DESIGN §8): drops consumed nonces older than any nonce can live, reply
- * leases that ran out (a crashed reply's; at most REPLY_LEASES_PER_RUN), and idempotency records
+ * leases that ran out (a crashed reply's; at most REPLY_LEASES_PER_RUN), audit entries older than
+ * 90 days (at most AUDIT_ENTRIES_PER_RUN, DESIGN §15), and idempotency records
  * older than IDEMPOTENCY_RETENTION_HOURS from the next `agentsPerRun` agent schemas of this chain,
  * in schema-name order from where the previous run stopped, and indexes for search up to
  * INDEX_CATCH_UP_PER_RUN of those schemas' messages not yet indexed. A run costs at most
- * agentsPerRun / 25 + 23 statements, and one more per schema with messages not yet indexed; the
+ * agentsPerRun / 25 + 24 statements, and one more per schema with messages not yet indexed; the
  * walk wraps round when it reaches the last schema.
  */
 export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: number } = {}): Promise<CleanupReport> {
   const agentsPerRun = options.agentsPerRun ?? AGENTS_PER_RUN;
   await pruneConsumedNonces(deps.db, CONSUMED_NONCE_RETENTION_SECONDS);
   const replyLeases = await pruneReplyLeases(deps.db.sql);
+  const auditEntries = await pruneAuditLog(deps.db.sql);
   const after = (await deps.kv.get(cleanupCursorKey(deps.chainId))) ?? '';
   const { rows } = await deps.db.sql.query<{ schema_name: string; template_version: number }>(
     `select schema_name, template_version from "gateway"."agent_storage" where chain_id = $1 and schema_name > $2
@@ -84,7 +89,7 @@ export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: nu
   const cursor = rows.length < agentsPerRun ? '' : (rows[rows.length - 1]?.schema_name ?? '');
   if (cursor) await deps.kv.put(cleanupCursorKey(deps.chainId), cursor);
   else if (after) await deps.kv.delete(cleanupCursorKey(deps.chainId));
-  return { agents: schemas.length, idempotencyRecords: deleted, replyLeases, indexedMessages, cursor };
+  return { agents: schemas.length, idempotencyRecords: deleted, replyLeases, indexedMessages, auditEntries, cursor };
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Agent } from '../agents/agent';
+import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
 import { databaseError } from '../storage/db';
 import { mcpConnections } from '../storage/schema';
@@ -79,6 +80,7 @@ export async function replaceConnectionAuth(
         .where(eq(mcpConnections.id, id))
         .returning();
       if (current.secretEntry) await deleteSecret(tx, current.secretEntry);
+      await auditChange(tx, agent, 'mcp_credentials.set', { connectionId: id });
       return updated!;
     });
     return view(saved, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));

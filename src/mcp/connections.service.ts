@@ -1,5 +1,6 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import type { Agent } from '../agents/agent';
+import { auditChange, auditToolCalls } from '../audit/entry';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { mcpConnections, vaultEntries } from '../storage/schema';
@@ -87,6 +88,7 @@ export async function addConnection(
           protocolVersion: checked.session?.protocolVersion ?? null,
         })
         .returning();
+      await auditChange(tx, agent, 'mcp_connection.add', { connectionId: id });
       return saved!;
     });
     return view(row, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));
@@ -168,6 +170,7 @@ export async function removeConnection(deps: McpDeps, agent: Agent, id: string):
         .where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.id, id)))
         .returning();
       if (row?.secretEntry) await deleteSecret(tx, row.secretEntry);
+      if (row) await auditChange(tx, agent, 'mcp_connection.remove', { connectionId: id });
       return row;
     });
   } catch (err) {
@@ -192,6 +195,7 @@ export async function liveTools(
 /**
  * tools/call, with the arguments checked against the tool's schema (from registration) first, in
  * the connection's kept session; the result is held to MCP's shape and the tool's outputSchema.
+ * A call that ran (whatever its outcome) is one audit entry of the owner; a refused one none.
  */
 export async function callTool(
   deps: McpDeps,
@@ -199,7 +203,21 @@ export async function callTool(
   id: string,
   input: { name: string; arguments: Record<string, unknown> },
 ): Promise<ToolCallResult> {
-  return callConnectionTool(deps, agent, await findConnection(deps, agent, id), input);
+  const row = await findConnection(deps, agent, id);
+  const tool = checkedTool(row, agent, input);
+  const started = Date.now();
+  let outcome = 'internal_error';
+  try {
+    const result = await runToolCall(deps, agent, row, tool, input);
+    outcome = result.isError === true ? 'tool_error' : 'ok';
+    return result;
+  } catch (err) {
+    if (err instanceof AppError) outcome = err.code;
+    throw err;
+  } finally {
+    const call = { tool: input.name, connectionId: row.id, arguments: input.arguments, outcome, durationMs: Date.now() - started };
+    await auditToolCalls(deps.db, agent, { wallet: agent.owner }, [call]);
+  }
 }
 
 /**
@@ -216,6 +234,11 @@ export async function callConnectionTool(
   auth?: McpAuth,
   signal?: AbortSignal,
 ): Promise<ToolCallResult> {
+  return runToolCall(deps, agent, row, checkedTool(row, agent, input), input, auth, signal);
+}
+
+/** The tool a call names, once the call passed every check that needs no tool server (refusals). */
+function checkedTool(row: Row, agent: Agent, input: { name: string; arguments: Record<string, unknown> }): Tool {
   if (!registeredBy(row, agent.owner)) throw reentryRequired(row.id);
   const tool = (row.tools as Tool[]).find((t) => t.name === input.name);
   if (!tool) throw new AppError('tool_not_found', `The connection has no tool named ${input.name}`);
@@ -228,6 +251,18 @@ export async function callConnectionTool(
       : `The arguments do not match the input schema of ${tool.name}`;
     throw new AppError('invalid_tool_arguments', message, { details: { problems: valid.problems } });
   }
+  return tool;
+}
+
+async function runToolCall(
+  deps: McpDeps,
+  agent: Agent,
+  row: Row,
+  tool: Tool,
+  input: { name: string; arguments: Record<string, unknown> },
+  auth?: McpAuth,
+  signal?: AbortSignal,
+): Promise<ToolCallResult> {
   const call = (client: McpClient) => client.callTool(input.name, input.arguments, signal === undefined ? {} : { signal });
   const result = await withConnection(deps, agent, row, call, auth);
   return checkCallResult(tool, result);

@@ -2,6 +2,7 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { idempotencyFor } from '../contexts/contexts.handlers';
+import type { AuditActor } from '../audit/entry';
 import { renderError } from '../errors';
 import type { AppBindings } from '../types';
 import { keyRing } from '../vault/store';
@@ -82,7 +83,9 @@ export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBinding
   const gone = c.req.raw.signal;
   // Memory tools read with the caller's rights: the owner's, or the key's scopes (known once the owner check passed).
   const mayReadContexts = () => !c.var.agentKey || (c.var.agentKeyScopes?.includes('contexts:read') ?? false);
-  const prepared = await outliving(c, prepareReply(replyDeps(c), c.var.agent, { contextKey, ...body, mayReadContexts, idempotency }));
+  const actor = (): AuditActor => (c.var.agentKey ? { keyId: c.var.agentKeyId ?? '' } : { wallet: c.var.wallet });
+  const input = { contextKey, ...body, mayReadContexts, actor, idempotency };
+  const prepared = await outliving(c, prepareReply(replyDeps(c), c.var.agent, input));
   const streaming = (c.req.header('accept') ?? '').includes('text/event-stream');
   if ('remembered' in prepared) c.header('Idempotent-Replayed', 'true');
   if (!streaming) {

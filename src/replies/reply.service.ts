@@ -6,6 +6,7 @@
  * Uses the public services of contexts, settings and mcp; knows nothing of HTTP.
  */
 import type { Agent } from '../agents/agent';
+import { auditToolCalls, type AuditActor, type ToolCallRecord } from '../audit/entry';
 import {
   appendMessages,
   appendMessagesGuarded,
@@ -61,6 +62,8 @@ export interface ReplyInput {
   memoryTools: boolean;
   /** Whether the caller may read the agent's contexts (asked after the owner check): memory tools only then. */
   mayReadContexts(): boolean;
+  /** Who the tool calls are audited for: the owner's wallet or the agent key (asked after the owner check). */
+  actor(): AuditActor;
   idempotency?: Idempotency;
 }
 
@@ -202,7 +205,9 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const timer = setTimeout(() => controller.abort(), deadlineMs);
   const events = bufferedEvents();
   const steps: ReplyStep[] = [];
-  const tools = toolSet(afterStored(offered, storing), { steps, events });
+  // The tool calls that ran, for the audit trail.
+  const calls: ToolCallRecord[] = [];
+  const tools = toolSet(afterStored(offered, storing), { steps, events, calls });
   const ask = () => {
     const started = runLoop(
       {
@@ -260,7 +265,8 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     } finally {
       clearTimeout(timer);
       hangUp.dispose();
-      await lease.release();
+      // The tool calls that ran, one entry each, written beside the lease's release (never throws).
+      await Promise.all([lease.release(), auditToolCalls(deps.db, agent, input.actor(), calls)]);
     }
   };
   const release = async () => {

@@ -4,6 +4,7 @@
  * the model reads, never a failed reply.
  */
 import { jsonSchema, tool, type ToolSet } from 'ai';
+import type { ToolCallRecord } from '../audit/entry';
 import type { SourcedTool, ToolOutcome } from './tool-sources/source';
 
 /** One tool call of a reply, as the answer lists it. */
@@ -32,7 +33,10 @@ export class ToolFailure extends Error {
 }
 
 /** The AI SDK tool set: each `execute` runs the tool's call and reports the step. */
-export function toolSet(offered: readonly SourcedTool[], context: { steps: ReplyStep[]; events: ToolEvents }): ToolSet {
+export function toolSet(
+  offered: readonly SourcedTool[],
+  context: { steps: ReplyStep[]; events: ToolEvents /** Every call that ran, for the audit trail. */; calls?: ToolCallRecord[] },
+): ToolSet {
   const set: ToolSet = {};
   for (const t of offered) {
     const { name, connectionId } = t;
@@ -45,7 +49,7 @@ export function toolSet(offered: readonly SourcedTool[], context: { steps: Reply
         const started = Date.now();
         const outcome = await t
           .call(args, abortSignal)
-          .catch((): ToolOutcome => ({ text: 'internal_error: the tool call failed', isError: true }));
+          .catch((): ToolOutcome => ({ text: 'internal_error: the tool call failed', isError: true, code: 'internal_error' }));
         const { text, isError, upstreamStatus: status } = outcome;
         const step: ReplyStep = {
           tool: name,
@@ -56,6 +60,8 @@ export function toolSet(offered: readonly SourcedTool[], context: { steps: Reply
           durationMs: Date.now() - started,
         };
         context.steps.push(step);
+        const audited = outcome.code ?? (isError ? 'tool_error' : 'ok');
+        context.calls?.push({ tool: name, connectionId, arguments: args, outcome: audited, durationMs: step.durationMs });
         context.events.toolResult({ ...withoutArguments(step), content: text });
         if (isError) throw new ToolFailure(text);
         return text;

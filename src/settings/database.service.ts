@@ -1,5 +1,6 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Agent } from '../agents/agent';
+import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
 import { checkDatabaseTarget, type OutboundOptions } from '../net/outbound-policy';
 import { databaseError, type Database } from '../storage/db';
@@ -88,6 +89,7 @@ export async function firstStep(
         offeredTables: tables,
         status: 'pending',
       });
+      await auditChange(tx, agent, 'database.setup', { setupId: id });
     });
   } catch (err) {
     throw databaseError(err);
@@ -137,6 +139,7 @@ export async function secondStep(deps: DatabaseDeps, agent: Agent, input: { setu
         .set({ status: 'active', activeTables: [...new Set(input.tables)], activatedAt: new Date() })
         .where(eq(databaseSetups.id, setup.id))
         .returning();
+      await auditChange(tx, agent, 'database.activate', { setupId: setup.id });
       return saved!;
     });
     return view(row, walletKey(agent.owner), agent.owner); // checked above: the current owner's password

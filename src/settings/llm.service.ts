@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Agent } from '../agents/agent';
+import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { llmSettings, vaultEntries } from '../storage/schema';
@@ -165,6 +166,7 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
         .onConflictDoUpdate({ target: [llmSettings.chainId, llmSettings.collection, llmSettings.tokenId], set: values })
         .returning();
       if (replaced) await deleteSecret(tx, replaced);
+      await auditChange(tx, agent, 'llm_settings.set', { provider: input.provider, model: input.model });
       return { saved: saved!, entryWallet };
     });
     return toSettings(row.saved, row.entryWallet, agent.owner);

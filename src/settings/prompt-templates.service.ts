@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Agent } from '../agents/agent';
+import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { promptTemplates } from '../storage/schema';
@@ -32,7 +33,7 @@ export async function getPromptTemplate(db: Database, agent: Agent, key: string)
   return toTemplate(row);
 }
 
-/** Creates or replaces the template under `key`. */
+/** Creates or replaces the template under `key`, with its audit entry in the same transaction. */
 export async function savePromptTemplate(
   db: Database,
   agent: Agent,
@@ -41,15 +42,19 @@ export async function savePromptTemplate(
 ): Promise<PromptTemplate> {
   const values = { template: input.template, description: input.description ?? null, updatedAt: new Date() };
   try {
-    const [row] = await db.orm
-      .insert(promptTemplates)
-      .values({ ...agentRef(agent), key, ...values })
-      .onConflictDoUpdate({
-        target: [promptTemplates.chainId, promptTemplates.collection, promptTemplates.tokenId, promptTemplates.key],
-        set: values,
-      })
-      .returning();
-    return toTemplate(row!);
+    const row = await db.orm.transaction(async (tx) => {
+      const [saved] = await tx
+        .insert(promptTemplates)
+        .values({ ...agentRef(agent), key, ...values })
+        .onConflictDoUpdate({
+          target: [promptTemplates.chainId, promptTemplates.collection, promptTemplates.tokenId, promptTemplates.key],
+          set: values,
+        })
+        .returning();
+      await auditChange(tx, agent, 'prompt_template.put', { templateKey: key });
+      return saved!;
+    });
+    return toTemplate(row);
   } catch (err) {
     throw databaseError(err);
   }

@@ -275,3 +275,37 @@ export const agentKeys = gateway.table(
     check('agent_keys_revoked_reason', sql`${t.revokedReason} in ('owner', 'owner_changed')`),
   ],
 );
+
+/**
+ * The audit trail (DESIGN §15): one row per administrative change and per tool call, by the
+ * wallet or the agent key that did it. `target` names what was acted on (template key, connection
+ * id, key id, tool name...), never a secret and never agent memory; a tool call's arguments only
+ * as the SHA-256 of their JSON. Rows older than 90 days go in the Cron clean-up.
+ */
+export const auditLog = gateway.table(
+  'audit_log',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    ...agentColumns(),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    /** Lower-case wallet of an owner's token; null when an agent key acted. */
+    actorWallet: text('actor_wallet'),
+    /** The agent key that acted (a reply's tool calls); null for a wallet. */
+    actorKeyId: uuid('actor_key_id'),
+    action: text('action').notNull(),
+    target: jsonb('target').notNull(),
+    /** `ok`, or the error code the action ended with. */
+    outcome: text('outcome').notNull(),
+    durationMs: integer('duration_ms'),
+    argumentsSha256: text('arguments_sha256'),
+  },
+  (t) => [
+    index('audit_log_agent_id').on(t.chainId, t.collection, t.tokenId, t.id.desc()),
+    index('audit_log_at').on(t.at),
+    check('audit_log_actor', sql`(${t.actorWallet} is null) <> (${t.actorKeyId} is null)`),
+    check('audit_log_actor_wallet', sql`${t.actorWallet} ~ '^0x[0-9a-f]{40}$'`),
+    check('audit_log_action', sql`${t.action} ~ '^[a-z_]{1,32}\\.[a-z_]{1,32}$'`),
+    check('audit_log_outcome', sql`${t.outcome} ~ '^[a-z0-9_]{1,64}$'`),
+    check('audit_log_arguments_sha256', sql`${t.argumentsSha256} ~ '^[0-9a-f]{64}$'`),
+  ],
+);

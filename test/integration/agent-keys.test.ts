@@ -125,6 +125,7 @@ describe('managing keys with the owner token', () => {
         'createAgentKey',
         'listAgentKeys',
         'revokeAgentKey',
+        'listAuditEntries',
         'getLlmSettings',
         'saveLlmSettings',
         'getPromptTemplate',

@@ -1,7 +1,7 @@
 /**
  * The Cron Trigger's clean-up (DESIGN §8), run through the worker's real `scheduled` handler in
- * Miniflare against the harness' Postgres: old consumed nonces and old idempotency records go,
- * fresh ones stay.
+ * Miniflare against the harness' Postgres: old consumed nonces, old idempotency records and audit
+ * entries older than 90 days go, fresh ones stay.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -106,6 +106,31 @@ describe('the scheduled clean-up', () => {
     } finally {
       await worker.dispose();
     }
+  });
+
+  it('deletes audit entries older than 90 days and keeps younger ones', async () => {
+    // Rows of an agent no test uses (a token id of its own), as if written 91 and 89 days ago.
+    const tokenId = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+    const ids = await sql<{ id: string; days: number }>(
+      stack.databaseUrl,
+      `insert into gateway.audit_log (chain_id, collection, token_id, at, actor_wallet, action, target, outcome)
+       select 80002, $1, $2, now() - make_interval(days => d), $1, 'prompt_template.put', '{"templateKey":"t"}'::jsonb, 'ok'
+         from unnest(array[91, 89]) as d
+       returning id::text as id, extract(day from now() - at)::int as days`,
+      [testnet.collection.toLowerCase(), tokenId],
+    );
+    expect(ids.map((r) => r.days).sort()).toEqual([89, 91]);
+    const worker = await startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', bindings: workerBindingsFor(stack) });
+    try {
+      const handler = await worker.miniflare.getWorker();
+      expect((await handler.scheduled({ cron, scheduledTime: new Date() })).outcome).toBe('ok');
+    } finally {
+      await worker.dispose();
+    }
+    const kept = await sql<{ id: string }>(stack.databaseUrl, 'select id::text as id from gateway.audit_log where token_id = $1', [
+      tokenId,
+    ]);
+    expect(kept.map((r) => r.id)).toEqual(ids.filter((r) => r.days === 89).map((r) => r.id));
   });
 
   it('indexes for search the messages no indexer after a response reached (a catch-up), and search finds them before and after', async () => {

@@ -1,7 +1,7 @@
 /**
- * `agent-gateway keys create|list|revoke` with the owner's login, and the data commands with an
- * agent key instead of a login (AGENT_GATEWAY_API_KEY or --api-key-env NAME): a nightly hydrate
- * holds no wallet, its key never printed; a revoked key stops the next run.
+ * `agent-gateway keys create|list|revoke` and `agent-gateway audit` with the owner's login, and the
+ * data commands with an agent key instead of a login (AGENT_GATEWAY_API_KEY or --api-key-env NAME):
+ * a nightly hydrate holds no wallet, its key never printed; a revoked key stops the next run.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -69,6 +69,32 @@ describe('agent-gateway keys', () => {
     expect([badTime.code, badTime.stderr]).toEqual([2, expect.stringContaining('--expires-in')]);
     const keyed = await runCli(['keys', 'list', '--api-key-env', 'MY_KEY'], { ...owner, MY_KEY: `agk_${'a'.repeat(32)}` });
     expect([keyed.code, keyed.stderr]).toEqual([2, expect.stringContaining("needs the owner's login")]);
+  });
+});
+
+describe('agent-gateway audit', () => {
+  it("prints the agent's audit trail newest first, as a table or JSON; --limit bounds it", async () => {
+    const created = await runCli(['keys', 'create', '--name', 'audited', '--scope', 'reply', '--json'], owner);
+    expect(created.code, created.output).toBe(0);
+    const { id, key } = JSON.parse(created.stdout) as { id: string; key: string };
+    expect((await runCli(['keys', 'revoke', id], owner)).code).toBe(0);
+
+    const json = await runCli(['audit', '--json', '--limit', '2'], owner);
+    expect(json.code, json.output).toBe(0);
+    const entries = JSON.parse(json.stdout) as { action: string; target: { keyId?: string }; outcome: string }[];
+    expect(entries.map((e) => [e.action, e.target.keyId, e.outcome])).toEqual([
+      ['agent_key.revoke', id, 'ok'],
+      ['agent_key.create', id, 'ok'],
+    ]);
+    const table = await runCli(['audit', '--limit', '1'], owner);
+    expect(table.code, table.output).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.split('\t').slice(3, 6)).toEqual(['agent_key.revoke', `keyId=${id}`, 'ok']);
+    expect(table.stderr).toContain('audit: 1 entries');
+    expect(table.output).not.toContain(key);
+    const bad = await runCli(['audit', '--limit', '0'], owner);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--limit')]);
   });
 });
 

@@ -238,6 +238,10 @@ describe('the gateway answers as its OpenAPI document says', () => {
     await gone.close();
     expect((await onAgent(agent, 'GET', `/mcp/connection/${goneId}/tools`)).status).toBe(424);
 
+    // The audit trail of the changes above, newest first; a cursor it did not issue is 400.
+    expect((await onAgent(agent, 'GET', '/audit?limit=2')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/audit?cursor=nope')).status).toBe(400);
+
     // After a transfer: the earlier owner's secrets are never used (409), and the old owner is refused (403).
     const sold = await freshAgent(deployment);
     const pending = await onAgent(sold, 'POST', '/database/settings/first-step', { json: target });

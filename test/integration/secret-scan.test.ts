@@ -368,7 +368,7 @@ describe('secrets never come back', () => {
         [secret],
       );
       expect(vault!.n, secret).toBe(0);
-      for (const table of ['mcp_connections', 'llm_settings', 'database_setups']) {
+      for (const table of ['mcp_connections', 'llm_settings', 'database_setups', 'audit_log']) {
         const [row] = await sql<{ n: number }>(
           stack.databaseUrl,
           `select count(*)::int as n from gateway.${table} t where strpos(t::text, $1) > 0`,

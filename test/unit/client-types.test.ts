@@ -73,6 +73,10 @@ const COMPONENT_TYPES = [
   typeName<T.AgentKeys>('AgentKeys'),
   typeName<T.AgentKey>('AgentKey'),
   typeName<T.AgentKeyRevoked>('AgentKeyRevoked'),
+  typeName<T.AuditPage>('AuditPage'),
+  typeName<T.AuditEntry>('AuditEntry'),
+  typeName<T.AuditActor>('AuditActor'),
+  typeName<T.AuditTarget>('AuditTarget'),
   typeName<T.ReplyRequest>('ReplyRequest'),
   typeName<T.ReplyAnswer>('ReplyAnswer'),
   typeName<T.ReplyStep>('ReplyStep'),
@@ -94,7 +98,9 @@ type NotAgentOperations =
   | 'searchHits'
   | 'summary'
   | 'reply'
-  | 'replyStream';
+  | 'replyStream'
+  | 'auditPages'
+  | 'audit';
 
 /** One call of every operation method; the compiler insists every method is listed. */
 const GATEWAY_CALLS: { [K in Exclude<keyof GatewayClient, NotOperations>]: (c: GatewayClient) => Promise<unknown> } = {
@@ -128,6 +134,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   createAgentKey: (a) => a.createAgentKey({ name: 'n', scopes: ['contexts:read'] }),
   listAgentKeys: (a) => a.listAgentKeys(),
   revokeAgentKey: (a) => a.revokeAgentKey('id-1'),
+  listAuditEntries: (a) => a.listAuditEntries({ limit: 10 }),
   replyToContext: (a) => a.replyToContext('notes', { message: 'hi' }),
 };
 

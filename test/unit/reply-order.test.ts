@@ -78,6 +78,7 @@ describe('a reply for a caller the owner check refuses', () => {
       tools: false,
       memoryTools: true,
       mayReadContexts: () => true,
+      actor: () => ({ wallet: agent.owner }),
     };
     const err = await prepareReply(deps, agent, input).then(
       () => undefined,

@@ -76,11 +76,12 @@ export function mcpSource(deps: McpDeps, agent: Agent, connections: readonly Con
       const result = await callConnectionTool(deps, agent, t.connection.row, { name: t.toolName, arguments: args }, auth, signal);
       return { text: resultText(result), isError: result.isError === true };
     } catch (err) {
-      if (!(err instanceof AppError)) return { text: 'internal_error: the tool call failed', isError: true };
+      if (!(err instanceof AppError)) return { text: 'internal_error: the tool call failed', isError: true, code: 'internal_error' };
       const status = upstreamStatus(err);
       return {
         text: `${err.code}: ${err.message}${status !== undefined ? ` (upstream HTTP ${status})` : ''}`,
         isError: true,
+        code: err.code,
         ...(status !== undefined ? { upstreamStatus: status } : {}),
       };
     }

@@ -119,10 +119,10 @@ export function fitResult<E extends { message: string }>(
 function failure(err: unknown): ToolOutcome {
   if (err instanceof z.ZodError) {
     const issues = err.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
-    return { text: `validation_failed: ${issues}`, isError: true };
+    return { text: `validation_failed: ${issues}`, isError: true, code: 'validation_failed' };
   }
-  if (err instanceof AppError) return { text: `${err.code}: ${err.message}`, isError: true };
-  return { text: 'internal_error: the memory tool failed', isError: true };
+  if (err instanceof AppError) return { text: `${err.code}: ${err.message}`, isError: true, code: err.code };
+  return { text: 'internal_error: the memory tool failed', isError: true, code: 'internal_error' };
 }
 
 /** The memory tools of one reply; `offered` false: none (the names stay reserved). */
@@ -131,9 +131,13 @@ export function memorySource(store: MessagesDeps, agent: Agent, offered: boolean
     try {
       const args = SearchArgs.parse(raw);
       const parsed = parseQuery(args.query);
-      if (!parsed) return { text: 'validation_failed: query has no word to look for', isError: true };
+      if (!parsed) return { text: 'validation_failed: query has no word to look for', isError: true, code: 'validation_failed' };
       if (parsed.alternatives.flat().length + parsed.excluded.length > QUERY_MAX_TERMS) {
-        return { text: `validation_failed: query may hold at most ${QUERY_MAX_TERMS} words and phrases`, isError: true };
+        return {
+          text: `validation_failed: query may hold at most ${QUERY_MAX_TERMS} words and phrases`,
+          isError: true,
+          code: 'validation_failed',
+        };
       }
       const page = await searchMemory(store, agent, {
         query: args.query,

@@ -11,6 +11,8 @@ export interface ToolOutcome {
   isError: boolean;
   /** A tool server's HTTP status when it failed (MCP tools only). */
   upstreamStatus?: number;
+  /** The audit trail's outcome: the error code of a failure (absent: `tool_error` for an error, else `ok`). */
+  code?: string;
 }
 
 /** One tool as the model is offered it. */

@@ -1,0 +1,99 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { errorResponse } from '../errors';
+import { jsonResponse } from '../http/openapi';
+import { AUDIT_ACTIONS } from './entry';
+
+const AuditActorSchema = z
+  .union([
+    z.object({ wallet: z.string().openapi({ example: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8' }) }).strict(),
+    z.object({ keyId: z.string().openapi({ example: '0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21' }) }).strict(),
+  ])
+  .openapi('AuditActor', {
+    description: "The owner's wallet (lower case) that acted with its token, or the agent key that acted (a reply's tool calls)",
+  });
+
+const AuditTargetSchema = z
+  .object({
+    templateKey: z.string().optional(),
+    connectionId: z.string().optional(),
+    keyId: z.string().optional(),
+    setupId: z.string().optional(),
+    tool: z.string().optional().openapi({
+      description:
+        "The tool's name: on its server for a direct call; in a reply as the model was offered it (the server's name, prefixed by the connection's name only on a clash; a built-in memory tool has no connection)",
+    }),
+    provider: z.string().optional(),
+    model: z.string().optional(),
+  })
+  .openapi('AuditTarget', {
+    description: 'What was acted on, by name or id: never a secret, a URL, a header value, a context key or a message',
+  });
+
+const AuditEntrySchema = z
+  .object({
+    id: z.string().openapi({ example: '1042' }),
+    at: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
+    actor: AuditActorSchema,
+    action: z.enum(AUDIT_ACTIONS).openapi({ example: 'mcp_connection.add' }),
+    target: AuditTargetSchema,
+    outcome: z.string().openapi({
+      example: 'ok',
+      description: '`ok`, or the error code a tool call ended with (`tool_server_timeout`, `tool_error` for an error result...)',
+    }),
+    durationMs: z.number().int().optional().openapi({ description: 'Tool calls: how long the call took' }),
+    argumentsSha256: z.string().optional().openapi({
+      description:
+        'Tool calls: SHA-256 (hex) of the arguments as JSON (`JSON.stringify` of the arguments object); the arguments themselves are never kept',
+    }),
+  })
+  .openapi('AuditEntry');
+
+export const AuditPageSchema = z
+  .object({
+    entries: z.array(AuditEntrySchema),
+    nextCursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for older entries; null on the last page' }),
+  })
+  .openapi('AuditPage');
+
+export const listAuditEntries = createRoute({
+  method: 'get',
+  path: `${AGENT_PATH}/audit`,
+  operationId: 'listAuditEntries',
+  tags: ['Audit'],
+  summary: "The agent's audit trail, newest first",
+  description:
+    "One entry per administrative change (LLM settings, prompt templates, database setup, tool servers and their credentials, agent keys) and per tool call (direct or in a reply), kept 90 days. None for reads, replies themselves, or refused requests; a change that failed was not made and has none; a tool call that ran and failed has its error code as `outcome`. Only the owner's wallet token reads it: an agent key here is 403 `key_not_allowed`.",
+  security: agentRoute.security,
+  request: {
+    params: agentRoute.params,
+    query: z.object({
+      cursor: z
+        .string()
+        .max(200)
+        .optional()
+        .openapi({ param: { name: 'cursor', in: 'query' }, description: 'nextCursor of the previous page' }),
+      limit: z
+        .string()
+        .regex(/^\d{1,3}$/, 'limit must be a whole number from 1 to 100')
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= 100, 'limit must be from 1 to 100')
+        .optional()
+        .default(50)
+        .openapi({
+          param: { name: 'limit', in: 'query' },
+          type: 'integer',
+          minimum: 1,
+          maximum: 100,
+          default: 50,
+          example: 50,
+          description: '1..100, default 50',
+        }),
+    }),
+  },
+  responses: {
+    200: jsonResponse('A page of entries', AuditPageSchema),
+    ...agentRoute.errors,
+    400: errorResponse('`validation_failed`: a bad path, `limit` outside 1..100, or a `cursor` this endpoint did not issue'),
+  },
+});

@@ -1,0 +1,131 @@
+/**
+ * What one audit entry says (DESIGN §15) and how it is written: beside an administrative change, in
+ * the change's own transaction (no change without its entry, no entry without its change); for tool
+ * calls, after the call ran, on its own (the call has happened either way: a failed insert is logged,
+ * never the call's answer lost).
+ */
+import type { AgentIdentity } from '../agents/identity';
+import { sha256Hex } from '../encoding/sha256-hex';
+import { agentRef } from '../storage/agent-rows';
+import type { Database } from '../storage/db';
+import { auditLog } from '../storage/schema';
+
+/** Who acted: an owner's wallet (its token), or an agent key (by id). */
+export type AuditActor = { wallet: string } | { keyId: string };
+
+/** Every action the trail records: administrative changes, and tool calls. */
+export const AUDIT_ACTIONS = [
+  'llm_settings.set',
+  'prompt_template.put',
+  'database.setup',
+  'database.activate',
+  'mcp_connection.add',
+  'mcp_connection.remove',
+  'mcp_credentials.set',
+  'agent_key.create',
+  'agent_key.revoke',
+  'tool.call',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * What was acted on, by name or id: never a secret, a URL, a header value or agent memory (a
+ * context key or message). `tool` is the tool's name on its server.
+ */
+export interface AuditTarget {
+  templateKey?: string;
+  connectionId?: string;
+  keyId?: string;
+  setupId?: string;
+  tool?: string;
+  provider?: string;
+  model?: string;
+}
+
+export interface AuditEntryInput {
+  actor: AuditActor;
+  action: AuditAction;
+  target: AuditTarget;
+  /** `ok`, or the error code the action ended with (tool calls only: a change that failed is not made). */
+  outcome?: string;
+  durationMs?: number;
+  argumentsSha256?: string;
+}
+
+type Insert = typeof auditLog.$inferInsert;
+
+/** The row of an entry for `agent`. */
+export function auditRow(agent: AgentIdentity, entry: AuditEntryInput): Insert {
+  return {
+    ...agentRef(agent),
+    actorWallet: 'wallet' in entry.actor ? entry.actor.wallet.toLowerCase() : null,
+    actorKeyId: 'keyId' in entry.actor ? entry.actor.keyId : null,
+    action: entry.action,
+    target: entry.target,
+    outcome: entry.outcome ?? 'ok',
+    durationMs: entry.durationMs ?? null,
+    argumentsSha256: entry.argumentsSha256 ?? null,
+  };
+}
+
+/** Anything that can insert: the pool's query builder or a transaction of it. */
+type Inserter = Pick<Database['orm'], 'insert'>;
+
+/** Writes the entry of an administrative change made by `owner`, inside the change's transaction `tx`. */
+export async function auditChange(
+  tx: Inserter,
+  agent: AgentIdentity & { owner: string },
+  action: AuditAction,
+  target: AuditTarget,
+): Promise<void> {
+  await tx.insert(auditLog).values(auditRow(agent, { actor: { wallet: agent.owner }, action, target }));
+}
+
+/** The SHA-256 (hex) of a tool call's arguments as JSON: what the trail keeps of them. */
+export function argumentsSha256(args: unknown): Promise<string> {
+  return sha256Hex(JSON.stringify(args ?? {}));
+}
+
+/** One tool call that ran, as the trail records it. */
+export interface ToolCallRecord {
+  tool: string;
+  connectionId: string | null;
+  arguments: unknown;
+  outcome: string;
+  durationMs: number;
+}
+
+/**
+ * Writes the entries of tool calls that ran (one multi-row statement over HTTP). Never throws: the
+ * calls have happened; a failed write is logged (its kind only) and the answer goes out.
+ */
+export async function auditToolCalls(
+  db: Database,
+  agent: AgentIdentity,
+  actor: AuditActor,
+  calls: readonly ToolCallRecord[],
+): Promise<void> {
+  if (calls.length === 0) return;
+  try {
+    const rows = await Promise.all(
+      calls.map(async (call) =>
+        auditRow(agent, {
+          actor,
+          action: 'tool.call',
+          target: { tool: call.tool, ...(call.connectionId === null ? {} : { connectionId: call.connectionId }) },
+          outcome: call.outcome,
+          durationMs: call.durationMs,
+          argumentsSha256: await argumentsSha256(call.arguments),
+        }),
+      ),
+    );
+    await db.reads.insert(auditLog).values(rows);
+  } catch (err) {
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        warning: `writing the audit entries of tool calls failed: ${err instanceof Error ? err.name : 'unknown'}`,
+      }),
+    );
+  }
+}
