@@ -7,6 +7,7 @@ import { mcp } from './mcp';
 import { memory, memoryOverlapsOwnerCheck } from './memory';
 import { replies, replyOverlapsOwnerCheck } from './replies';
 import { settings } from './settings';
+import { usage, usageOverlapsOwnerCheck } from './usage';
 import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
 import { AppError, errorResponse, renderError } from './errors';
@@ -32,7 +33,12 @@ export function createApp() {
   const app = createRouter();
   let table: RouteTable | undefined;
   const routes = () => (table ??= compileRouteTable(app.routes));
-  const overlapping = compileRouteTable([...overlapOwnerCheck, ...memoryOverlapsOwnerCheck, ...replyOverlapsOwnerCheck]);
+  const overlapping = compileRouteTable([
+    ...overlapOwnerCheck,
+    ...memoryOverlapsOwnerCheck,
+    ...replyOverlapsOwnerCheck,
+    ...usageOverlapsOwnerCheck,
+  ]);
   let keyRules: KeyAccess | undefined;
   const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));
 
@@ -75,6 +81,7 @@ export function createApp() {
   app.route('/', mcp);
   app.route('/', replies);
   app.route('/', keys);
+  app.route('/', usage);
   // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).
   documentKeyAccess(app.openAPIRegistry);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);
@@ -112,6 +119,7 @@ export function createApp() {
         name: 'Agent keys',
         description: "Scoped, revocable credentials for pipelines and chat bridges; managed with the owner's token only",
       },
+      { name: 'Usage', description: "What the agent's model calls used, per day, credential and context; daily limits" },
       { name: 'Settings', description: 'LLM settings and prompt templates (dashboard); secrets go to the vault and are never returned' },
       { name: 'Operations', description: 'Health and documentation' },
     ],

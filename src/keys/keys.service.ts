@@ -17,6 +17,7 @@ export interface AgentKeyView {
   expiresAt: string | null;
   lastUsedAt: string | null;
   useCount: number;
+  limits: { tokensPerDay: number | null };
 }
 
 /** The answer to a create: the only time the key is shown. */
@@ -27,12 +28,15 @@ export interface CreatedAgentKey {
   scopes: KeyScope[];
   createdAt: string;
   expiresAt: string | null;
+  limits: { tokensPerDay: number | null };
 }
 
 export interface NewAgentKey {
   name: string;
   scopes: KeyScope[];
   expiresInSeconds?: number | undefined;
+  /** The key's own daily token limit (DESIGN §15); absent or null: none. */
+  limits?: { tokensPerDay?: number | null | undefined } | undefined;
 }
 
 /** Live keys one agent may have at once (abuse control; revoke one to make room). */
@@ -49,6 +53,7 @@ function toView(row: typeof agentKeys.$inferSelect): AgentKeyView {
     expiresAt: iso(row.expiresAt),
     lastUsedAt: iso(row.lastUsedAt),
     useCount: row.useCount,
+    limits: { tokensPerDay: row.tokensPerDay },
   };
 }
 
@@ -88,6 +93,7 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
         scopes,
         createdByWallet: owner.toLowerCase(),
         expiresAt: input.expiresInSeconds === undefined ? null : sql`now() + make_interval(secs => ${input.expiresInSeconds})`,
+        tokensPerDay: input.limits?.tokensPerDay ?? null,
       })
       .returning();
     const created = row!;
@@ -98,6 +104,7 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
       scopes,
       createdAt: created.createdAt.toISOString(),
       expiresAt: iso(created.expiresAt),
+      limits: { tokensPerDay: created.tokensPerDay },
     };
   } catch (err) {
     throw databaseError(err);

@@ -4,6 +4,7 @@ import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { idempotencyFor } from '../contexts/contexts.handlers';
 import { renderError } from '../errors';
 import type { AppBindings } from '../types';
+import { keyCredential, walletCredential } from '../usage/record.service';
 import { keyRing } from '../vault/store';
 import type { LoopEvents } from './loop';
 import { prepareReply, type ReplyAnswer, type ReplyDeps } from './reply.service';
@@ -82,7 +83,17 @@ export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBinding
   const gone = c.req.raw.signal;
   // Memory tools read with the caller's rights: the owner's, or the key's scopes (known once the owner check passed).
   const mayReadContexts = () => !c.var.agentKey || (c.var.agentKeyScopes?.includes('contexts:read') ?? false);
-  const prepared = await outliving(c, prepareReply(replyDeps(c), c.var.agent, { contextKey, ...body, mayReadContexts, idempotency }));
+  // Usage is counted for the key (`key:{id}`, with its own daily limit) or the wallet (DESIGN §15).
+  const caller = () => {
+    const key = c.var.agentKeyUse;
+    return key
+      ? { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay }
+      : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
+  };
+  const prepared = await outliving(
+    c,
+    prepareReply(replyDeps(c), c.var.agent, { contextKey, ...body, mayReadContexts, caller, idempotency }),
+  );
   const streaming = (c.req.header('accept') ?? '').includes('text/event-stream');
   if ('remembered' in prepared) c.header('Idempotent-Replayed', 'true');
   if (!streaming) {

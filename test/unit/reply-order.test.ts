@@ -78,6 +78,7 @@ describe('a reply for a caller the owner check refuses', () => {
       tools: false,
       memoryTools: true,
       mayReadContexts: () => true,
+      caller: () => ({ credential: `wallet:${agent.owner}` as const, tokensPerDay: null }),
     };
     const err = await prepareReply(deps, agent, input).then(
       () => undefined,
