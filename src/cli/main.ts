@@ -57,6 +57,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   { path: ['keys', 'list'], summary: "list the agent's keys", load: async () => (await import('./keys')).keysListCommand },
   { path: ['keys', 'revoke'], summary: 'revoke an agent key at once', load: async () => (await import('./keys')).keysRevokeCommand },
   {
+    path: ['usage'],
+    summary: "show the agent's token usage by day, credential or context",
+    load: async () => (await import('./usage')).usageCommand,
+  },
+  {
     path: ['chat'],
     summary: 'talk with the agent: its replies streamed, tools shown',
     load: async () => (await import('./chat')).chatCommand,

@@ -52,6 +52,8 @@ import type {
   ReplyResult,
   ReplyStream,
   StoredContextMessages,
+  UsageQuery,
+  UsageReport,
   WalletVerification,
   WalletVerified,
 } from './types';
@@ -205,6 +207,9 @@ export interface AgentClient {
   listAgentKeys(options?: CallOptions): Promise<AgentKeys>;
   /** `DELETE …/keys/{id}`: revoked at once. */
   revokeAgentKey(id: string, options?: CallOptions): Promise<AgentKeyRevoked>;
+
+  /** `GET …/usage` (owner's token only): token usage over UTC days `from`..`to` (default today), grouped by day, credential or context. */
+  getUsage(query?: UsageQuery, options?: CallOptions): Promise<UsageReport>;
 
   /** `GET …/mcp/connections`. */
   listMcpConnections(options?: CallOptions): Promise<McpConnections>;
@@ -600,6 +605,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       getDatabaseSettings: (o = {}) => get<DatabaseSettings>('/database/settings', o.signal),
       createAgentKey: async (input, o = {}) => (await post<CreatedAgentKey>('/keys', input, o.signal)).body,
       listAgentKeys: (o = {}) => get<AgentKeys>('/keys', o.signal),
+      getUsage: (q = {}, o = {}) => get<UsageReport>('/usage', o.signal, { from: q.from, to: q.to, groupBy: q.groupBy }),
       revokeAgentKey: (id, o = {}) =>
         json<AgentKeyRevoked>({ method: 'DELETE', path: `${prefix}/keys/${encodeURIComponent(id)}`, agent: true, signal: o.signal }),
       listMcpConnections: (o = {}) => get<McpConnections>('/mcp/connections', o.signal),

@@ -3,11 +3,16 @@
  * exact token counts: every model call's input, output and cached input summed exactly, model and
  * tool calls counted, per UTC day, credential (`wallet:0x…`, `key:{id}`) and context; a reply
  * that fails after a model call keeps what that call reported; the report's range and groupings;
- * a stranger and an agent key refused.
+ * a stranger and an agent key refused; the typed client's `getUsage` and `agent-gateway usage`.
  */
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type StandinLlm, type StandinReply, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { normalizeBaseUrl } from '../../src/cli/gateway-url';
+import { saveToken } from '../../src/cli/token-file';
+import { createGatewayClient } from '../../src/client';
 import { freshAgent, seg, type TestAgent } from '../support/agent';
+import { cliEnv, runCli, tempDir } from '../support/cli';
 import { createKey, withKey } from '../support/agent-keys';
 import { expectError } from '../support/http';
 import { agentSchema, closePg, quoted, sql } from '../support/pg';
@@ -19,6 +24,8 @@ const API_KEY = `sk-standin-${crypto.randomUUID()}`;
 let llm: StandinLlm;
 let tools: Awaited<ReturnType<typeof startSwitchableTools>>;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
+let dir = '';
+let removeDir: () => Promise<void> = async () => undefined;
 
 /** Scripts by marker: the newest marker in the conversation picks the script (a context holds several). */
 const scripts = new Map<string, (req: StandinRequest) => StandinReply | undefined>();
@@ -40,12 +47,13 @@ beforeAll(async () => {
     }),
     startSwitchableTools(),
   ]);
+  ({ dir, remove: removeDir } = await tempDir('agent-gateway-usage-'));
   worker = await replyWorker(stack, llm, { tools: tools.url });
 });
 
 afterAll(async () => {
   await worker?.dispose();
-  await Promise.all([llm?.close(), tools?.close(), closePg()]);
+  await Promise.all([llm?.close(), tools?.close(), closePg(), removeDir()]);
 });
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -194,5 +202,78 @@ describe('the usage report', () => {
     const key = await createKey(agent, ['contexts:read', 'contexts:write', 'reply']);
     expectError(await withKey(agent, stranger.token, '/usage'), 403, 'not_owner');
     expectError(await withKey(agent, key.key, '/usage'), 403, 'key_not_allowed');
+  });
+});
+
+/** An agent whose usage table holds January 2026: two days, a wallet and a key. */
+async function agentWithJanuary(): Promise<TestAgent> {
+  const agent = await replyAgent(worker.deployment, API_KEY);
+  const schema = quoted(
+    await agentSchema(stack.databaseUrl, { deployment: agent.deployment, collection: agent.collection, tokenId: agent.tokenId }),
+  );
+  await sql(
+    stack.databaseUrl,
+    `insert into ${schema}.usage (day, context_key, credential, input_tokens, output_tokens, cached_input_tokens, model_calls, tool_calls)
+     values ('2026-01-01', 'chat', 'wallet:0xA', 10, 1, 0, 1, 0), ('2026-01-05', 'chat', 'key:k1', 1200, 300, 5, 2, 1)`,
+  );
+  return agent;
+}
+
+describe('the typed client and agent-gateway usage', () => {
+  it('getUsage reads the report; the CLI prints a table by day with a totals line, JSON lines with --json', async () => {
+    const agent = await agentWithJanuary();
+    const client = createGatewayClient({ baseUrl: worker.url, token: agent.token }).agent(agent.collection, agent.tokenId);
+    const report = await client.getUsage({ from: '2026-01-01', to: '2026-01-31', groupBy: 'credential' });
+    expect(report.groups.map((g) => g.credential)).toEqual(['key:k1', 'wallet:0xA']);
+    expect(report.totals).toEqual(counts(1210, 301, 5, 3, 1));
+
+    const baseUrl = normalizeBaseUrl(worker.url);
+    const tokenFile = path.join(dir, `token-${agent.tokenId}.json`);
+    await saveToken(tokenFile, {
+      token: agent.token,
+      chainId: stack.testnet.chainId,
+      wallet: agent.owner.address,
+      baseUrl,
+      expiresAt: null,
+    });
+    const env = cliEnv({
+      HOME: dir,
+      AGENT_GATEWAY_URL: baseUrl,
+      AGENT_GATEWAY_TOKEN_FILE: tokenFile,
+      AGENT_COLLECTION: agent.collection,
+      AGENT_TOKEN_ID: agent.tokenId.toString(),
+    });
+    const table = await runCli(['usage', '--from', '2026-01-01', '--to', '2026-01-31'], env);
+    expect(table.code, table.output).toBe(0);
+    expect(table.stdout.split('\n')).toEqual([
+      'day         input  output  cached  model calls  tool calls',
+      '2026-01-01     10       1       0            1           0',
+      '2026-01-05   1200     300       5            2           1',
+      'total        1210     301       5            3           1',
+      '',
+    ]);
+    expect(table.stderr).toContain('usage: 2026-01-01 .. 2026-01-31 (UTC), 2 days with usage');
+
+    const lines = await runCli(['usage', '--from', '2026-01-01', '--to', '2026-01-31', '--group-by', 'context', '--json'], env);
+    expect(lines.code, lines.output).toBe(0);
+    expect(
+      lines.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { contextKey: 'chat', ...counts(1210, 301, 5, 3, 1) },
+      { totals: counts(1210, 301, 5, 3, 1), from: '2026-01-01', to: '2026-01-31' },
+    ]);
+
+    const bad = await runCli(['usage', '--group-by', 'week'], env);
+    expect(bad.code, bad.output).toBe(2);
+    expect(bad.stderr).toContain('--group-by must be one of day, credential, context');
+    const badDay = await runCli(['usage', '--from', '2026-02-30'], env);
+    expect(badDay.code, badDay.output).toBe(2);
+
+    const created = await runCli(['keys', 'create', '--name', 'capped', '--scope', 'reply', '--tokens-per-day', '5000', '--json'], env);
+    expect(created.code, created.output).toBe(0);
+    expect(JSON.parse(created.stdout).limits).toEqual({ tokensPerDay: 5000 });
   });
 });

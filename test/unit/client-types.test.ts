@@ -73,6 +73,11 @@ const COMPONENT_TYPES = [
   typeName<T.AgentKeys>('AgentKeys'),
   typeName<T.AgentKey>('AgentKey'),
   typeName<T.AgentKeyRevoked>('AgentKeyRevoked'),
+  typeName<T.UsageLimitsInput>('UsageLimitsInput'),
+  typeName<T.UsageLimits>('UsageLimits'),
+  typeName<T.UsageReport>('UsageReport'),
+  typeName<T.UsageTotals>('UsageTotals'),
+  typeName<T.UsageGroup>('UsageGroup'),
   typeName<T.ReplyRequest>('ReplyRequest'),
   typeName<T.ReplyAnswer>('ReplyAnswer'),
   typeName<T.ReplyStep>('ReplyStep'),
@@ -128,6 +133,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   createAgentKey: (a) => a.createAgentKey({ name: 'n', scopes: ['contexts:read'] }),
   listAgentKeys: (a) => a.listAgentKeys(),
   revokeAgentKey: (a) => a.revokeAgentKey('id-1'),
+  getUsage: (a) => a.getUsage({ from: '2026-11-01', groupBy: 'credential' }),
   replyToContext: (a) => a.replyToContext('notes', { message: 'hi' }),
 };
 
@@ -161,6 +167,13 @@ describe('client types', () => {
     expectTypeOf<'validation_failed'>().toExtend<T.ErrorCode>();
     expectTypeOf<T.ErrorBody>().toEqualTypeOf<{ error: { code: string; message: string; details?: unknown }; requestId: string }>();
     expectTypeOf<T.WalletVerified['verified']>().toEqualTypeOf<true>();
+    expectTypeOf<T.UsageQuery>().toEqualTypeOf<{
+      from?: string | undefined;
+      to?: string | undefined;
+      groupBy?: 'day' | 'credential' | 'context';
+    }>();
+    expectTypeOf<T.UsageLimits>().toEqualTypeOf<{ tokensPerDay: number | null }>();
+    expectTypeOf<T.LlmSettings['limits']>().toEqualTypeOf<T.UsageLimits>();
   });
 
   it('name every component of the OpenAPI document', async () => {
