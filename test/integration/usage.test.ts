@@ -6,16 +6,21 @@
  * a stranger and an agent key refused; the typed client's `getUsage` and `agent-gateway usage`.
  */
 import path from 'node:path';
+import pg from 'pg';
+import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type StandinLlm, type StandinReply, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { normalizeBaseUrl } from '../../src/cli/gateway-url';
 import { saveToken } from '../../src/cli/token-file';
 import { createGatewayClient } from '../../src/client';
+import { agentSchemaName, provision } from '../../src/storage/agent-storage';
+import { AGENT_TEMPLATE, TEMPLATE_VERSION } from '../../src/storage/agent-template';
+import type { SqlPool } from '../../src/storage/sql-client';
 import { freshAgent, seg, type TestAgent } from '../support/agent';
 import { cliEnv, runCli, tempDir } from '../support/cli';
 import { createKey, withKey } from '../support/agent-keys';
 import { expectError } from '../support/http';
-import { agentSchema, closePg, quoted, sql } from '../support/pg';
+import { agentSchema, closePg, quoted, sql, storageRows } from '../support/pg';
 import { replyAgent, replyWorker, startSwitchableTools } from '../support/replies';
 import { toolServerUrl } from '../support/tool-routing';
 
@@ -275,5 +280,44 @@ describe('the typed client and agent-gateway usage', () => {
     const created = await runCli(['keys', 'create', '--name', 'capped', '--scope', 'reply', '--tokens-per-day', '5000', '--json'], env);
     expect(created.code, created.output).toBe(0);
     expect(JSON.parse(created.stdout).limits).toEqual({ tokensPerDay: 5000 });
+  });
+});
+
+describe('an agent stored before usage existed', () => {
+  it('is upgraded on its next request: its report reads none, and its next reply is counted', async () => {
+    const agent = await freshAgent(worker.deployment);
+    const identity = { chainId: agent.deployment.chainId, collection: getAddress(agent.collection), tokenId: agent.tokenId };
+    const schema = await agentSchemaName(identity);
+    const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+    try {
+      await provision(
+        pool as unknown as SqlPool,
+        identity,
+        schema,
+        AGENT_TEMPLATE.filter((step) => step.version < 5),
+      );
+      await pool.query(`insert into ${schema.quoted}.contexts (key) values ('chat')`);
+    } finally {
+      await pool.end();
+    }
+    const ref = { deployment: agent.deployment, collection: agent.collection, tokenId: agent.tokenId };
+    expect((await storageRows(stack.databaseUrl, ref))[0]?.template_version).toBeLessThan(5);
+    const settings = {
+      provider: 'openai-compatible',
+      model: 'stand-in',
+      temperature: 0,
+      maxTokens: 256,
+      baseUrl: 'https://llm.tools.example/v1',
+      apiKey: API_KEY,
+    };
+    expect((await agent.call('/llm/settings', { method: 'POST', json: settings })).status).toBe(200);
+
+    const none = await usage(agent);
+    expect(none.status, none.text).toBe(200);
+    expect(none.body.totals).toEqual(counts(0, 0, 0, 0, 0));
+    expect((await storageRows(stack.databaseUrl, ref))[0]?.template_version).toBe(TEMPLATE_VERSION);
+    const costly = marked(() => ({ text: 'counted', usage: { promptTokens: 9, completionTokens: 3 } }));
+    expect((await agent.call(`/context/${seg('chat')}/reply`, { method: 'POST', json: { message: costly } })).status).toBe(200);
+    expect((await usage(agent)).body.totals).toEqual(counts(9, 3, 0, 1, 0));
   });
 });
