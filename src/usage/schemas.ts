@@ -33,13 +33,10 @@ export const UsageTotalsSchema = z
   .object({
     inputTokens: z.number().int().openapi({ example: 12_400 }),
     outputTokens: z.number().int().openapi({ example: 3_100 }),
-    cachedInputTokens: z
-      .number()
-      .int()
-      .openapi({
-        example: 8_000,
-        description: 'Input tokens the provider read from its cache (also in inputTokens); 0 where not reported',
-      }),
+    cachedInputTokens: z.number().int().openapi({
+      example: 8_000,
+      description: 'Input tokens the provider read from its cache (also in inputTokens); 0 where not reported',
+    }),
     modelCalls: z.number().int().openapi({ example: 14, description: 'Model calls that answered' }),
     toolCalls: z.number().int().openapi({ example: 5, description: 'Tool calls the model made' }),
   })
@@ -73,13 +70,10 @@ export const UsageReportSchema = z
     groups: z.array(
       UsageTotalsSchema.extend({
         day: z.string().optional().openapi({ example: '2026-11-22', description: 'With groupBy=day' }),
-        credential: z
-          .string()
-          .optional()
-          .openapi({
-            example: 'key:0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21',
-            description: 'With groupBy=credential: `wallet:0x…` or `key:{id}`',
-          }),
+        credential: z.string().optional().openapi({
+          example: 'key:0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21',
+          description: 'With groupBy=credential: `wallet:0x…` or `key:{id}`',
+        }),
         contextKey: z.string().optional().openapi({ example: 'customer:42/chat', description: 'With groupBy=context' }),
       }).openapi('UsageGroup'),
     ),
