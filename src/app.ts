@@ -8,6 +8,7 @@ import { mcp } from './mcp';
 import { memory, memoryOverlapsOwnerCheck } from './memory';
 import { replies, replyOverlapsOwnerCheck } from './replies';
 import { settings } from './settings';
+import { usage, usageOverlapsOwnerCheck } from './usage';
 import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
 import { AppError, errorResponse, renderError } from './errors';
@@ -33,7 +34,12 @@ export function createApp() {
   const app = createRouter();
   let table: RouteTable | undefined;
   const routes = () => (table ??= compileRouteTable(app.routes));
-  const overlapping = compileRouteTable([...overlapOwnerCheck, ...memoryOverlapsOwnerCheck, ...replyOverlapsOwnerCheck]);
+  const overlapping = compileRouteTable([
+    ...overlapOwnerCheck,
+    ...memoryOverlapsOwnerCheck,
+    ...replyOverlapsOwnerCheck,
+    ...usageOverlapsOwnerCheck,
+  ]);
   let keyRules: KeyAccess | undefined;
   const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));
 
@@ -77,6 +83,7 @@ export function createApp() {
   app.route('/', replies);
   app.route('/', keys);
   app.route('/', audit);
+  app.route('/', usage);
   // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).
   documentKeyAccess(app.openAPIRegistry);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);
@@ -115,6 +122,7 @@ export function createApp() {
         description: "Scoped, revocable credentials for pipelines and chat bridges; managed with the owner's token only",
       },
       { name: 'Audit', description: 'What was done with the agent: administrative changes and tool calls, for its owner' },
+      { name: 'Usage', description: "What the agent's model calls used, per day, credential and context; daily limits" },
       { name: 'Settings', description: 'LLM settings and prompt templates (dashboard); secrets go to the vault and are never returned' },
       { name: 'Operations', description: 'Health and documentation' },
     ],

@@ -79,6 +79,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** A daily token limit (the agent's or the agent key's) is reached: replies resume at the next UTC midnight (DESIGN §15). */
+  usage_limit_reached: 429,
   internal_error: 500,
   misconfigured: 500,
   tool_server_unreachable: 424,

@@ -54,10 +54,18 @@ export interface StandinRequest {
   };
 }
 
+/** Token counts a script reports instead of the stand-in's own estimate (`cachedTokens` as `prompt_tokens_details.cached_tokens`). */
+export interface StandinUsage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+}
+
 /**
  * What a script answers: a text (after `reasoning`, streamed as `reasoning_content`), tool calls,
  * or a raw HTTP fault; each may come after a delay. With `chunkChars`, reasoning and tool-call
- * arguments stream in deltas of that many characters (else one delta each).
+ * arguments stream in deltas of that many characters (else one delta each). With `usage`, the
+ * answer reports exactly those token counts.
  */
 export type StandinReply =
   | {
@@ -67,8 +75,9 @@ export type StandinReply =
       chunkChars?: number;
       chunkDelayMs?: number;
       delayMs?: number;
+      usage?: StandinUsage;
     }
-  | { toolCalls: { name: string; arguments: Record<string, unknown> }[]; chunkChars?: number; delayMs?: number }
+  | { toolCalls: { name: string; arguments: Record<string, unknown> }[]; chunkChars?: number; delayMs?: number; usage?: StandinUsage }
   | { status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number };
 
 export type StandinScript = (request: StandinRequest) => StandinReply | undefined | Promise<StandinReply | undefined>;
@@ -164,7 +173,15 @@ export function defaultReply(body: StandinRequest['body']): StandinReply {
 /** Rough token counts for `usage`: four characters a token. */
 const tokens = (text: string) => Math.ceil(text.length / 4);
 
-function usageOf(body: StandinRequest['body'], output: string) {
+function usageOf(body: StandinRequest['body'], output: string, given?: StandinUsage) {
+  if (given) {
+    return {
+      prompt_tokens: given.promptTokens,
+      completion_tokens: given.completionTokens,
+      total_tokens: given.promptTokens + given.completionTokens,
+      ...(given.cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: given.cachedTokens } }),
+    };
+  }
   const prompt = tokens(JSON.stringify(body.messages ?? []) + JSON.stringify(body.tools ?? []));
   const completion = tokens(output);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
@@ -234,7 +251,7 @@ export async function startStandinLlm(options: StandinOptions = {}): Promise<Sta
     const text = 'text' in reply ? reply.text : '';
     const reasoning = 'text' in reply ? (reply.reasoning ?? '') : '';
     const finish = toolCalls ? 'tool_calls' : 'text' in reply ? (reply.finishReason ?? 'stop') : 'stop';
-    const usage = usageOf(body, text + JSON.stringify(toolCalls ?? []));
+    const usage = usageOf(body, text + JSON.stringify(toolCalls ?? []), 'status' in reply ? undefined : reply.usage);
     if (!body.stream) {
       return sendJson(res, 200, {
         id,

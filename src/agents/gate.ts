@@ -50,7 +50,7 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
     const key = agentKey
       ? verifyAgentKey(db, agentKey, identity).then(async (verified) => {
           c.set('agentKeyScopes', verified.scopes);
-          c.set('agentKeyId', verified.id);
+          c.set('agentKeyUse', { id: verified.id, tokensPerDay: verified.tokensPerDay });
           await options.onAgentKey?.(c, identity);
           return verified;
         })

@@ -29,7 +29,7 @@ const NEEDS = "Needs the owner's login (agent-gateway login; an agent key cannot
 
 export const keysCreateCommand: Command = {
   path: ['keys', 'create'],
-  usage: 'agent-gateway keys create --name NAME --scope SCOPE [--scope SCOPE] [--expires-in 30d] [--json]',
+  usage: 'agent-gateway keys create --name NAME --scope SCOPE [--scope SCOPE] [--expires-in 30d] [--tokens-per-day N] [--json]',
   help: `Creates an agent key for automation and prints it once on stdout (nothing else goes to
 stdout), so KEY=$(agent-gateway keys create ...) captures it. Store it as a secret: it is never
 shown again. It works on this agent only, within its scopes, while your wallet owns the agent.
@@ -38,13 +38,15 @@ Options:
   --name NAME        what the key is for, shown in the list (required)
   --scope SCOPE      contexts:read, contexts:write or reply; repeat or comma-separate (required)
   --expires-in TIME  lifetime: seconds, or with a unit s, m, h, d (60 s .. 365 d); default: none
-  --json             print { id, key, name, scopes, createdAt, expiresAt } instead of the key
+  --tokens-per-day N the key's own daily limit of input + output tokens (UTC days); default: none
+  --json             print { id, key, name, scopes, createdAt, expiresAt, limits } instead of the key
 
 ${NEEDS}`,
   options: {
     name: { type: 'string' },
     scope: { type: 'string', multiple: true },
     'expires-in': { type: 'string' },
+    'tokens-per-day': { type: 'string' },
     json: { type: 'boolean' },
   },
   args: { min: 0, max: 0 },
@@ -53,14 +55,24 @@ ${NEEDS}`,
     if (!name) throw new UsageError('--name is required');
     const scopes = scopesOf(values);
     const lifetime = expiresInSeconds(stringValue(values, 'expires-in'));
+    const tokensPerDay = stringValue(values, 'tokens-per-day');
+    if (tokensPerDay !== undefined && !/^[1-9]\d{0,11}$/.test(tokensPerDay)) {
+      throw new UsageError('--tokens-per-day must be a whole number from 1 to 999999999999');
+    }
     const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
     const agent = agentOf(session, values as GlobalValues, env);
     try {
-      const created = await agent.createAgentKey({ name, scopes, ...(lifetime === undefined ? {} : { expiresInSeconds: lifetime }) });
+      const created = await agent.createAgentKey({
+        name,
+        scopes,
+        ...(lifetime === undefined ? {} : { expiresInSeconds: lifetime }),
+        ...(tokensPerDay === undefined ? {} : { limits: { tokensPerDay: Number(tokensPerDay) } }),
+      });
       // The one deliberate print of the key: unscrubbed, on stdout only.
       io.rawOut(values.json === true ? `${JSON.stringify(created, null, 2)}\n` : `${created.key}\n`);
+      const limit = created.limits.tokensPerDay === null ? '' : `, at most ${created.limits.tokensPerDay} tokens a day`;
       io.err(
-        `keys create: key ${created.id} (${created.scopes.join(', ')}), expires ${created.expiresAt ?? 'never'}; it is not shown again`,
+        `keys create: key ${created.id} (${created.scopes.join(', ')}), expires ${created.expiresAt ?? 'never'}${limit}; it is not shown again`,
       );
     } catch (err) {
       gatewayFailure(err, 'creating a key');
@@ -72,8 +84,8 @@ ${NEEDS}`,
 export const keysListCommand: Command = {
   path: ['keys', 'list'],
   usage: 'agent-gateway keys list [--json]',
-  help: `Lists the agent's live keys: id, name, scopes, created, expires, last used and uses (never
-the key itself). Last used and uses are recorded off the request path: up to a minute behind.
+  help: `Lists the agent's live keys: id, name, scopes, created, expires, last used, uses and the
+key's daily token limit (never the key itself). Last used and uses are recorded off the request path: up to a minute behind.
 
 Options:
   --json   the keys as a JSON array
@@ -90,12 +102,19 @@ ${NEEDS}`,
       else {
         for (const k of keys) {
           io.out(
-            [k.id, k.name, k.scopes.join(','), k.createdAt, k.expiresAt ?? 'never', k.lastUsedAt ?? 'unused', String(k.useCount)].join(
-              '\t',
-            ),
+            [
+              k.id,
+              k.name,
+              k.scopes.join(','),
+              k.createdAt,
+              k.expiresAt ?? 'never',
+              k.lastUsedAt ?? 'unused',
+              String(k.useCount),
+              k.limits.tokensPerDay === null ? 'no limit' : String(k.limits.tokensPerDay),
+            ].join('\t'),
           );
         }
-        io.err(`keys list: ${keys.length} keys (id, name, scopes, created, expires, last used, uses)`);
+        io.err(`keys list: ${keys.length} keys (id, name, scopes, created, expires, last used, uses, tokens a day)`);
       }
     } catch (err) {
       gatewayFailure(err, 'listing keys');

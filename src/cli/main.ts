@@ -58,6 +58,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   { path: ['keys', 'revoke'], summary: 'revoke an agent key at once', load: async () => (await import('./keys')).keysRevokeCommand },
   { path: ['audit'], summary: "the agent's audit trail, newest first", load: async () => (await import('./audit')).auditCommand },
   {
+    path: ['usage'],
+    summary: "show the agent's token usage by day, credential or context",
+    load: async () => (await import('./usage')).usageCommand,
+  },
+  {
     path: ['chat'],
     summary: 'talk with the agent: its replies streamed, tools shown',
     load: async () => (await import('./chat')).chatCommand,

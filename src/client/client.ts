@@ -55,6 +55,8 @@ import type {
   ReplyResult,
   ReplyStream,
   StoredContextMessages,
+  UsageQuery,
+  UsageReport,
   WalletVerification,
   WalletVerified,
 } from './types';
@@ -215,6 +217,8 @@ export interface AgentClient {
   auditPages(query?: Omit<AuditQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<AuditPage, void, undefined>;
   /** Every entry of the audit trail, newest first, across all pages. */
   audit(query?: Omit<AuditQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<AuditEntry, void, undefined>;
+  /** `GET …/usage` (owner's token only): token usage over UTC days `from`..`to` (default today), grouped by day, credential or context. */
+  getUsage(query?: UsageQuery, options?: CallOptions): Promise<UsageReport>;
 
   /** `GET …/mcp/connections`. */
   listMcpConnections(options?: CallOptions): Promise<McpConnections>;
@@ -610,6 +614,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       getDatabaseSettings: (o = {}) => get<DatabaseSettings>('/database/settings', o.signal),
       createAgentKey: async (input, o = {}) => (await post<CreatedAgentKey>('/keys', input, o.signal)).body,
       listAgentKeys: (o = {}) => get<AgentKeys>('/keys', o.signal),
+      getUsage: (q = {}, o = {}) => get<UsageReport>('/usage', o.signal, { from: q.from, to: q.to, groupBy: q.groupBy }),
       revokeAgentKey: (id, o = {}) =>
         json<AgentKeyRevoked>({ method: 'DELETE', path: `${prefix}/keys/${encodeURIComponent(id)}`, agent: true, signal: o.signal }),
       listAuditEntries: (q = {}, o = {}) => get<AuditPage>('/audit', o.signal, { limit: q.limit, cursor: q.cursor }),

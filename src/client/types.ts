@@ -29,6 +29,7 @@ import type { ReplyEventSchema } from '../replies/schemas';
 import type { addConnection, callTool, listConnections, listTools, removeConnection, replaceConnectionAuth } from '../mcp/mcp.routes';
 import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
 import type { getLlmSettings, getPromptTemplate, saveLlmSettings, savePromptTemplate } from '../settings/settings.routes';
+import type { getUsage } from '../usage/usage.routes';
 
 /** `0x` + 40 hex. Mixed case must be a valid EIP-55 checksum. */
 export type Address = `0x${string}`;
@@ -248,6 +249,19 @@ export type AuditActor = AuditEntry['actor'];
 export type AuditTarget = AuditEntry['target'];
 /** Query of `GET …/audit`: `limit` 1..100 (default 50), `cursor` the previous page's `nextCursor`. */
 export type AuditQuery = QueryOf<typeof listAuditEntries>;
+// Usage (`…/usage`) and daily limits (LLM settings, agent keys).
+/** Component `UsageLimitsInput`: `limits` of LLM settings and key creation; `tokensPerDay` absent or null: none. */
+export type UsageLimitsInput = NonNullable<NewAgentKey['limits']>;
+/** Component `UsageLimits`: `limits` as answered. */
+export type UsageLimits = AgentKey['limits'];
+/** The query of `GET …/usage`: `from`/`to` UTC days `YYYY-MM-DD` (both included; default today), `groupBy` (default day). */
+export type UsageQuery = QueryOf<typeof getUsage>;
+/** Component `UsageReport`. */
+export type UsageReport = ResponseOf<typeof getUsage>;
+/** Component `UsageTotals`. */
+export type UsageTotals = UsageReport['totals'];
+/** Component `UsageGroup`: the totals of one day, credential or context (the one key `groupBy` names). */
+export type UsageGroup = UsageReport['groups'][number];
 // ---------------------------------------------------------------------------------------------
 // Replies (the agent answers)
 // ---------------------------------------------------------------------------------------------

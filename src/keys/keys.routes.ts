@@ -3,6 +3,7 @@ import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
+import { UsageLimitsInputSchema, UsageLimitsSchema } from '../usage/schemas';
 import { KeyScopeSchema } from './scopes';
 
 /** Longest lifetime a key may be given: one year. Without `expiresInSeconds` a key lives until revoked. */
@@ -30,6 +31,9 @@ const NewAgentKeySchema = z
       .max(MAX_KEY_LIFETIME_SECONDS)
       .optional()
       .openapi({ example: 2_592_000, description: 'Lifetime, 60 s .. 1 year; without it the key lives until revoked' }),
+    limits: UsageLimitsInputSchema.optional().openapi({
+      description: "This key's own daily token limit (its usage only; the agent's limit in LLM settings applies as well)",
+    }),
   })
   .strict()
   .openapi('NewAgentKey');
@@ -45,6 +49,7 @@ const CreatedAgentKeySchema = z
     scopes: z.array(KeyScopeSchema),
     createdAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
     expiresAt: z.string().nullable().openapi({ example: '2026-12-22T07:30:00.000Z' }),
+    limits: UsageLimitsSchema,
   })
   .openapi('CreatedAgentKey');
 
@@ -57,6 +62,7 @@ const AgentKeySchema = z
     expiresAt: z.string().nullable(),
     lastUsedAt: z.string().nullable().openapi({ description: 'Recorded off the request path: up to a minute behind' }),
     useCount: z.number().int().openapi({ description: 'Requests that passed every gate; a lower bound' }),
+    limits: UsageLimitsSchema,
   })
   .openapi('AgentKey');
 
@@ -76,7 +82,7 @@ export const createAgentKey = createRoute({
     200: jsonResponse('The key, shown once', CreatedAgentKeySchema),
     ...agentRoute.errors,
     400: errorResponse(
-      '`validation_failed` (name, scopes, lifetime of 60 s .. 1 year, or a bad path), `agent_key_limit` (100 live keys: revoke one first)',
+      '`validation_failed` (name, scopes, lifetime of 60 s .. 1 year, `limits.tokensPerDay` not 1 .. 10^12, or a bad path), `agent_key_limit` (100 live keys: revoke one first)',
     ),
   },
 });

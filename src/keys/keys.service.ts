@@ -18,6 +18,7 @@ export interface AgentKeyView {
   expiresAt: string | null;
   lastUsedAt: string | null;
   useCount: number;
+  limits: { tokensPerDay: number | null };
 }
 
 /** The answer to a create: the only time the key is shown. */
@@ -28,12 +29,15 @@ export interface CreatedAgentKey {
   scopes: KeyScope[];
   createdAt: string;
   expiresAt: string | null;
+  limits: { tokensPerDay: number | null };
 }
 
 export interface NewAgentKey {
   name: string;
   scopes: KeyScope[];
   expiresInSeconds?: number | undefined;
+  /** The key's own daily token limit (DESIGN §15); absent or null: none. */
+  limits?: { tokensPerDay?: number | null | undefined } | undefined;
 }
 
 /** Live keys one agent may have at once (abuse control; revoke one to make room). */
@@ -50,6 +54,7 @@ function toView(row: typeof agentKeys.$inferSelect): AgentKeyView {
     expiresAt: iso(row.expiresAt),
     lastUsedAt: iso(row.lastUsedAt),
     useCount: row.useCount,
+    limits: { tokensPerDay: row.tokensPerDay },
   };
 }
 
@@ -90,6 +95,7 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
           scopes,
           createdByWallet: owner.toLowerCase(),
           expiresAt: input.expiresInSeconds === undefined ? null : sql`now() + make_interval(secs => ${input.expiresInSeconds})`,
+          tokensPerDay: input.limits?.tokensPerDay ?? null,
         })
         .returning();
       await auditChange(tx, { ...agent, owner }, 'agent_key.create', { keyId: row!.id });
@@ -102,6 +108,7 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
       scopes,
       createdAt: created.createdAt.toISOString(),
       expiresAt: iso(created.expiresAt),
+      limits: { tokensPerDay: created.tokensPerDay },
     };
   } catch (err) {
     throw databaseError(err);

@@ -13,12 +13,15 @@ export interface VerifiedKey {
   wallet: Address;
   /** Every scope the key has (a route checks only the one it needs). */
   scopes: KeyScope[];
+  /** The key's own daily token limit (DESIGN §15); null: none. */
+  tokensPerDay: number | null;
 }
 
 interface KeyVerdictRow {
   id: string;
   created_by_wallet: string;
   scopes: KeyScope[];
+  tokens_per_day: string | null;
   same_agent: boolean;
   in_scope: boolean;
   revoked: boolean;
@@ -36,7 +39,7 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
   let row: KeyVerdictRow | undefined;
   try {
     const { rows } = await db.sql.query<KeyVerdictRow>(
-      `select id, created_by_wallet, scopes,
+      `select id, created_by_wallet, scopes, tokens_per_day,
               (chain_id = $2 and collection = $3 and token_id = $4) as same_agent,
               ($5 = 'any' or $5 = any(scopes)) as in_scope,
               revoked_at is not null as revoked,
@@ -53,7 +56,12 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
   if (row.expired) throw new AppError('key_expired', 'The agent key has expired; ask the owner for a new one');
   if (!row.same_agent) throw new AppError('key_wrong_agent', 'The agent key belongs to another agent or another deployment');
   if (!row.in_scope) throw new AppError('key_scope_missing', `The agent key lacks the scope ${key.scope} this route needs`);
-  return { id: row.id, wallet: getAddress(row.created_by_wallet), scopes: row.scopes };
+  return {
+    id: row.id,
+    wallet: getAddress(row.created_by_wallet),
+    scopes: row.scopes,
+    tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@
  * nothing of HTTP: events go to the caller's callbacks.
  */
 import { stepCountIs, streamText, type LanguageModel, type ToolSet } from 'ai';
+import { addModelUsage, type UsageCounts } from '../usage/meter';
 import { callGate } from './call-limits';
 import { llmError, type CallClock } from './model';
 import { fitRequest, type RequestBudget, type TextMessage } from './request-budget';
@@ -33,6 +34,8 @@ export interface LoopInput {
   /** Aborts every model call (the reply's deadline). */
   signal: AbortSignal;
   clock: CallClock;
+  /** Filled as the model answers (usage of each call, model and tool calls), whatever the outcome. */
+  meter: UsageCounts;
 }
 
 export interface LoopResult {
@@ -79,7 +82,7 @@ export async function runLoop(input: LoopInput, events: LoopEvents): Promise<Loo
   let text = '';
   let failure: unknown;
   let lastFinish: string | undefined;
-  let usage = { inputTokens: 0, outputTokens: 0 };
+  const { meter } = input;
   // Streamed tool-call arguments and reasoning of the step, counted as they come (the SDK buffers them).
   let argumentChars = 0;
   let reasoningChars = 0;
@@ -87,6 +90,7 @@ export async function runLoop(input: LoopInput, events: LoopEvents): Promise<Loo
     for await (const part of result.stream) {
       switch (part.type) {
         case 'start-step':
+          meter.modelCalls += 1;
           text = '';
           argumentChars = 0;
           reasoningChars = 0;
@@ -121,11 +125,13 @@ export async function runLoop(input: LoopInput, events: LoopEvents): Promise<Loo
             errorStep(tool, null, part.input, `no tool named ${tool}`, input.steps, events);
           }
           break;
-        case 'finish-step':
-          lastFinish = part.finishReason;
+        case 'tool-call':
+          meter.toolCalls += 1;
           break;
-        case 'finish':
-          usage = { inputTokens: part.totalUsage.inputTokens ?? 0, outputTokens: part.totalUsage.outputTokens ?? 0 };
+        case 'finish-step':
+          // Each call's usage as its provider reported it (summed here: a reply cut or failed later keeps it).
+          addModelUsage(meter, part.usage);
+          lastFinish = part.finishReason;
           break;
         case 'error':
           failure ??= part.error;
@@ -139,6 +145,7 @@ export async function runLoop(input: LoopInput, events: LoopEvents): Promise<Loo
   }
   if (failure !== undefined && !cut.signal.aborted) throw llmError(failure, input.clock.timedOut);
   if (input.signal.aborted && !cut.signal.aborted) throw llmError(new Error('reply deadline'), true);
+  const usage = { inputTokens: meter.inputTokens, outputTokens: meter.outputTokens };
   return { text, usage, finishReason: finishReason(cut.signal.aborted ? 'length' : lastFinish) };
 }
 

@@ -5,6 +5,7 @@ import { idempotencyFor } from '../contexts/contexts.handlers';
 import type { AuditActor } from '../audit/entry';
 import { renderError } from '../errors';
 import type { AppBindings } from '../types';
+import { keyCredential, walletCredential } from '../usage/record.service';
 import { keyRing } from '../vault/store';
 import type { LoopEvents } from './loop';
 import { prepareReply, type ReplyAnswer, type ReplyDeps } from './reply.service';
@@ -83,8 +84,15 @@ export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBinding
   const gone = c.req.raw.signal;
   // Memory tools read with the caller's rights: the owner's, or the key's scopes (known once the owner check passed).
   const mayReadContexts = () => !c.var.agentKey || (c.var.agentKeyScopes?.includes('contexts:read') ?? false);
-  const actor = (): AuditActor => (c.var.agentKey ? { keyId: c.var.agentKeyId ?? '' } : { wallet: c.var.wallet });
-  const input = { contextKey, ...body, mayReadContexts, actor, idempotency };
+  const actor = (): AuditActor => (c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet });
+  // Usage is counted for the key (`key:{id}`, with its own daily limit) or the wallet (DESIGN §15).
+  const caller = () => {
+    const key = c.var.agentKeyUse;
+    return key
+      ? { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay }
+      : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
+  };
+  const input = { contextKey, ...body, mayReadContexts, actor, caller, idempotency };
   const prepared = await outliving(c, prepareReply(replyDeps(c), c.var.agent, input));
   const streaming = (c.req.header('accept') ?? '').includes('text/event-stream');
   if ('remembered' in prepared) c.header('Idempotent-Replayed', 'true');

@@ -4,6 +4,7 @@ import { ContextParamsSchema, IdempotencyHeadersSchema } from '../contexts/conte
 import { errorResponse } from '../errors';
 import { jsonBody } from '../http/openapi';
 import { headerRef } from '../http/openapi-responses';
+import { RATE_LIMITED_RESPONSE } from '../errors';
 import { ReplyAnswerSchema, ReplyEventSchema, ReplyRequestSchema } from './schemas';
 
 export const replyToContext = createRoute({
@@ -36,6 +37,11 @@ Checks that need no model (settings, key, template, variables) run before anythi
     409: errorResponse(
       '`llm_not_configured` (no LLM settings), `credential_reentry_required` (the API key was entered by an earlier owner: never used for you; or for another provider or `baseUrl`, or dropped by a change of either: never sent to this one), `llm_base_url_refused` (the outbound policy in force refuses the stored `baseUrl`; nothing is sent), `llm_provider_unavailable` (a provider replies cannot run on, or workers-ai without the AI binding), `reply_in_progress` (another reply runs on this context)',
     ),
+    429: {
+      ...RATE_LIMITED_RESPONSE,
+      description:
+        "`rate_limited` (too many requests for this wallet, key or client address), or `usage_limit_reached`: the UTC day's input + output tokens reached a daily limit (the agent's, in its LLM settings, or the agent key's own; `details.limit` says which, with `tokensPerDay`, `usedTokens`, `day`, `resetsAt`). Checked when a reply starts: the model is not called and nothing is stored; `Retry-After` is the seconds to the next UTC midnight. A reply already running finishes.",
+    },
     424: errorResponse('`llm_credential_rejected`: the provider refused the API key (401/403; `details.upstreamStatus`)'),
     502: errorResponse('`llm_unavailable`: the provider could not be reached, failed (5xx) or refused the request'),
     503: errorResponse('`llm_rate_limited` (the provider rate limits the key; retry after Retry-After), or `dependency_unavailable`'),

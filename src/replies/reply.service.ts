@@ -2,8 +2,10 @@
  * An agent reply (DESIGN §11): checks what the request names (settings, key, template and its
  * variables) before anything is stored, takes the context's lease, appends the message (kept
  * whatever follows), runs the loop over the trimmed memory and the agent's tools, stores the
- * reply as one `assistant` message, and remembers the answer under the Idempotency-Key.
- * Uses the public services of contexts, settings and mcp; knows nothing of HTTP.
+ * reply as one `assistant` message, and remembers the answer under the Idempotency-Key. What the
+ * model reported is recorded as usage beside that append (src/usage/), and a reply starting past a
+ * daily token limit is refused before anything is stored.
+ * Uses the public services of contexts, settings, mcp and usage; knows nothing of HTTP.
  */
 import type { Agent } from '../agents/agent';
 import { auditToolCalls, type AuditActor, type ToolCallRecord } from '../audit/entry';
@@ -26,6 +28,9 @@ import { openLlmSettings, readLlmSettings } from '../settings/llm-use.service';
 import { getPromptTemplate } from '../settings/prompt-templates.service';
 import { agentRef, agentRefText } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
+import { checkUsageLimits, readDayUsage } from '../usage/limits';
+import { usageMeter } from '../usage/meter';
+import { recordUsage, type Credential } from '../usage/record.service';
 import type { KeyRing } from '../vault/crypto';
 import { onHangUp } from './hang-up';
 import { afterStored, bufferedEvents } from './head-start';
@@ -64,6 +69,8 @@ export interface ReplyInput {
   mayReadContexts(): boolean;
   /** Who the tool calls are audited for: the owner's wallet or the agent key (asked after the owner check). */
   actor(): AuditActor;
+  /** Who asks (asked after the owner check): the credential usage is counted for, and its own daily limit (null: none). */
+  caller(): { credential: Credential; tokensPerDay: number | null };
   idempotency?: Idempotency;
 }
 
@@ -166,12 +173,17 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     readRecentMessages(deps.store, agent, input.contextKey, deps.limits.maxTokensPerRequest * 3 + 3),
     messageKey ? findRemembered<StoredMessage[]>(deps.store, agent, messageKey) : undefined,
     replyLeaseHeld(deps.db, agentRefText(agentRef(agent)), input.contextKey),
+    // The day's usage per credential, for the limits (DESIGN §15): no round trip of its own.
+    readDayUsage(deps.store, agent),
   ] as const);
   await deps.store.ownerCheck;
   const remembered = readValue(reads[0]);
   if (remembered) return { remembered };
   // What the request names is checked before anything is stored (a refused request stores nothing).
-  const settings = await openLlmSettings(await deps.ring(), agent, readValue(reads[1]), deps.mcp.outbound);
+  const stored = readValue(reads[1]);
+  const caller = input.caller();
+  checkUsageLimits(readValue(reads[7]), { agentTokensPerDay: stored.settings.tokensPerDay, caller });
+  const settings = await openLlmSettings(await deps.ring(), agent, stored, deps.mcp.outbound);
   // Rendered only now, for the owner: bounded (256 KiB) and counted before it is built.
   const template = readValue(reads[2]);
   const system = template === null ? null : renderTemplate(template, input.variables);
@@ -204,6 +216,10 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   storing.catch(() => undefined);
   const timer = setTimeout(() => controller.abort(), deadlineMs);
   const events = bufferedEvents();
+  // What the model reports, recorded whatever the outcome (a failed reply used tokens too).
+  const meter = usageMeter();
+  const record = () =>
+    recordUsage(deps.store, agent, { contextKey: input.contextKey, credential: caller.credential, usage: meter }).catch(usageNotRecorded);
   const steps: ReplyStep[] = [];
   // The tool calls that ran, for the audit trail.
   const calls: ToolCallRecord[] = [];
@@ -222,6 +238,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
         temperature: settings.temperature,
         signal: controller.signal,
         clock,
+        meter,
       },
       events,
     );
@@ -245,21 +262,21 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     events.attach(sink);
     const hangUp = onHangUp(gone, controller);
     try {
-      const result = await Promise.race([loop, hangUp.promise]);
+      const result = await Promise.race([loop, hangUp.promise]).catch(async (err: unknown) => {
+        await record();
+        throw err;
+      });
       const text = result.text.replaceAll('\u0000', '').toWellFormed();
-      const stored = text.trim()
-        ? (
-            await appendMessages(
-              deps.store,
-              agent,
-              input.contextKey,
-              [{ role: 'assistant', message: text }],
-              sub(input.idempotency, 'reply'),
-            )
-          ).messages[0]
-        : undefined;
+      // The usage is written beside the reply's append (overlapped: no round trip of its own).
+      const [appended] = await Promise.all([
+        text.trim()
+          ? appendMessages(deps.store, agent, input.contextKey, [{ role: 'assistant', message: text }], sub(input.idempotency, 'reply'))
+          : undefined,
+        record(),
+      ]);
+      const reply = appended?.messages[0];
       // As it is remembered (NUL and lone surrogates of tool arguments replaced), so a replay is the same answer.
-      const answer = storableJson<ReplyAnswer>({ reply: stored ?? null, steps, usage: result.usage, finishReason: result.finishReason });
+      const answer = storableJson<ReplyAnswer>({ reply: reply ?? null, steps, usage: result.usage, finishReason: result.finishReason });
       if (answerKey) await remember(deps.store, agent, answerKey, answer);
       return answer;
     } finally {
@@ -275,4 +292,14 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     await lease.release();
   };
   return { prepared: { run, release } };
+}
+
+/**
+ * A usage write that failed: logged, and the reply goes on (its message is stored; failing it would
+ * have a client retry, and the model called again). The report then misses this reply's usage.
+ */
+function usageNotRecorded(err: unknown): void {
+  console.warn(
+    JSON.stringify({ level: 'warn', warning: `recording a reply's usage failed: ${err instanceof Error ? err.name : 'unknown'}` }),
+  );
 }

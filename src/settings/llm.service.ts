@@ -20,6 +20,8 @@ export interface LlmSettingsInput {
   baseUrl?: string | null;
   /** A new API key; `undefined` keeps the stored one, `null` removes it. */
   apiKey?: string | null;
+  /** The agent's daily token limit (DESIGN §15); `undefined` keeps the stored limits, `tokensPerDay` absent or null: none. */
+  limits?: { tokensPerDay?: number | null | undefined } | undefined;
 }
 
 export interface LlmSettings {
@@ -32,6 +34,8 @@ export interface LlmSettings {
   apiKeySet: boolean;
   /** `none`: no key; `set`: the current owner's key; `reenter_required`: an earlier owner's key, never used for you. */
   credential: CredentialState;
+  /** The agent's daily token limit (all its credentials); null: none. */
+  limits: { tokensPerDay: number | null };
   updatedAt: string;
 }
 
@@ -84,6 +88,7 @@ function toSettings(row: LlmSettingsRow, entryWallet: string | null, currentOwne
     baseUrl: row.baseUrl,
     apiKeySet: credential === 'set',
     credential,
+    limits: { tokensPerDay: row.tokensPerDay },
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -158,6 +163,8 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
         baseUrl,
         apiKeyEntry,
         ...keyTarget,
+        // Omitted limits stay as they are (a client that knows nothing of limits does not lift them).
+        ...(input.limits === undefined ? {} : { tokensPerDay: input.limits.tokensPerDay ?? null }),
         updatedAt: new Date(),
       };
       const [saved] = await tx

@@ -3,6 +3,7 @@ import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
+import { UsageLimitsInputSchema, UsageLimitsSchema } from '../usage/schemas';
 import { LLM_PROVIDERS } from './llm-base-url';
 
 const LlmSettingsSchema = z
@@ -23,6 +24,7 @@ const LlmSettingsSchema = z
         "`none`: no API key is stored; `set`: the current owner's key is stored; `reenter_required`: the stored key was entered by an earlier owner of the agent (or before owners were recorded) and is never used for you, or a key is needed again because the provider or `baseUrl` changed since it was entered (the change dropped it; or it was stored before keys were bound to them): POST the settings with your own `apiKey` (or `null` for none).",
       example: 'set',
     }),
+    limits: UsageLimitsSchema.openapi({ description: "The agent's daily token limit, over all its credentials" }),
     updatedAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
   })
   .openapi('LlmSettings');
@@ -53,6 +55,10 @@ const LlmSettingsInputSchema = z
       description:
         'The provider API key, stored encrypted in the vault and never returned, bound to the provider and `baseUrl` saved with it. Omit to keep the stored key while they stay the same (a change of either drops it, and replies wait for a new key); null removes it (none needed).',
       example: 'sk-...',
+    }),
+    limits: UsageLimitsInputSchema.optional().openapi({
+      description:
+        "The agent's daily token limit over all its credentials (agent keys have their own as well). Omit to keep the stored limits; `{}` or `tokensPerDay: null` for none.",
     }),
   })
   .openapi('LlmSettingsInput');

@@ -22,6 +22,10 @@
  *     partial btree finds the rows not yet filled (the tail search reads directly). Nullable
  *     columns without a default and indexes over a table whose rows are all unfilled: the upgrade
  *     of an existing agent rewrites nothing and holds its lock for one scan of the table.
+ * v5: usage (DESIGN §15): token counters per UTC day, context and credential (`wallet:0x…` or
+ *     `key:{id}`), upserted by each reply (src/usage/). The primary key starts with the day, so a
+ *     range of days and the day's sum a reply's limit check reads are one index range. A new
+ *     empty table: the upgrade of an existing agent is instant. (v4 is the summaries' step.)
  */
 export interface TemplateStep {
   version: number;
@@ -70,6 +74,22 @@ export const AGENT_TEMPLATE: readonly TemplateStep[] = [
       `CREATE INDEX messages_search ON ${s}.messages USING gin (search_en, search_simple, message public.gin_trgm_ops)
         WHERE search_en IS NOT NULL`,
       `CREATE INDEX messages_unindexed ON ${s}.messages (id) WHERE search_en IS NULL`,
+    ],
+  },
+  {
+    version: 5,
+    statements: (s) => [
+      `CREATE TABLE ${s}.usage (
+        day date NOT NULL,
+        context_key text COLLATE "C" NOT NULL,
+        credential text COLLATE "C" NOT NULL,
+        input_tokens bigint NOT NULL DEFAULT 0,
+        output_tokens bigint NOT NULL DEFAULT 0,
+        cached_input_tokens bigint NOT NULL DEFAULT 0,
+        model_calls bigint NOT NULL DEFAULT 0,
+        tool_calls bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (day, context_key, credential)
+      )`,
     ],
   },
 ];

@@ -144,9 +144,14 @@ export const llmSettings = gateway.table(
      * pointed at their own server never carry an earlier owner's memory there after a transfer back.
      */
     apiKeyWallet: text('api_key_wallet'),
+    /**
+     * The agent's daily token limit (DESIGN §15): a reply starting when the UTC day's input + output
+     * tokens of all its credentials reached it is refused (429 `usage_limit_reached`). Null: none.
+     */
+    tokensPerDay: bigint('tokens_per_day', { mode: 'number' }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId] })],
+  (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId] }), check('llm_settings_tokens_per_day', sql`${t.tokensPerDay} > 0`)],
 );
 
 /**
@@ -266,6 +271,8 @@ export const agentKeys = gateway.table(
     revokedReason: text('revoked_reason'),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     useCount: bigint('use_count', { mode: 'number' }).notNull().default(0),
+    /** This key's daily token limit (DESIGN §15): its own usage of the UTC day, input + output. Null: none. */
+    tokensPerDay: bigint('tokens_per_day', { mode: 'number' }),
   },
   (t) => [
     unique('agent_keys_key_hash').on(t.keyHash),
@@ -273,6 +280,7 @@ export const agentKeys = gateway.table(
     check('agent_keys_key_hash_format', sql`${t.keyHash} ~ '^[0-9a-f]{64}$'`),
     check('agent_keys_created_by_wallet', sql`${t.createdByWallet} ~ '^0x[0-9a-f]{40}$'`),
     check('agent_keys_revoked_reason', sql`${t.revokedReason} in ('owner', 'owner_changed')`),
+    check('agent_keys_tokens_per_day', sql`${t.tokensPerDay} > 0`),
   ],
 );
 

@@ -42,6 +42,7 @@ describe('managing keys with the owner token', () => {
         expiresAt: created.expiresAt,
         lastUsedAt: null,
         useCount: 0,
+        limits: { tokensPerDay: null },
       },
     ]);
     expect(listed.text).not.toContain(created.key);

@@ -10,13 +10,14 @@ export interface CreatedKey {
   scopes: string[];
   createdAt: string;
   expiresAt: string | null;
+  limits: { tokensPerDay: number | null };
 }
 
 /** `POST …/keys` as the agent's owner; asserts 200. */
 export async function createKey(
   agent: TestAgent,
   scopes: string[],
-  extra: { name?: string; expiresInSeconds?: number } = {},
+  extra: { name?: string; expiresInSeconds?: number; limits?: { tokensPerDay?: number | null } } = {},
 ): Promise<CreatedKey> {
   const res = await agent.call<CreatedKey>('/keys', { method: 'POST', json: { name: extra.name ?? 'pipeline', scopes, ...extra } });
   expect(res.status, res.text).toBe(200);

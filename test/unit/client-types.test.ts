@@ -77,6 +77,11 @@ const COMPONENT_TYPES = [
   typeName<T.AuditEntry>('AuditEntry'),
   typeName<T.AuditActor>('AuditActor'),
   typeName<T.AuditTarget>('AuditTarget'),
+  typeName<T.UsageLimitsInput>('UsageLimitsInput'),
+  typeName<T.UsageLimits>('UsageLimits'),
+  typeName<T.UsageReport>('UsageReport'),
+  typeName<T.UsageTotals>('UsageTotals'),
+  typeName<T.UsageGroup>('UsageGroup'),
   typeName<T.ReplyRequest>('ReplyRequest'),
   typeName<T.ReplyAnswer>('ReplyAnswer'),
   typeName<T.ReplyStep>('ReplyStep'),
@@ -135,6 +140,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   listAgentKeys: (a) => a.listAgentKeys(),
   revokeAgentKey: (a) => a.revokeAgentKey('id-1'),
   listAuditEntries: (a) => a.listAuditEntries({ limit: 10 }),
+  getUsage: (a) => a.getUsage({ from: '2026-11-01', groupBy: 'credential' }),
   replyToContext: (a) => a.replyToContext('notes', { message: 'hi' }),
 };
 
@@ -168,6 +174,13 @@ describe('client types', () => {
     expectTypeOf<'validation_failed'>().toExtend<T.ErrorCode>();
     expectTypeOf<T.ErrorBody>().toEqualTypeOf<{ error: { code: string; message: string; details?: unknown }; requestId: string }>();
     expectTypeOf<T.WalletVerified['verified']>().toEqualTypeOf<true>();
+    expectTypeOf<T.UsageQuery>().toEqualTypeOf<{
+      from?: string | undefined;
+      to?: string | undefined;
+      groupBy?: 'day' | 'credential' | 'context';
+    }>();
+    expectTypeOf<T.UsageLimits>().toEqualTypeOf<{ tokensPerDay: number | null }>();
+    expectTypeOf<T.LlmSettings['limits']>().toEqualTypeOf<T.UsageLimits>();
   });
 
   it('name every component of the OpenAPI document', async () => {

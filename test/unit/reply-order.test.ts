@@ -79,6 +79,7 @@ describe('a reply for a caller the owner check refuses', () => {
       memoryTools: true,
       mayReadContexts: () => true,
       actor: () => ({ wallet: agent.owner }),
+      caller: () => ({ credential: `wallet:${agent.owner}` as const, tokensPerDay: null }),
     };
     const err = await prepareReply(deps, agent, input).then(
       () => undefined,

@@ -1,0 +1,84 @@
+/** Usage and limits as the OpenAPI document shows them (DESIGN §15). */
+import { z } from '@hono/zod-openapi';
+import { isUtcDay } from './day';
+import { USAGE_GROUP_BYS } from './report.service';
+
+/** Largest daily limit one can set (10^12 tokens: far above any real day, well inside a JS number). */
+export const MAX_TOKENS_PER_DAY = 1_000_000_000_000;
+
+/** `limits` as written: in LLM settings (the agent) and at key creation (that key). */
+export const UsageLimitsInputSchema = z
+  .object({
+    tokensPerDay: z.number().int().min(1).max(MAX_TOKENS_PER_DAY).nullable().optional().openapi({
+      example: 200_000,
+      description:
+        'Input + output tokens per UTC day; a reply starting once they are reached is 429 `usage_limit_reached` (the model not called, nothing stored) until the next UTC midnight. Absent or null: no limit.',
+    }),
+  })
+  .strict()
+  .openapi('UsageLimitsInput');
+
+/** `limits` as answered. */
+export const UsageLimitsSchema = z
+  .object({
+    tokensPerDay: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ example: 200_000, description: 'Input + output tokens per UTC day; null: no limit' }),
+  })
+  .openapi('UsageLimits');
+
+export const UsageTotalsSchema = z
+  .object({
+    inputTokens: z.number().int().openapi({ example: 12_400 }),
+    outputTokens: z.number().int().openapi({ example: 3_100 }),
+    cachedInputTokens: z.number().int().openapi({
+      example: 8_000,
+      description: 'Input tokens the provider read from its cache (also in inputTokens); 0 where not reported',
+    }),
+    modelCalls: z.number().int().openapi({ example: 14, description: 'Model calls that answered' }),
+    toolCalls: z.number().int().openapi({ example: 5, description: 'Tool calls the model made' }),
+  })
+  .openapi('UsageTotals');
+
+const DaySchema = z.string().refine(isUtcDay, 'must be a UTC day written YYYY-MM-DD');
+
+export const UsageQuerySchema = z.object({
+  from: DaySchema.optional().openapi({
+    param: { name: 'from', in: 'query' },
+    example: '2026-11-01',
+    description: 'First UTC day, included (default: `to`)',
+  }),
+  to: DaySchema.optional().openapi({
+    param: { name: 'to', in: 'query' },
+    example: '2026-11-30',
+    description: 'Last UTC day, included (default: today)',
+  }),
+  groupBy: z
+    .enum(USAGE_GROUP_BYS)
+    .default('day')
+    .openapi({ param: { name: 'groupBy', in: 'query' }, example: 'day', description: 'How `groups` are cut (default day)' }),
+});
+
+export const UsageReportSchema = z
+  .object({
+    from: z.string().openapi({ example: '2026-11-01' }),
+    to: z.string().openapi({ example: '2026-11-30' }),
+    groupBy: z.enum(USAGE_GROUP_BYS),
+    totals: UsageTotalsSchema,
+    groups: z.array(
+      UsageTotalsSchema.extend({
+        day: z.string().optional().openapi({ example: '2026-11-22', description: 'With groupBy=day' }),
+        credential: z.string().optional().openapi({
+          example: 'key:0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21',
+          description: 'With groupBy=credential: `wallet:0x…` or `key:{id}`',
+        }),
+        contextKey: z.string().optional().openapi({ example: 'customer:42/chat', description: 'With groupBy=context' }),
+      }).openapi('UsageGroup'),
+    ),
+    truncated: z.boolean().openapi({
+      description: 'True when more than 1,000 groups had usage: `groups` then holds the 1,000 with the most tokens (totals count all)',
+    }),
+  })
+  .openapi('UsageReport');
