@@ -7,6 +7,7 @@ import { mcp } from './mcp';
 import { memory, memoryOverlapsOwnerCheck } from './memory';
 import { replies, replyOverlapsOwnerCheck } from './replies';
 import { settings } from './settings';
+import { summaries, summaryOverlapsOwnerCheck } from './summaries';
 import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
 import { AppError, errorResponse, renderError } from './errors';
@@ -32,7 +33,12 @@ export function createApp() {
   const app = createRouter();
   let table: RouteTable | undefined;
   const routes = () => (table ??= compileRouteTable(app.routes));
-  const overlapping = compileRouteTable([...overlapOwnerCheck, ...memoryOverlapsOwnerCheck, ...replyOverlapsOwnerCheck]);
+  const overlapping = compileRouteTable([
+    ...overlapOwnerCheck,
+    ...memoryOverlapsOwnerCheck,
+    ...replyOverlapsOwnerCheck,
+    ...summaryOverlapsOwnerCheck,
+  ]);
   let keyRules: KeyAccess | undefined;
   const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));
 
@@ -71,6 +77,7 @@ export function createApp() {
   app.route('/', agents);
   app.route('/', contexts);
   app.route('/', memory);
+  app.route('/', summaries);
   app.route('/', settings);
   app.route('/', mcp);
   app.route('/', replies);

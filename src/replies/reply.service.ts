@@ -7,7 +7,7 @@
  */
 import type { Agent } from '../agents/agent';
 import { appendMessages, type Idempotency, type MessagesDeps, type Role, type StoredMessage } from '../contexts/messages.service';
-import { readRecentMessages } from '../contexts/recent.service';
+import { MAX_RECENT_MESSAGES, readRecentMessages } from '../contexts/recent.service';
 import { findRemembered, remember } from '../contexts/remembered.service';
 import { storableJson } from '../encoding/storable-json';
 import { AppError } from '../errors';
@@ -17,12 +17,14 @@ import { openLlmSettings, readLlmSettings } from '../settings/llm-use.service';
 import { getPromptTemplate } from '../settings/prompt-templates.service';
 import { agentRef, agentRefText } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
+import { latestSummary } from '../summaries/summaries.service';
 import type { KeyRing } from '../vault/crypto';
 import { onHangUp } from './hang-up';
 import { takeReplyLease } from './lease';
 import { runLoop, type FinishReason, type LoopEvents } from './loop';
 import { boundedFetch, languageModel, type CallClock } from './model';
-import { requestBudget, type TextMessage } from './request-budget';
+import { leftOutCount, requestBudget, type TextMessage, withSummary } from './request-budget';
+import { summarise } from './summarise';
 import { renderTemplate } from './template';
 import { mcpSource } from './tool-sources/mcp';
 import { memorySource } from './tool-sources/memory';
@@ -37,6 +39,8 @@ export interface ReplyDeps {
   /** The deployment's Workers AI binding, if declared. */
   ai?: Ai;
   limits: { maxTokensPerRequest: number; maxIterations: number; llmTimeoutMs: number; mcpTimeoutMs: number };
+  /** Work after the response (`waitUntil`): the summary of what the reply left out. Absent: no summary is written. */
+  later?: (work: Promise<unknown>) => void;
 }
 
 export interface ReplyInput {
@@ -118,6 +122,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     input.tools ? agentTools(deps.mcp, agent) : [],
     // As much as any budget could keep: trimmed below once the settings and tools are known.
     readRecentMessages(deps.store, agent, input.contextKey, deps.limits.maxTokensPerRequest * 3 + 3),
+    latestSummary(deps.store, agent, input.contextKey),
   ] as const);
   await deps.store.ownerCheck;
   const remembered = readValue(reads[0]);
@@ -136,7 +141,13 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const connectionOf = new Map(offered.map((t) => [t.name, t.connectionId]));
   // The system prompt and the tools go with every request: when they leave no room, refused before anything is stored.
   const definitions = offered.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
-  const budget = requestBudget(deps.limits.maxTokensPerRequest, system, definitions, settings.maxTokens);
+  // The context's summary (DESIGN §13), unless the settings turned summaries off: sent after the
+  // system prompt, and only the messages after its range are.
+  const summary = settings.summaries ? readValue(reads[5]) : null;
+  const budget = withSummary(
+    requestBudget(deps.limits.maxTokensPerRequest, system, definitions, settings.maxTokens),
+    summary?.summary ?? null,
+  );
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
   const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
@@ -157,19 +168,30 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
               sub(input.idempotency, 'message'),
             )
           ).messages;
-    history = withAppended(readValue(reads[4]), appended);
+    history = withAppended(readValue(reads[4]), appended).filter((m) => m.id > (summary?.toId ?? 0));
   } catch (err) {
     await lease.release();
     throw err;
   }
+  // Every request takes what fits of these (request-budget.ts), the stored messages stay whole.
+  const messages: TextMessage[] = history.map((m) => ({ role: m.role, content: m.message }));
+  // What the first request leaves out (older than its first message; also what the read did not
+  // reach when it stopped at its count): summarised after the reply.
+  const leftOut = leftOutCount(budget, messages);
+  const truncated = readValue(reads[4]).length >= MAX_RECENT_MESSAGES;
+  const upToId = leftOut > 0 ? history[leftOut - 1]!.id : truncated && history[0] ? history[0].id - 1 : undefined;
+  const summariseLater = () => {
+    if (!settings.summaries || upToId === undefined || upToId <= (summary?.toId ?? 0) || !deps.later) return;
+    const { maxTokensPerRequest, llmTimeoutMs } = deps.limits;
+    const job = { sql: deps.store.sql, agent, contextKey: input.contextKey, settings, ai: deps.ai, previous: summary, upToId };
+    deps.later(summarise({ ...job, limits: { maxTokensPerRequest, llmTimeoutMs } }));
+  };
   const run = async (events: LoopEvents, gone?: AbortSignal): Promise<ReplyAnswer> => {
     const timer = setTimeout(() => controller.abort(), deadlineMs);
     const hangUp = onHangUp(gone, controller);
     try {
       const steps: ReplyStep[] = [];
       const tools = toolSet(offered, { steps, events });
-      // Every request takes what fits of these (request-budget.ts), the stored messages stay whole.
-      const messages: TextMessage[] = history.map((m) => ({ role: m.role, content: m.message }));
       const loop = runLoop(
         {
           model,
@@ -205,6 +227,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
       // As it is remembered (NUL and lone surrogates of tool arguments replaced), so a replay is the same answer.
       const answer = storableJson<ReplyAnswer>({ reply: stored ?? null, steps, usage: result.usage, finishReason: result.finishReason });
       if (answerKey) await remember(deps.store, agent, answerKey, answer);
+      summariseLater();
       return answer;
     } finally {
       clearTimeout(timer);

@@ -19,6 +19,8 @@ export interface LlmSettingsInput {
   baseUrl?: string | null;
   /** A new API key; `undefined` keeps the stored one, `null` removes it. */
   apiKey?: string | null;
+  /** Whether replies summarise what they leave out (DESIGN §13); `undefined` keeps the stored choice (true for new settings). */
+  summaries?: boolean;
 }
 
 export interface LlmSettings {
@@ -31,6 +33,8 @@ export interface LlmSettings {
   apiKeySet: boolean;
   /** `none`: no key; `set`: the current owner's key; `reenter_required`: an earlier owner's key, never used for you. */
   credential: CredentialState;
+  /** Whether replies summarise what they leave out and send the summary (DESIGN §13). */
+  summaries: boolean;
   updatedAt: string;
 }
 
@@ -83,6 +87,7 @@ function toSettings(row: LlmSettingsRow, entryWallet: string | null, currentOwne
     baseUrl: row.baseUrl,
     apiKeySet: credential === 'set',
     credential,
+    summaries: row.summaries,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -155,6 +160,7 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
         temperature: input.temperature,
         maxTokens: input.maxTokens,
         baseUrl,
+        summaries: input.summaries ?? current?.summaries ?? true,
         apiKeyEntry,
         ...keyTarget,
         updatedAt: new Date(),

@@ -23,6 +23,11 @@ const LlmSettingsSchema = z
         "`none`: no API key is stored; `set`: the current owner's key is stored; `reenter_required`: the stored key was entered by an earlier owner of the agent (or before owners were recorded) and is never used for you, or a key is needed again because the provider or `baseUrl` changed since it was entered (the change dropped it; or it was stored before keys were bound to them): POST the settings with your own `apiKey` (or `null` for none).",
       example: 'set',
     }),
+    summaries: z.boolean().openapi({
+      example: true,
+      description:
+        "Whether a reply that had to leave a context's older messages out has the agent's model summarise them afterwards, and sends the context's summary (GET …/context/{key}/summary) before the messages after it",
+    }),
     updatedAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
   })
   .openapi('LlmSettings');
@@ -53,6 +58,11 @@ const LlmSettingsInputSchema = z
       description:
         'The provider API key, stored encrypted in the vault and never returned, bound to the provider and `baseUrl` saved with it. Omit to keep the stored key while they stay the same (a change of either drops it, and replies wait for a new key); null removes it (none needed).',
       example: 'sk-...',
+    }),
+    summaries: z.boolean().optional().openapi({
+      example: true,
+      description:
+        'Summaries of what replies leave out (default true): after a reply that had to leave older messages out, the same model and key summarise them (one more model call, counted in usage), and the next reply sends the summary instead. false: none written, and a stored one is not sent. Omit to keep the current choice.',
     }),
   })
   .openapi('LlmSettingsInput');

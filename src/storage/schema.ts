@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   check,
   customType,
   doublePrecision,
@@ -144,6 +145,8 @@ export const llmSettings = gateway.table(
      * pointed at their own server never carry an earlier owner's memory there after a transfer back.
      */
     apiKeyWallet: text('api_key_wallet'),
+    /** Whether replies write and send summaries of the messages they leave out (DESIGN §13). */
+    summaries: boolean('summaries').notNull().default(true),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId] })],
