@@ -163,6 +163,17 @@ describe('summaries of what a reply left out', () => {
     expect(notes.slice(0, 3).some((n) => sent.some(([, t]) => t === n))).toBe(false);
   });
 
+  it('a summary the model does not answer in time (LLM_TIMEOUT_MS) stores nothing', async () => {
+    const marker = scripted((req) => (isSummaryRequest(req.body) ? { text: 'too late', delayMs: 4_000 } : undefined));
+    const { who } = await trimmedAgent(marker);
+    const started = Date.now();
+    expect((await who.reply({ memoryTools: false })).status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    await eventually(async () => summaryRequests(marker).length === 1, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expectError(await getSummary(who), 404, 'summary_not_found');
+  });
+
   it('summaries: false writes none and sends none; GET settings shows it', async () => {
     const run = crypto.randomUUID().slice(0, 8);
     const { who, notes } = await trimmedAgent(run);
