@@ -9,6 +9,7 @@ import { memory, memoryOverlapsOwnerCheck } from './memory';
 import { replies, replyOverlapsOwnerCheck } from './replies';
 import { settings } from './settings';
 import { usage, usageOverlapsOwnerCheck } from './usage';
+import { summaries, summaryOverlapsOwnerCheck } from './summaries';
 import { bearer } from './auth/bearer';
 import { referencePage } from './docs/reference-page';
 import { AppError, errorResponse, renderError } from './errors';
@@ -39,6 +40,7 @@ export function createApp() {
     ...memoryOverlapsOwnerCheck,
     ...replyOverlapsOwnerCheck,
     ...usageOverlapsOwnerCheck,
+    ...summaryOverlapsOwnerCheck,
   ]);
   let keyRules: KeyAccess | undefined;
   const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));
@@ -78,6 +80,7 @@ export function createApp() {
   app.route('/', agents);
   app.route('/', contexts);
   app.route('/', memory);
+  app.route('/', summaries);
   app.route('/', settings);
   app.route('/', mcp);
   app.route('/', replies);

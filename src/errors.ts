@@ -55,6 +55,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   agent_not_found: 404,
   context_not_found: 404,
+  summary_not_found: 404,
   llm_settings_not_found: 404,
   prompt_template_not_found: 404,
   mcp_connection_not_found: 404,

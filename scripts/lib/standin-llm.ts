@@ -2,7 +2,7 @@
  * The stand-in model: a scripted OpenAI-compatible Chat Completions server on loopback for the
  * local stack and the tests (DESIGN §11). Deterministic, no weights: it says it is a stand-in in
  * every answer. Self-contained (node:http only) so the dev stack, tests and benchmarks start the
- * same module.
+ * same module (and the gateway's summary words, a file without imports).
  *
  *   const llm = await startStandinLlm();            // llm.baseUrl = http://127.0.0.1:PORT/v1
  *   // LLM settings: { provider: 'openai-compatible', model: 'stand-in', baseUrl: llm.baseUrl }
@@ -14,6 +14,9 @@
  *   calls that tool, with arguments built from its JSON schema (its required properties, or every
  *   property when none is required; strings take the text after the tool's name in the message,
  *   or `stand-in`; numbers 1; booleans true; enums their first value);
+ * - a summary request (its system message is the gateway's SUMMARY_INSTRUCTION,
+ *   src/replies/summary-prompt.ts): `stand-in summary: ` then the summary so far (its text after
+ *   that prefix), then `#<id> <first four words>…` of each message to add, joined by ` / `;
  * - otherwise: `stand-in model: you said: <last user message>`.
  * `script` overrides any request: return a reply (text, tool calls, an HTTP status for a fault, a
  * delay for a timeout) or `undefined` for the default. With `apiKey`, requests without
@@ -21,6 +24,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MESSAGES_TO_ADD, SUMMARY_INSTRUCTION, SUMMARY_SO_FAR } from '../../src/replies/summary-prompt';
 
 export interface StandinMessage {
   role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
@@ -148,8 +152,30 @@ export function sampleArguments(schema: JsonSchema | undefined, text: string): R
   return args;
 }
 
+export const STANDIN_SUMMARY_PREFIX = 'stand-in summary:';
+
+/** Whether a request is the gateway's summary request (its system message is SUMMARY_INSTRUCTION). */
+export function isSummaryRequest(body: StandinRequest['body']): boolean {
+  return (body.messages ?? []).some((m) => m.role === 'system' && contentText(m.content) === SUMMARY_INSTRUCTION);
+}
+
+/** The stand-in's summary: the summary so far, then the first words of each message to add (see the module comment). */
+export function summaryReply(body: StandinRequest['body']): string {
+  const transcript = contentText(body.messages?.findLast((m) => m.role === 'user')?.content);
+  const at = transcript.indexOf(MESSAGES_TO_ADD);
+  const sofar = transcript.startsWith(SUMMARY_SO_FAR) ? transcript.slice(SUMMARY_SO_FAR.length, at).trim() : '';
+  const entries = transcript.slice(at + MESSAGES_TO_ADD.length).split(/\n\n(?=#\d+ (?:user|assistant|system): )/);
+  const parts = entries.flatMap((entry) => {
+    const m = /^\s*#(\d+) (?:user|assistant|system): ([\s\S]*)$/.exec(entry);
+    return m ? [`#${m[1]} ${m[2]!.trim().split(/\s+/).slice(0, 4).join(' ')}…`] : [];
+  });
+  const earlier = sofar.startsWith(STANDIN_SUMMARY_PREFIX) ? sofar.slice(STANDIN_SUMMARY_PREFIX.length).trim() : sofar;
+  return `${STANDIN_SUMMARY_PREFIX} ${[...(earlier ? [earlier] : []), ...parts].join(' / ')}`;
+}
+
 /** The default behaviour (see the module comment). */
 export function defaultReply(body: StandinRequest['body']): StandinReply {
+  if (isSummaryRequest(body)) return { text: summaryReply(body) };
   const messages = body.messages ?? [];
   const last = messages[messages.length - 1];
   if (last?.role === 'tool') {

@@ -49,6 +49,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./messages')).messagesExportCommand,
   },
   {
+    path: ['messages', 'summary'],
+    summary: "print a context's summary of what replies left out",
+    load: async () => (await import('./messages')).messagesSummaryCommand,
+  },
+  {
     path: ['search'],
     summary: "search the agent's memory across contexts",
     load: async () => (await import('./search')).searchCommand,

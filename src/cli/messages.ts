@@ -1,4 +1,4 @@
-/** `agent-gateway messages export --key K --out file.jsonl`. */
+/** `agent-gateway messages export --key K --out file.jsonl` and `agent-gateway messages summary --key K`. */
 import { once } from 'node:events';
 import { stringValue, type Command } from './command';
 import { UsageError } from './output';
@@ -47,6 +47,39 @@ NAME), and the agent (--collection, --token-id).`,
     }
     await file?.commit();
     io.err(`messages export: ${count} messages of ${JSON.stringify(key)}${file ? ` written to ${out}` : ''}`);
+    return 0;
+  },
+};
+
+export const messagesSummaryCommand: Command = {
+  path: ['messages', 'summary'],
+  usage: 'agent-gateway messages summary --key KEY [--json]',
+  help: `Prints a context's summary: what the agent's model wrote of the messages its replies had to
+leave out, and the message ids it covers. The messages themselves never change. A context no reply
+has trimmed yet has none (exit 1, summary_not_found).
+
+Options:
+  --key KEY    the context key (required)
+  --json       the summary as JSON: {"contextKey", "summary", "fromId", "toId", "createdAt"}
+
+Needs a login, or an agent key with contexts:read (AGENT_GATEWAY_API_KEY or --api-key-env
+NAME), and the agent (--collection, --token-id).`,
+  options: { key: { type: 'string' }, json: { type: 'boolean' } },
+  args: { min: 0, max: 0 },
+  async run({ values, env, io }) {
+    const key = stringValue(values, 'key');
+    if (!key) throw new UsageError('--key is required');
+    const session = await openSession(values as GlobalValues, env, io);
+    const agent = agentOf(session, values as GlobalValues, env);
+    let summary: Awaited<ReturnType<typeof agent.readSummary>>;
+    try {
+      summary = await agent.readSummary(key);
+    } catch (err) {
+      gatewayFailure(err, `reading the summary of ${JSON.stringify(key)}`);
+    }
+    if (values.json === true) io.out(JSON.stringify(summary, null, 2));
+    else
+      io.out(`messages ${summary.fromId}..${summary.toId} of ${JSON.stringify(key)}, summarised ${summary.createdAt}:\n${summary.summary}`);
     return 0;
   },
 };

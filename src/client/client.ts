@@ -43,6 +43,7 @@ import type {
   MemorySearch,
   MemorySearchHit,
   MemorySearchPage,
+  ContextSummary,
   MessagesQuery,
   NewAgentKey,
   NewContextMessage,
@@ -173,6 +174,8 @@ export interface AgentClient {
     query?: Omit<MessagesQuery, 'cursor'>,
     options?: CallOptions,
   ): AsyncGenerator<ContextMessagePage, void, undefined>;
+  /** `GET …/context/{key}/summary`: the latest summary of what replies left out (404 `summary_not_found` when none). */
+  readSummary(key: string, options?: CallOptions): Promise<ContextSummary>;
   /** Every message of a context, in stored order, across all pages (100 per page unless given). */
   messages(key: string, query?: Omit<MessagesQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<ContextMessage, void, undefined>;
 
@@ -586,6 +589,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
           cursor = page.nextCursor;
         }
       },
+      readSummary: (key, o = {}) => get<ContextSummary>(`${ctx(key)}/summary`, o.signal),
       async *messages(key, q = {}, o = {}) {
         for await (const page of self.messagePages(key, q, o)) yield* page.messages;
       },

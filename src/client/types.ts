@@ -23,6 +23,7 @@ import type { RoleSchema } from '../contexts/schemas';
 import type { ERROR_STATUS, ErrorBodySchema } from '../errors';
 import type { getHealth } from '../health/health.routes';
 import type { searchMemory } from '../memory/memory.routes';
+import type { readSummary } from '../summaries/summaries.routes';
 import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
 import type { replyToContext } from '../replies/replies.routes';
 import type { ReplyEventSchema } from '../replies/schemas';
@@ -141,6 +142,8 @@ export type StoredContextMessages = ResponseOf<typeof appendMessages>;
 export type ContextMessagePage = ResponseOf<typeof readMessages>;
 /** Query of `GET …/context/{key}/messages`: `limit` 1..100 (default 50), `cursor` the previous page's `nextCursor`. */
 export type MessagesQuery = QueryOf<typeof readMessages>;
+/** Component `ContextSummary`: `GET …/context/{key}/summary`, the latest summary of what replies left out, with the message ids it covers. */
+export type ContextSummary = ResponseOf<typeof readSummary>;
 
 /** Component `MemorySearch`: body of `POST …/memory/search` (`query` required; filters, `limit` 1..100, `cursor`). */
 export type MemorySearch = RequestBodyOf<typeof searchMemory>;

@@ -7,7 +7,7 @@ export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export const KeyScopeSchema = z.enum(KEY_SCOPES).openapi('AgentKeyScope', {
   description:
-    "`contexts:read`: list context keys, read messages, search memory. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent's reply endpoint.",
+    "`contexts:read`: list context keys, read messages and summaries, search memory. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent's reply endpoint.",
 });
 
 /** What a route asks of an agent key: one scope, or `any` (every valid key of the agent). */
@@ -23,6 +23,7 @@ export const KEY_ROUTE_SCOPES: Readonly<Record<string, KeyRequirement>> = {
   getAgent: 'any',
   listContextKeys: 'contexts:read',
   readMessages: 'contexts:read',
+  readSummary: 'contexts:read',
   searchMemory: 'contexts:read',
   createContext: 'contexts:write',
   createContexts: 'contexts:write',

@@ -33,7 +33,18 @@ function replyDeps(c: Context<AppBindings>): ReplyDeps {
       llmTimeoutMs: config.llmTimeoutMs,
       mcpTimeoutMs: config.mcpTimeoutMs,
     },
+    later: afterResponse(c),
   };
+}
+
+/** `waitUntil` of the request (the summary after a reply); undefined without an execution context (app.request in unit tests). */
+function afterResponse(c: Context<AppBindings>): ((work: Promise<unknown>) => void) | undefined {
+  try {
+    const ctx = c.executionCtx;
+    return (work) => ctx.waitUntil(work);
+  } catch {
+    return undefined;
+  }
 }
 
 const quiet: LoopEvents = { delta: () => undefined, toolCall: () => undefined, toolResult: () => undefined };

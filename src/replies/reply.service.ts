@@ -18,7 +18,7 @@ import {
   type Role,
   type StoredMessage,
 } from '../contexts/messages.service';
-import { readRecentMessages } from '../contexts/recent.service';
+import { MAX_RECENT_MESSAGES, readRecentMessages } from '../contexts/recent.service';
 import { findRemembered, remember } from '../contexts/remembered.service';
 import { storableJson } from '../encoding/storable-json';
 import { AppError } from '../errors';
@@ -28,8 +28,9 @@ import { openLlmSettings, readLlmSettings } from '../settings/llm-use.service';
 import { getPromptTemplate } from '../settings/prompt-templates.service';
 import { agentRef, agentRefText } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
+import { latestSummary } from '../summaries/summaries.service';
 import { checkUsageLimits, readDayUsage } from '../usage/limits';
-import { usageMeter } from '../usage/meter';
+import { addModelUsage, usageMeter } from '../usage/meter';
 import { recordUsage, type Credential } from '../usage/record.service';
 import type { KeyRing } from '../vault/crypto';
 import { onHangUp } from './hang-up';
@@ -37,7 +38,8 @@ import { afterStored, bufferedEvents } from './head-start';
 import { claimReplyLease, type ReplyLease, replyLeaseHeld, takeReplyLease } from './lease';
 import { runLoop, type FinishReason, type LoopEvents } from './loop';
 import { boundedFetch, languageModel, type CallClock } from './model';
-import { requestBudget, type TextMessage } from './request-budget';
+import { leftOutCount, requestBudget, type TextMessage, withSummary } from './request-budget';
+import { type SummaryResult, summarise } from './summarise';
 import { renderTemplate } from './template';
 import { mcpSource } from './tool-sources/mcp';
 import { memorySource } from './tool-sources/memory';
@@ -52,6 +54,8 @@ export interface ReplyDeps {
   /** The deployment's Workers AI binding, if declared. */
   ai?: Ai;
   limits: { maxTokensPerRequest: number; maxIterations: number; llmTimeoutMs: number; mcpTimeoutMs: number };
+  /** Work after the response (`waitUntil`): the summary of what the reply left out. Absent: no summary is written. */
+  later?: (work: Promise<unknown>) => void;
 }
 
 export interface ReplyInput {
@@ -175,6 +179,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     replyLeaseHeld(deps.db, agentRefText(agentRef(agent)), input.contextKey),
     // The day's usage per credential, for the limits (DESIGN §15): no round trip of its own.
     readDayUsage(deps.store, agent),
+    latestSummary(deps.store, agent, input.contextKey),
   ] as const);
   await deps.store.ownerCheck;
   const remembered = readValue(reads[0]);
@@ -196,7 +201,13 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const connectionOf = new Map(offered.map((t) => [t.name, t.connectionId]));
   // The system prompt and the tools go with every request: when they leave no room, refused before anything is stored.
   const definitions = offered.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
-  const budget = requestBudget(deps.limits.maxTokensPerRequest, system, definitions, settings.maxTokens);
+  // The context's summary (DESIGN §13), unless the settings turned summaries off: sent after the
+  // system prompt, and only the messages after its range are.
+  const summary = settings.summaries ? readValue(reads[8]) : null;
+  const budget = withSummary(
+    requestBudget(deps.limits.maxTokensPerRequest, system, definitions, settings.maxTokens),
+    summary?.summary ?? null,
+  );
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
   const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
@@ -208,8 +219,31 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const sentBefore = readValue(reads[5]) ?? [];
   const contested = readValue(reads[6]);
   const pending: TextMessage[] = input.message === undefined || sentBefore.length > 0 ? [] : [{ role: input.role, content: input.message }];
+  // The stored messages after the summary's range (all of them without one), then this request's.
+  const known = withAppended(earlier, sentBefore).filter((m) => m.id > (summary?.toId ?? 0));
   // Every request takes what fits of these (request-budget.ts), the stored messages stay whole.
-  const messages: TextMessage[] = [...withAppended(earlier, sentBefore).map((m) => ({ role: m.role, content: m.message })), ...pending];
+  const messages: TextMessage[] = [...known.map((m) => ({ role: m.role, content: m.message })), ...pending];
+  // What the first request leaves out (older than its first message; also what the read did not
+  // reach when it stopped at its count): summarised after the reply.
+  const leftOut = Math.min(leftOutCount(budget, messages), known.length);
+  const truncated = earlier.length >= MAX_RECENT_MESSAGES;
+  const upToId = leftOut > 0 ? known[leftOut - 1]!.id : truncated && known[0] ? known[0].id - 1 : undefined;
+  const summariseLater = () => {
+    if (!settings.summaries || upToId === undefined || upToId <= (summary?.toId ?? 0) || !deps.later) return;
+    const { maxTokensPerRequest, llmTimeoutMs } = deps.limits;
+    const job = { sql: deps.store.sql, agent, contextKey: input.contextKey, settings, ai: deps.ai, previous: summary, upToId };
+    // The summary's model call counts in the usage of the credential whose reply asked for it (DESIGN §15).
+    deps.later(summarise({ ...job, limits: { maxTokensPerRequest, llmTimeoutMs } }).then((result) => recordSummaryUsage(result)));
+  };
+  const recordSummaryUsage = async (result: SummaryResult) => {
+    if (!('usage' in result) || !result.usage) return;
+    const meter = usageMeter();
+    addModelUsage(meter, result.usage);
+    meter.modelCalls = 1;
+    await recordUsage(deps.store, agent, { contextKey: input.contextKey, credential: caller.credential, usage: meter }).catch(
+      usageNotRecorded,
+    );
+  };
   // The lease and the message, in one statement; the model is asked meanwhile (head-start.ts)
   // unless a reply held the lease a moment ago, when a refusal is likely: then it waits.
   const storing = leaseAndAppend(deps, agent, input, deadlineMs + 30_000);
@@ -278,6 +312,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
       // As it is remembered (NUL and lone surrogates of tool arguments replaced), so a replay is the same answer.
       const answer = storableJson<ReplyAnswer>({ reply: reply ?? null, steps, usage: result.usage, finishReason: result.finishReason });
       if (answerKey) await remember(deps.store, agent, answerKey, answer);
+      summariseLater();
       return answer;
     } finally {
       clearTimeout(timer);

@@ -10,10 +10,13 @@
  * The output allowance is the settings' `maxTokens`, lowered for a request whose messages need the
  * room, down to half of what the fixed part leaves (`maxTokens` may be the whole limit). A fixed
  * part that leaves less than `MIN_ROOM_TOKENS` is refused before anything is stored (400
- * `prompt_over_token_limit`).
+ * `prompt_over_token_limit`). The context's summary (DESIGN §13), when there is one, is part of the
+ * fixed part: sent after the system prompt in every request, cut to a quarter of what the system
+ * prompt and the tools leave (`withSummary`).
  */
 import type { ModelMessage } from 'ai';
 import { AppError } from '../errors';
+import { summaryMessage } from './summary-prompt';
 import {
   countTokens,
   CUT_MARKER,
@@ -36,6 +39,8 @@ export interface RequestBudget {
   fixed: number;
   /** The settings' `maxTokens`: lowered for a request whose messages need the room, down to half of `limit - fixed`. */
   maxOutputTokens: number;
+  /** The context's summary as sent (a system message of its own, first of every request's messages); counted in `fixed`. */
+  summary?: string;
 }
 
 /** A message of the context, as the model reads it. */
@@ -69,17 +74,40 @@ export function requestBudget(limit: number, system: string | null, tools: reado
   return { limit, fixed, maxOutputTokens: maxTokens };
 }
 
-/** The messages and output allowance of one request: `history` (oldest first) then `earlier` (the reply's earlier steps). */
+/**
+ * `budget` with the context's summary sent after the system prompt in every request (DESIGN §13):
+ * under its header, cut to a quarter of what the system prompt and the tools leave; not sent when
+ * not even its cut marker fits there.
+ */
+export function withSummary(budget: RequestBudget, summary: string | null): RequestBudget {
+  if (summary === null) return budget;
+  const most = Math.floor((budget.limit - budget.fixed) / 4);
+  if (most < MIN_MESSAGE_TOKENS) return budget;
+  const text = cutToTokens(summaryMessage(summary), most - MESSAGE_OVERHEAD_TOKENS);
+  return { ...budget, fixed: budget.fixed + messageTokens(text), summary: text };
+}
+
+/**
+ * The messages and output allowance of one request: the summary (if any), then `history` (oldest
+ * first), then `earlier` (the reply's earlier steps).
+ */
 export function fitRequest(budget: RequestBudget, history: readonly TextMessage[], earlier: readonly ModelMessage[]): FittedRequest {
   const left = budget.limit - budget.fixed;
   const needed = tokensOf(history) + tokensOf(earlier);
   const maxOutputTokens = Math.max(0, Math.min(budget.maxOutputTokens, Math.max(left - needed, Math.floor(left / 2))));
+  const summary: ModelMessage[] = budget.summary === undefined ? [] : [{ role: 'system', content: budget.summary }];
   const messages = fitMessages(history, earlier, left - maxOutputTokens);
-  if (messages) return { messages, maxOutputTokens };
+  if (messages) return { messages: [...summary, ...messages], maxOutputTokens };
   // Only for a budget requestBudget would have refused: the newest message cut to its marker, the answer the rest.
   const newest = history.at(-1);
   const least = newest ? [cutMessage(newest, MIN_MESSAGE_TOKENS)] : [];
-  return { messages: least, maxOutputTokens: left - tokensOf(least) };
+  return { messages: [...summary, ...least], maxOutputTokens: left - tokensOf(least) };
+}
+
+/** How many of `history`'s oldest messages the first request of a reply leaves out (DESIGN §13: what a summary takes in). */
+export function leftOutCount(budget: RequestBudget, history: readonly TextMessage[]): number {
+  const sent = fitRequest(budget, history, []).messages.length - (budget.summary === undefined ? 0 : 1);
+  return Math.max(0, history.length - sent);
 }
 
 const tokensOf = (messages: readonly ModelMessage[]) => messages.reduce((sum, m) => sum + modelMessageTokens(m), 0);

@@ -20,6 +20,8 @@ export interface LlmForUse {
   baseUrl: string | null;
   /** The current owner's key; null when none is stored (workers-ai, a local server without keys). */
   apiKey: string | null;
+  /** Whether the reply sends the context's summary and summarises what it leaves out (DESIGN §13). */
+  summaries: boolean;
 }
 
 /** The stored settings and their key's vault entry, read but not opened. */
@@ -102,5 +104,6 @@ export async function openLlmSettings(
     maxTokens: row.maxTokens,
     baseUrl: row.baseUrl,
     apiKey,
+    summaries: row.summaries,
   };
 }

@@ -22,6 +22,8 @@ export interface LlmSettingsInput {
   apiKey?: string | null;
   /** The agent's daily token limit (DESIGN §15); `undefined` keeps the stored limits, `tokensPerDay` absent or null: none. */
   limits?: { tokensPerDay?: number | null | undefined } | undefined;
+  /** Whether replies summarise what they leave out (DESIGN §13); `undefined` keeps the stored choice (true for new settings). */
+  summaries?: boolean;
 }
 
 export interface LlmSettings {
@@ -36,6 +38,8 @@ export interface LlmSettings {
   credential: CredentialState;
   /** The agent's daily token limit (all its credentials); null: none. */
   limits: { tokensPerDay: number | null };
+  /** Whether replies summarise what they leave out and send the summary (DESIGN §13). */
+  summaries: boolean;
   updatedAt: string;
 }
 
@@ -89,6 +93,7 @@ function toSettings(row: LlmSettingsRow, entryWallet: string | null, currentOwne
     apiKeySet: credential === 'set',
     credential,
     limits: { tokensPerDay: row.tokensPerDay },
+    summaries: row.summaries,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -161,6 +166,7 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
         temperature: input.temperature,
         maxTokens: input.maxTokens,
         baseUrl,
+        summaries: input.summaries ?? current?.summaries ?? true,
         apiKeyEntry,
         ...keyTarget,
         // Omitted limits stay as they are (a client that knows nothing of limits does not lift them).

@@ -25,6 +25,11 @@ const LlmSettingsSchema = z
       example: 'set',
     }),
     limits: UsageLimitsSchema.openapi({ description: "The agent's daily token limit, over all its credentials" }),
+    summaries: z.boolean().openapi({
+      example: true,
+      description:
+        "Whether a reply that had to leave a context's older messages out has the agent's model summarise them afterwards, and sends the context's summary (GET …/context/{key}/summary) before the messages after it",
+    }),
     updatedAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
   })
   .openapi('LlmSettings');
@@ -59,6 +64,11 @@ const LlmSettingsInputSchema = z
     limits: UsageLimitsInputSchema.optional().openapi({
       description:
         "The agent's daily token limit over all its credentials (agent keys have their own as well). Omit to keep the stored limits; `{}` or `tokensPerDay: null` for none.",
+    }),
+    summaries: z.boolean().optional().openapi({
+      example: true,
+      description:
+        'Summaries of what replies leave out (default true): after a reply that had to leave older messages out, the same model and key summarise them (one more model call, counted in usage), and the next reply sends the summary instead. false: none written, and a stored one is not sent. Omit to keep the current choice.',
     }),
   })
   .openapi('LlmSettingsInput');

@@ -22,10 +22,14 @@
  *     partial btree finds the rows not yet filled (the tail search reads directly). Nullable
  *     columns without a default and indexes over a table whose rows are all unfilled: the upgrade
  *     of an existing agent rewrites nothing and holds its lock for one scan of the table.
+ * v4: summaries (DESIGN §13): one row per context, the latest summary of the messages a reply left
+ *     out, with the id range it covers (`from_id`..`to_id`, both inclusive); the messages stay as
+ *     they are. Written after a reply (src/replies/summarise.ts) by a conditional upsert that keeps
+ *     the newest range. A new empty table: the upgrade of an existing agent is one CREATE.
  * v5: usage (DESIGN §15): token counters per UTC day, context and credential (`wallet:0x…` or
  *     `key:{id}`), upserted by each reply (src/usage/). The primary key starts with the day, so a
  *     range of days and the day's sum a reply's limit check reads are one index range. A new
- *     empty table: the upgrade of an existing agent is instant. (v4 is the summaries' step.)
+ *     empty table: the upgrade of an existing agent is instant.
  */
 export interface TemplateStep {
   version: number;
@@ -74,6 +78,18 @@ export const AGENT_TEMPLATE: readonly TemplateStep[] = [
       `CREATE INDEX messages_search ON ${s}.messages USING gin (search_en, search_simple, message public.gin_trgm_ops)
         WHERE search_en IS NOT NULL`,
       `CREATE INDEX messages_unindexed ON ${s}.messages (id) WHERE search_en IS NULL`,
+    ],
+  },
+  {
+    version: 4,
+    statements: (s) => [
+      `CREATE TABLE ${s}.summaries (
+        context_key text COLLATE "C" PRIMARY KEY REFERENCES ${s}.contexts (key),
+        summary text NOT NULL,
+        from_id bigint NOT NULL,
+        to_id bigint NOT NULL CHECK (to_id >= from_id),
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`,
     ],
   },
   {

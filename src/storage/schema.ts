@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   check,
   customType,
   doublePrecision,
@@ -149,6 +150,8 @@ export const llmSettings = gateway.table(
      * tokens of all its credentials reached it is refused (429 `usage_limit_reached`). Null: none.
      */
     tokensPerDay: bigint('tokens_per_day', { mode: 'number' }),
+    /** Whether replies write and send summaries of the messages they leave out (DESIGN §13). */
+    summaries: boolean('summaries').notNull().default(true),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId] }), check('llm_settings_tokens_per_day', sql`${t.tokensPerDay} > 0`)],

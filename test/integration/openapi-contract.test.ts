@@ -6,8 +6,12 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { agentSchemaName } from '../../src/storage/agent-storage';
+import type { SqlClient } from '../../src/storage/sql-client';
+import { storeSummary } from '../../src/summaries/summaries.service';
 import { freshAgent, seg, type TestAgent } from '../support/agent';
 import { newWallet, transferFreshAgent } from '../support/chain';
 import { call, type JsonResponse } from '../support/http';
@@ -157,6 +161,24 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(agent, 'GET', `/context/${seg('notes')}/messages?limit=2`)).status).toBe(200);
     expect((await onAgent(agent, 'GET', `/context/${seg('notes')}/messages`)).status).toBe(200);
     expect((await onAgent(agent, 'GET', `/context/${seg('missing')}/messages`)).status).toBe(404);
+    // A context's summary (written by replies that trimmed; stored here through the store's own function).
+    expect((await onAgent(agent, 'GET', `/context/${seg('notes')}/summary`)).status).toBe(404);
+    expect((await onAgent(agent, 'GET', `/context/${seg('missing')}/summary`)).status).toBe(404);
+    const read = (await onAgent(agent, 'GET', `/context/${seg('notes')}/messages`)).body as { messages: { id: number }[] };
+    const ids = read.messages.map((m) => m.id);
+    const schema = await agentSchemaName({ chainId, collection: getAddress(agent.collection), tokenId: agent.tokenId });
+    const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 1 });
+    try {
+      await storeSummary(pool as unknown as SqlClient, schema, {
+        contextKey: 'notes',
+        summary: 'one, two',
+        fromId: ids[0]!,
+        toId: ids[1]!,
+      });
+    } finally {
+      await pool.end();
+    }
+    expect((await onAgent(agent, 'GET', `/context/${seg('notes')}/summary`)).status).toBe(200);
     // Memory search: hits with their scores and a cursor; an empty query and a foreign cursor are 400.
     const searched = await onAgent(agent, 'POST', '/memory/search', { json: { query: 'two', limit: 1 } });
     expect(searched.status).toBe(200);

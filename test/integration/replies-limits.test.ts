@@ -36,7 +36,8 @@ const sent = (marker: string) => llm.completions().filter((r) => JSON.stringify(
 describe('the token budget', () => {
   it('cuts the oldest messages so the request fits, and the newest always goes (cut to fit, stored whole)', async () => {
     // Budget: 600 - maxTokens 200 = 400 tokens; each message is 300 bytes = 100 + 8 tokens: three fit.
-    const who = await replyAgent(worker.deployment, API_KEY, { maxTokens: 200 });
+    // Summaries off: this is trimming alone (replies-summaries.test.ts has the summary the first reply would leave).
+    const who = await replyAgent(worker.deployment, API_KEY, { maxTokens: 200, summaries: false });
     const run = crypto.randomUUID().slice(0, 8);
     const texts = Array.from({ length: 6 }, (_, i) => `${run}-${i}-`.padEnd(300, 'x'));
     const hydrate = await who.call(`/context/${seg('chat')}/messages`, {

@@ -2,7 +2,15 @@ import type { ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors';
 import { callGate, MAX_CALLS_AT_ONCE, MAX_CALLS_PER_REPLY, MAX_CALLS_PER_STEP } from '../../src/replies/call-limits';
-import { fitRequest, type RequestBudget, requestBudget, type TextMessage } from '../../src/replies/request-budget';
+import {
+  fitRequest,
+  leftOutCount,
+  type RequestBudget,
+  requestBudget,
+  type TextMessage,
+  withSummary,
+} from '../../src/replies/request-budget';
+import { summaryMessage } from '../../src/replies/summary-prompt';
 import { countTokens, CUT_MARKER, cutToTokens, modelMessageTokens } from '../../src/replies/tokens';
 
 const user = (id: number, bytes: number): TextMessage => ({ role: 'user', content: `${id}:`.padEnd(bytes, 'x') });
@@ -166,5 +174,32 @@ describe('callGate', () => {
     expect(state.ran).toBe(MAX_CALLS_PER_REPLY);
     expect(state.peak).toBe(MAX_CALLS_AT_ONCE);
     expect(refused.at(-1)).toContain('in one reply');
+  });
+});
+
+describe('withSummary and leftOutCount (DESIGN §13)', () => {
+  const budget: RequestBudget = { limit: 1_000, fixed: 100, maxOutputTokens: 200 };
+
+  it('sends the summary first in every request, counted in the fixed part, and fits the history in the rest', () => {
+    const withIt = withSummary(budget, 'what came before');
+    expect(withIt.summary).toBe(summaryMessage('what came before'));
+    expect(withIt.fixed).toBe(100 + modelMessageTokens({ role: 'system', content: withIt.summary! }));
+    const history = Array.from({ length: 10 }, (_, i) => user(i, 300)); // 108 tokens each
+    const fitted = fitRequest(withIt, history, step(30));
+    expect(fitted.messages[0]).toEqual({ role: 'system', content: withIt.summary });
+    expect(total(withIt, fitted)).toBeLessThanOrEqual(1_000);
+    // 700 - the summary's tokens - the step's leave room for 5 notes; without a summary 6 (see leftOutCount).
+    expect(fitted.messages.slice(1, -2).map((m) => String(m.content).split(':')[0])).toEqual(['5', '6', '7', '8', '9']);
+    expect(leftOutCount(withIt, history)).toBe(4);
+    expect(leftOutCount(budget, history)).toBe(4);
+    expect(leftOutCount(budget, history.slice(0, 6))).toBe(0);
+  });
+
+  it('cuts a long summary to a quarter of what the fixed part leaves, and sends none when not even its marker fits', () => {
+    const cut = withSummary(budget, 'y'.repeat(10_000));
+    expect(cut.summary?.endsWith(CUT_MARKER)).toBe(true);
+    expect(cut.fixed - budget.fixed).toBeLessThanOrEqual(Math.floor((1_000 - 100) / 4));
+    expect(withSummary({ limit: 100, fixed: 60, maxOutputTokens: 10 }, 'anything')).toEqual({ limit: 100, fixed: 60, maxOutputTokens: 10 });
+    expect(withSummary(budget, null)).toBe(budget);
   });
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "gateway"."llm_settings" ADD COLUMN "summaries" boolean DEFAULT true NOT NULL;
