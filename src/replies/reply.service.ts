@@ -20,14 +20,14 @@ import type { Database } from '../storage/db';
 import type { KeyRing } from '../vault/crypto';
 import { onHangUp } from './hang-up';
 import { takeReplyLease } from './lease';
-import { runLoop, type FinishReason, type LoopEvents } from './loop';
-import { boundedFetch, languageModel, type CallClock } from './model';
+import type { FinishReason, LoopEvents } from './loop';
+import { boundedFetch, type CallClock } from './model-fetch';
 import { requestBudget, type TextMessage } from './request-budget';
 import { renderTemplate } from './template';
 import { mcpSource } from './tool-sources/mcp';
 import { memorySource } from './tool-sources/memory';
 import { gatherTools } from './tool-sources/source';
-import { toolSet, type ReplyStep } from './tools';
+import type { ReplyStep } from './tools';
 
 export interface ReplyDeps {
   store: MessagesDeps;
@@ -139,7 +139,9 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const budget = requestBudget(deps.limits.maxTokensPerRequest, system, definitions, settings.maxTokens);
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
-  const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
+  // The AI SDK and the provider are evaluated only now, for a reply that calls a model (engine.ts).
+  const { languageModel, runLoop, toolSet } = await import('./engine');
+  const model = await languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
   const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
   const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
   const lease = await takeReplyLease(deps.db, agentRefText(agentRef(agent)), input.contextKey, deadlineMs + 30_000);
