@@ -78,8 +78,9 @@ let switches: ReturnType<typeof devSwitches>['bindings'];
 let latency: ReturnType<typeof devSwitches>['latency'];
 let wranglerDev: boolean;
 let withStandinLlm: boolean;
+let inspect: boolean;
 try {
-  ({ bindings: switches, latency, wranglerDev, standinLlm: withStandinLlm } = devSwitches(process.env));
+  ({ bindings: switches, latency, wranglerDev, standinLlm: withStandinLlm, inspect } = devSwitches(process.env));
 } catch (err) {
   fail(err instanceof Error ? err.message : String(err));
 }
@@ -103,10 +104,13 @@ function fail(message: string): never {
 
 type PidEntry = { kind: string; pid: number; group: boolean };
 const pids: PidEntry[] = [];
-async function recordPid(kind: string, pid: number | undefined, group: boolean) {
-  if (pid === undefined) return;
+let pidWrites: Promise<void> = Promise.resolve();
+/** Records a started process; writes one after another (the two workers start at once). */
+function recordPid(kind: string, pid: number | undefined, group: boolean): Promise<void> {
+  if (pid === undefined) return pidWrites;
   pids.push({ kind, pid, group });
-  await writeFile(pidFile, JSON.stringify(pids, null, 2));
+  pidWrites = pidWrites.then(() => writeFile(pidFile, JSON.stringify(pids, null, 2)));
+  return pidWrites;
 }
 
 /** A crashed earlier run may have left processes behind: stop those its pid file names. */
@@ -225,7 +229,13 @@ async function main(): Promise<void> {
       const origin = `http://127.0.0.1:${workerPort}`;
       const bindings = { ...workerBindings(ready, name, origin, secrets), ...switches };
       const worker = bundle
-        ? await startBundledWorker({ scriptPath: bundle, deployment: name, port: workerPort, bindings })
+        ? await startBundledWorker({
+            scriptPath: bundle,
+            deployment: name,
+            port: workerPort,
+            bindings,
+            inspectorPort: inspect && name === 'testnet' ? ports.testnetInspector.port : undefined,
+          })
         : await startWranglerDev({
             configFile: `wrangler.${name}.toml`,
             port: workerPort,
@@ -329,7 +339,8 @@ function latencyBanner(): string[] {
 function deploymentInfo(name: DeploymentName, started: readonly (readonly [DeploymentName, RunningWorker])[]) {
   const worker = started.find(([n]) => n === name)![1];
   const chain = backends!.chains[name];
-  return { chainId: CHAIN_OF[name], baseUrl: worker.baseUrl, rpcUrl: chain.rpcUrl, collection: chain.collection };
+  const inspector = inspect && !wranglerDev && name === 'testnet' ? { inspectorPort: ports.testnetInspector.port } : {};
+  return { chainId: CHAIN_OF[name], baseUrl: worker.baseUrl, rpcUrl: chain.rpcUrl, collection: chain.collection, ...inspector };
 }
 
 main().catch(async (err: unknown) => {

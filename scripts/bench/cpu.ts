@@ -13,7 +13,9 @@
  * 2. `--clients` (default 16) clients: the no-I/O answer and gated reads (`GET …/contexts/keys`),
  *    `--requests` each in two alternating rounds: req/s, their ratio (issue 10 target >= 0.3x)
  *    and CPU ms per request per process.
- * `--write` replaces the "## CPU per request" section of BENCHMARKS.md.
+ * `--write` replaces the "## CPU per request" section of BENCHMARKS.md. `--profile <dir>` then
+ * writes a V8 CPU profile of the worker per request type and prints where its samples fell
+ * (cpu-profile.ts; needs `DEV_WRANGLER=0 DEV_INSPECT=1 npm run dev`).
  *
  * Drives the gateway through the typed client (src/client), except the no-I/O route, which the
  * client does not know. Reads `<DEV_DIR>/stack.json` and `pids.json` (default `.dev`). Prints
@@ -44,6 +46,7 @@ import {
   BenchError,
   stackRun,
 } from './lib';
+import { profileTypes } from './cpu-profile';
 import { machineTicks, PART_LABELS, PARTS, perRequestMs, stackProcesses, clockTicks, type Part, type StackProcesses } from './proc-cpu';
 
 const SECTION = '## CPU per request';
@@ -116,7 +119,10 @@ function cpuTable(rows: readonly Measured[], first: 'median' | 'rate'): string {
 
 async function main(): Promise<number> {
   const flags = parseFlags();
-  rejectUnknownFlags(flags, ['requests', 'clients', 'write']);
+  rejectUnknownFlags(flags, ['requests', 'clients', 'write', 'profile']);
+  const profileFlag = flags.values.get('profile');
+  if (profileFlag === 'true') throw new BenchError('--profile needs a directory for the .cpuprofile files');
+  const profileDir = profileFlag !== undefined ? path.resolve(profileFlag) : undefined;
   const requests = Math.round(numberFlag(flags, 'requests', 500));
   const clients = Math.round(numberFlag(flags, 'clients', 16));
   const write = booleanFlag(flags, 'write');
@@ -217,6 +223,18 @@ async function main(): Promise<number> {
   ].join('\n');
   console.log(`\n${SECTION}\n\n${body}\n`);
   if (write) log(`wrote ${await writeBenchmarkSection(SECTION, body)}`);
+  if (profileDir) {
+    const keysConcurrent = { ...keys };
+    await profileTypes({
+      inspectorPort: (stack.testnet as { inspectorPort?: number }).inspectorPort,
+      bundle: path.join(devDir, 'bundle', 'index.js'),
+      dir: profileDir,
+      types: [...types, keysConcurrent],
+      count: requests,
+      clients: (t) => (t === keysConcurrent ? clients : 1),
+      offset: 3_000_000,
+    });
+  }
   return 0;
 }
 

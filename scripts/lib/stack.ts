@@ -203,6 +203,12 @@ const DEV_SWITCHES = {
     meaning:
       'use 1 (the stand-in model server starts on loopback and stack.json names it, the default) or 0 (no stand-in: point agents at a real provider)',
   },
+  DEV_INSPECT: {
+    kind: 'runner',
+    default: '0',
+    meaning:
+      "use 0 (no inspector, the default) or 1 (with DEV_WRANGLER=0: the testnet worker's V8 inspector on DEV_TESTNET_INSPECTOR_PORT, for `npm run bench:cpu -- --profile`)",
+  },
   DEV_RPC_LATENCY_MS: {
     kind: 'latencyMs',
     meaning: 'use an integer 0..10000: ms each exchange between a worker and the chain RPC is delayed (unset = 0)',
@@ -252,6 +258,8 @@ export function devSwitches(env: NodeJS.ProcessEnv): {
   wranglerDev: boolean;
   /** DEV_LLM: the stand-in model server starts. */
   standinLlm: boolean;
+  /** DEV_INSPECT: the bundled testnet worker listens for a V8 inspector (CPU profiles). */
+  inspect: boolean;
 } {
   const values = Object.fromEntries(Object.keys(DEV_SWITCHES).map((name) => [name, switchValue(env, name as SwitchName)]));
   const flags = (Object.keys(DEV_SWITCHES) as SwitchName[]).filter((name) => DEV_SWITCHES[name].kind === 'flag');
@@ -260,6 +268,7 @@ export function devSwitches(env: NodeJS.ProcessEnv): {
     latency: { rpcMs: Number(values.DEV_RPC_LATENCY_MS), dbMs: Number(values.DEV_DB_LATENCY_MS) },
     wranglerDev: values.DEV_WRANGLER === '1',
     standinLlm: values.DEV_LLM === '1',
+    inspect: values.DEV_INSPECT === '1',
   };
 }
 

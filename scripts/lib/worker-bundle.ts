@@ -58,6 +58,8 @@ export async function startMiniflare(options: {
    * its answer, which workerd's own HTTP server does not notice from a TCP client.
    */
   callers?: { name: string; script: string }[];
+  /** The V8 inspector's port (DevTools protocol; CPU profiles of the worker): none by default. */
+  inspectorPort?: number;
 }): Promise<{ url: string; miniflare: Miniflare; dispose(): Promise<void> }> {
   const config = readWranglerConfig(options.deployment);
   const bindings: Record<string, string> = { ...config.vars, ...options.bindings };
@@ -88,6 +90,7 @@ export async function startMiniflare(options: {
   const miniflare = new Miniflare({
     host: '127.0.0.1',
     port: options.port ?? 0,
+    ...(options.inspectorPort !== undefined ? { inspectorPort: options.inspectorPort } : {}),
     workers: [
       ...(options.outboundRoutes
         ? [
@@ -134,6 +137,7 @@ export async function startBundledWorker(options: {
   deployment: DeploymentName;
   port: number;
   bindings: Record<string, string>;
+  inspectorPort?: number;
 }): Promise<{ pid: number; baseUrl: string; stop(): Promise<void> }> {
   const worker = await startMiniflare(options);
   const pid = workerdPid(options.port);

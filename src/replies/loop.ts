@@ -8,7 +8,8 @@
 import { stepCountIs, streamText, type LanguageModel, type ToolSet } from 'ai';
 import { addModelUsage, type UsageCounts } from '../usage/meter';
 import { callGate } from './call-limits';
-import { llmError, type CallClock } from './model';
+import { llmError } from './model';
+import type { CallClock } from './model-fetch';
 import { fitRequest, type RequestBudget, type TextMessage } from './request-budget';
 import type { ReplyStep, ToolEvents } from './tools';
 

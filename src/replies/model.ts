@@ -1,115 +1,43 @@
 /**
  * The agent's model, on the Vercel AI SDK's provider packages (no hand-made client): the provider
- * named by the LLM settings, reached through the worker's fetch with a deadline per model call and
- * no redirects; and the mapping of provider failures to our errors (never 401, never 500).
+ * named by the LLM settings, reached through the given fetch (model-fetch.ts: a deadline per model
+ * call, no redirects); and the mapping of provider failures to our errors (never 401, never 500).
+ * Each provider package is imported when a reply first needs it, so a worker evaluates only the
+ * providers its replies use, and none for a request that calls no model (engine.ts; issue 24).
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, type LanguageModel, RetryError } from 'ai';
-import { createWorkersAI } from 'workers-ai-provider';
 import { AppError } from '../errors';
 import type { LlmForUse } from '../settings/llm-use.service';
 
-/** Whether the latest model call ran out of its time (so its failure reads as a timeout). */
-export interface CallClock {
-  timedOut: boolean;
-}
-
 /**
- * What one model call's answer may weigh at most (bytes as received). The loop cuts text,
- * arguments and reasoning at 64 K characters each, so a legitimate answer (typically under 1 MB,
- * at worst about 4 MB of per-token chunks with their JSON framing for each capped kind) ends
- * before it; what the loop cannot see (arguments streamed before a call's name, which the provider
- * holds without passing on) is what this bounds: 8 MiB of them held as a string costs the isolate
- * about twice that.
+ * The language model of the settings, its provider's package imported on first use; 409
+ * `llm_provider_unavailable` when it cannot run here.
  */
-export const MAX_MODEL_ANSWER_BYTES = 8 * 1024 * 1024;
-
-/**
- * fetch for the SDK: the worker's own fetch, no redirects, and an idle timeout of `timeoutMs` per
- * model call: for the response's headers, then between two chunks of its body, so a long answer
- * that keeps coming is not cut (the reply's absolute deadline, on `signal`, bounds it), and a
- * provider that stalls is. `signal` (the reply's) aborts every call. An answer over
- * `MAX_MODEL_ANSWER_BYTES` fails as 502 `llm_unavailable`.
- */
-export function boundedFetch(timeoutMs: number, signal: AbortSignal, clock: CallClock): typeof fetch {
-  let call = 0;
-  return async (input, init) => {
-    const mine = ++call;
-    clock.timedOut = false;
-    const idle = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const stop = () => clearTimeout(timer);
-    const restart = () => {
-      stop();
-      timer = setTimeout(() => {
-        if (mine === call) clock.timedOut = true;
-        idle.abort(new DOMException(`no answer from the model within ${timeoutMs} ms`, 'TimeoutError'));
-      }, timeoutMs);
-    };
-    const signals = [idle.signal, signal, ...(init?.signal ? [init.signal] : [])];
-    const any = AbortSignal.any(signals);
-    any.addEventListener('abort', stop);
-    restart();
-    let res: Response;
-    try {
-      res = await fetch(input, { ...init, redirect: 'manual', signal: any });
-    } catch (err) {
-      stop();
-      throw err;
-    }
-    if (!res.body) {
-      stop();
-      return res;
-    }
-    restart();
-    let bytes = 0;
-    const body = res.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, out) {
-          bytes += chunk.byteLength;
-          if (bytes > MAX_MODEL_ANSWER_BYTES) {
-            // What the loop caps (text, arguments, reasoning) a provider could still send unseen:
-            // tool-call arguments before the call's name, chunks of nothing. Never read past this.
-            const over = new AppError(
-              'llm_unavailable',
-              `The LLM provider's answer passed ${MAX_MODEL_ANSWER_BYTES / 1024 / 1024} MiB: not read further`,
-            );
-            stop();
-            out.error(over);
-            idle.abort(over);
-            return;
-          }
-          restart();
-          out.enqueue(chunk);
-        },
-        flush: stop,
-        cancel: stop,
-      }),
-    );
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-}
-
-/** The language model of the settings; 409 `llm_provider_unavailable` when it cannot run here. */
-export function languageModel(settings: LlmForUse, options: { fetch: typeof fetch; ai?: Ai }): LanguageModel {
+export async function languageModel(settings: LlmForUse, options: { fetch: typeof fetch; ai?: Ai }): Promise<LanguageModel> {
   const apiKey = settings.apiKey ?? undefined;
   const baseURL = settings.baseUrl ?? undefined;
   switch (settings.provider) {
-    case 'openai':
+    case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
       return createOpenAI({ apiKey: apiKey ?? '', baseURL, fetch: options.fetch })(settings.model);
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return createAnthropic({ apiKey: apiKey ?? '', baseURL, fetch: options.fetch })(settings.model);
-    case 'openai-compatible':
+    }
+    case 'openai-compatible': {
       if (!baseURL) throw unavailable('provider openai-compatible needs a baseUrl in the LLM settings');
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey, fetch: options.fetch, includeUsage: true }).chatModel(
         settings.model,
       );
-    case 'workers-ai':
+    }
+    case 'workers-ai': {
       if (!options.ai)
         throw unavailable('provider workers-ai needs the deployment\'s AI binding ([ai] binding = "AI" in its wrangler file)');
+      const { createWorkersAI } = await import('workers-ai-provider');
       return createWorkersAI({ binding: options.ai })(settings.model);
+    }
     default:
       throw unavailable(
         `provider ${settings.provider} is not supported for replies: use openai, anthropic, openai-compatible or workers-ai`,

@@ -36,15 +36,15 @@ import type { KeyRing } from '../vault/crypto';
 import { onHangUp } from './hang-up';
 import { afterStored, bufferedEvents } from './head-start';
 import { claimReplyLease, type ReplyLease, replyLeaseHeld, takeReplyLease } from './lease';
-import { runLoop, type FinishReason, type LoopEvents } from './loop';
-import { boundedFetch, languageModel, type CallClock } from './model';
+import type { FinishReason, LoopEvents } from './loop';
+import { boundedFetch, type CallClock } from './model-fetch';
 import { leftOutCount, requestBudget, type TextMessage, withSummary } from './request-budget';
-import { type SummaryResult, summarise } from './summarise';
+import type { SummaryResult } from './summarise';
 import { renderTemplate } from './template';
 import { mcpSource } from './tool-sources/mcp';
 import { memorySource } from './tool-sources/memory';
 import { gatherTools } from './tool-sources/source';
-import { toolSet, type ReplyStep } from './tools';
+import type { ReplyStep } from './tools';
 
 export interface ReplyDeps {
   store: MessagesDeps;
@@ -210,7 +210,9 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   );
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
-  const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
+  // The AI SDK and the provider are evaluated only now, for a reply that calls a model (engine.ts).
+  const { languageModel, runLoop, summarise, toolSet } = await import('./engine');
+  const model = await languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
   const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
   const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
   // Everything that can refuse the request is known before anything is stored or sent.

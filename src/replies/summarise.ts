@@ -14,7 +14,8 @@ import type { LlmForUse } from '../settings/llm-use.service';
 import { agentSchemaName } from '../storage/agent-storage';
 import type { SqlClient } from '../storage/sql-client';
 import { type ContextSummary, messagesToSummarise, storeSummary } from '../summaries/summaries.service';
-import { boundedFetch, type CallClock, languageModel, llmError } from './model';
+import { languageModel, llmError } from './model';
+import { boundedFetch, type CallClock } from './model-fetch';
 import { SUMMARY_INSTRUCTION, summaryTranscript, transcriptEntry } from './summary-prompt';
 import { countTokens, cutToTokens, MESSAGE_OVERHEAD_TOKENS, messageTokens } from './tokens';
 
@@ -117,7 +118,7 @@ async function run(job: SummaryJob): Promise<SummaryResult> {
   const { entries, lastId } = fitEntries(messages, budget.transcriptTokens);
   const clock: CallClock = { timedOut: false };
   const deadline = AbortSignal.timeout(SUMMARY_DEADLINE_MS);
-  const model = languageModel(job.settings, { fetch: boundedFetch(job.limits.llmTimeoutMs, deadline, clock), ai: job.ai });
+  const model = await languageModel(job.settings, { fetch: boundedFetch(job.limits.llmTimeoutMs, deadline, clock), ai: job.ai });
   let answer: Awaited<ReturnType<typeof generateText>>;
   try {
     answer = await generateText({

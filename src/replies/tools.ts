@@ -24,9 +24,6 @@ export interface ToolEvents {
   toolResult(event: Omit<ReplyStep, 'arguments'> & { content?: string }): void;
 }
 
-/** What the model reads of a tool result at most (characters). */
-export const MAX_TOOL_RESULT_CHARS = 16_384;
-
 /** A tool failure the model reads as an error result. */
 export class ToolFailure extends Error {
   override readonly name = 'ToolFailure';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { contentText, type StandinLlm, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { MAX_CALLS_AT_ONCE, MAX_CALLS_PER_REPLY, MAX_CALLS_PER_STEP } from '../../src/replies/call-limits';
 import { MAX_LISTED_REFUSALS } from '../../src/replies/loop';
-import { MAX_MODEL_ANSWER_BYTES } from '../../src/replies/model';
+import { MAX_MODEL_ANSWER_BYTES } from '../../src/replies/model-fetch';
 import { CUT_MARKER, messageTokens, toolsTokens } from '../../src/replies/tokens';
 import { seg } from '../support/agent';
 import { startCountingTools } from '../support/counting-tools';

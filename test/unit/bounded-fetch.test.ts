@@ -1,11 +1,11 @@
 /**
- * The model's fetch (src/replies/model.ts boundedFetch): LLM_TIMEOUT_MS is an idle timeout, for
+ * The model's fetch (src/replies/model-fetch.ts boundedFetch): LLM_TIMEOUT_MS is an idle timeout, for
  * the answer's headers and then between two chunks, not a deadline for the whole answer.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedFetch, type CallClock } from '../../src/replies/model';
+import { boundedFetch, type CallClock } from '../../src/replies/model-fetch';
 
 let server: Server;
 let base: string;

@@ -47,6 +47,19 @@ describe('DEV_WRANGLER', () => {
   });
 });
 
+describe('DEV_INSPECT', () => {
+  it('is off unless set to 1, and never reaches a worker', () => {
+    expect(devSwitches({}).inspect).toBe(false);
+    expect(devSwitches({ DEV_INSPECT: '0' }).inspect).toBe(false);
+    expect(devSwitches({ DEV_INSPECT: '1' }).inspect).toBe(true);
+    expect(Object.keys(devSwitches({ DEV_INSPECT: '1' }).bindings)).not.toContain('DEV_INSPECT');
+  });
+
+  it('refuses anything but 0 or 1, naming it', () => {
+    for (const bad of ['yes', '2']) expect(() => devSwitches({ DEV_INSPECT: bad }), bad).toThrow(`DEV_INSPECT=${bad}:`);
+  });
+});
+
 describe('DEV_LLM', () => {
   it('starts the stand-in model server unless set to 0, and never reaches a worker', () => {
     expect(devSwitches({}).standinLlm).toBe(true);

@@ -11,8 +11,7 @@ import type { ConnectionTools } from '../../mcp/agent-tools';
 import type { CallResult, McpAuth } from '../../mcp/client';
 import { callConnectionTool, type McpDeps } from '../../mcp/connections.service';
 import { connectionAuth } from '../../mcp/tool-session';
-import { MAX_TOOL_RESULT_CHARS } from '../tools';
-import type { SourcedTool, ToolOutcome, ToolSource } from './source';
+import { MAX_TOOL_RESULT_CHARS, type SourcedTool, type ToolOutcome, type ToolSource } from './source';
 
 interface Offered {
   /** The connection as the reply read it: its calls reuse the row and its credential's entry. */

@@ -5,6 +5,9 @@
  * `SourcedTool`s, so a new built-in tool is a new source, not a branch in the reply.
  */
 
+/** What the model reads of a tool result at most (characters). */
+export const MAX_TOOL_RESULT_CHARS = 16_384;
+
 /** What a tool call gave the model to read. */
 export interface ToolOutcome {
   text: string;
