@@ -10,6 +10,7 @@ import { callGate } from './call-limits';
 import { llmError, type CallClock } from './model';
 import { fitRequest, type RequestBudget, type TextMessage } from './request-budget';
 import type { ReplyStep, ToolEvents } from './tools';
+import type { ReplyTrace } from './trace';
 
 export type FinishReason = 'stop' | 'length' | 'max_iterations' | 'content_filter';
 
@@ -33,6 +34,8 @@ export interface LoopInput {
   /** Aborts every model call (the reply's deadline). */
   signal: AbortSignal;
   clock: CallClock;
+  /** The reply's spans: the loop runs inside `invoke_agent` (trace/). */
+  trace?: ReplyTrace;
 }
 
 export interface LoopResult {
@@ -50,7 +53,12 @@ export const MAX_REPLY_CHARS = 64 * 1024;
 /** What each streamed tool call adds to its step's argument characters besides its name and arguments. */
 const CALL_FRAMING_CHARS = 16;
 
-export async function runLoop(input: LoopInput, events: LoopEvents): Promise<LoopResult> {
+/** Runs the reply's steps, inside the `invoke_agent` span when traced. */
+export function runLoop(input: LoopInput, events: LoopEvents): Promise<LoopResult> {
+  return input.trace ? input.trace.invokeAgent(() => runSteps(input, events)) : runSteps(input, events);
+}
+
+async function runSteps(input: LoopInput, events: LoopEvents): Promise<LoopResult> {
   const cut = new AbortController();
   const gate = callGate();
   const tools = gate.wrap(input.tools, (tool, args, message) =>

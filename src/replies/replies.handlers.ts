@@ -6,6 +6,7 @@ import { renderError } from '../errors';
 import type { AppBindings } from '../types';
 import { keyRing } from '../vault/store';
 import type { LoopEvents } from './loop';
+import type { RuntimeTracing } from './trace';
 import { prepareReply, type ReplyAnswer, type ReplyDeps } from './reply.service';
 import type * as routes from './replies.routes';
 
@@ -31,7 +32,17 @@ function replyDeps(c: Context<AppBindings>): ReplyDeps {
       llmTimeoutMs: config.llmTimeoutMs,
       mcpTimeoutMs: config.mcpTimeoutMs,
     },
+    tracing: { api: runtimeTracing(c), messageText: config.traceMessageText },
   };
+}
+
+/** The runtime's tracing API (`ctx.tracing`); none without an execution context (app.request in unit tests). */
+function runtimeTracing(c: Context<AppBindings>): RuntimeTracing | undefined {
+  try {
+    return (c.executionCtx as { tracing?: RuntimeTracing }).tracing;
+  } catch {
+    return undefined;
+  }
 }
 
 const quiet: LoopEvents = { delta: () => undefined, toolCall: () => undefined, toolResult: () => undefined };

@@ -28,6 +28,7 @@ import { mcpSource } from './tool-sources/mcp';
 import { memorySource } from './tool-sources/memory';
 import { gatherTools } from './tool-sources/source';
 import { toolSet, type ReplyStep } from './tools';
+import { replyTrace, type RuntimeTracing } from './trace';
 
 export interface ReplyDeps {
   store: MessagesDeps;
@@ -37,6 +38,8 @@ export interface ReplyDeps {
   /** The deployment's Workers AI binding, if declared. */
   ai?: Ai;
   limits: { maxTokensPerRequest: number; maxIterations: number; llmTimeoutMs: number; mcpTimeoutMs: number };
+  /** The runtime's tracing (`ctx.tracing`) for the reply's spans; `messageText` opts message text in (DESIGN §15). */
+  tracing?: { api: RuntimeTracing | undefined; messageText: boolean };
 }
 
 export interface ReplyInput {
@@ -139,7 +142,11 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const budget = requestBudget(deps.limits.maxTokensPerRequest, system, definitions, settings.maxTokens);
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
-  const model = languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
+  const agentId = `${agent.collection.toLowerCase()}/${agent.tokenId}`;
+  const about = { provider: settings.provider, model: settings.model, conversationId: input.contextKey, agentId };
+  const trace = replyTrace(deps.tracing?.api, about, { messageText: deps.tracing?.messageText ?? false });
+  const modelFetch = boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock);
+  const model = trace.model(languageModel(settings, { fetch: modelFetch, ai: deps.ai }));
   const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
   const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
   const lease = await takeReplyLease(deps.db, agentRefText(agentRef(agent)), input.contextKey, deadlineMs + 30_000);
@@ -167,7 +174,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     const hangUp = onHangUp(gone, controller);
     try {
       const steps: ReplyStep[] = [];
-      const tools = toolSet(offered, { steps, events });
+      const tools = toolSet(offered, { steps, events, trace });
       // Every request takes what fits of these (request-budget.ts), the stored messages stay whole.
       const messages: TextMessage[] = history.map((m) => ({ role: m.role, content: m.message }));
       const loop = runLoop(
@@ -183,6 +190,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
           temperature: settings.temperature,
           signal: controller.signal,
           clock,
+          trace,
         },
         events,
       );

@@ -5,6 +5,7 @@
  */
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { SourcedTool, ToolOutcome } from './tool-sources/source';
+import type { ReplyTrace } from './trace';
 
 /** One tool call of a reply, as the answer lists it. */
 export interface ReplyStep {
@@ -32,20 +33,20 @@ export class ToolFailure extends Error {
 }
 
 /** The AI SDK tool set: each `execute` runs the tool's call and reports the step. */
-export function toolSet(offered: readonly SourcedTool[], context: { steps: ReplyStep[]; events: ToolEvents }): ToolSet {
+export function toolSet(offered: readonly SourcedTool[], context: { steps: ReplyStep[]; events: ToolEvents; trace: ReplyTrace }): ToolSet {
   const set: ToolSet = {};
   for (const t of offered) {
     const { name, connectionId } = t;
     set[name] = tool({
       description: t.description,
       inputSchema: jsonSchema(t.inputSchema),
-      execute: async (input: unknown, { abortSignal }) => {
+      execute: async (input: unknown, { abortSignal, toolCallId }) => {
         const args = (input ?? {}) as Record<string, unknown>;
         context.events.toolCall({ tool: name, connectionId, arguments: args });
         const started = Date.now();
-        const outcome = await t
-          .call(args, abortSignal)
-          .catch((): ToolOutcome => ({ text: 'internal_error: the tool call failed', isError: true }));
+        const outcome = await context.trace.tool({ name, callId: toolCallId, arguments: args }, () =>
+          t.call(args, abortSignal).catch((): ToolOutcome => ({ text: 'internal_error: the tool call failed', isError: true })),
+        );
         const { text, isError, upstreamStatus: status } = outcome;
         const step: ReplyStep = {
           tool: name,
