@@ -6,6 +6,7 @@ import { Miniflare } from 'miniflare';
 import { parse } from 'smol-toml';
 import { REPO_ROOT } from './migrate';
 import type { DeploymentName } from './stack';
+import { TAIL_FLAGS, TELEMETRY_TAIL_NAME, telemetryTailWorker, WORKER_LOG_ENV, workerOutputTo } from './worker-output';
 import { WRANGLER_ENV, wranglerBin } from './wrangler-dev';
 
 /** What a wrangler file declares, as far as running the worker locally needs. */
@@ -58,6 +59,17 @@ export async function startMiniflare(options: {
    * its answer, which workerd's own HTTP server does not notice from a TCP client.
    */
   callers?: { name: string; script: string }[];
+  /**
+   * Where the worker's console output goes: appended to this file (request log lines only there,
+   * the rest also on the console). Default: the file named by AGENT_GATEWAY_WORKER_LOG (the test
+   * harness sets it), else the console as Miniflare prints it.
+   */
+  logFile?: string;
+  /**
+   * A collector URL on loopback: a streaming tail worker posts each invocation's events there (its
+   * log lines and the runtime's spans, the gateway's own included). Tests of the spans only.
+   */
+  telemetry?: string;
 }): Promise<{ url: string; miniflare: Miniflare; dispose(): Promise<void> }> {
   const config = readWranglerConfig(options.deployment);
   const bindings: Record<string, string> = { ...config.vars, ...options.bindings };
@@ -73,10 +85,11 @@ export async function startMiniflare(options: {
     scriptPath: options.scriptPath,
     modulesRoot: path.dirname(options.scriptPath),
     compatibilityDate: config.compatibility_date,
-    compatibilityFlags: config.compatibility_flags ?? [],
+    compatibilityFlags: [...(config.compatibility_flags ?? []), ...(options.telemetry ? TAIL_FLAGS : [])],
     kvNamespaces: config.kv_namespaces.map((kv) => kv.binding),
     ratelimits,
     bindings,
+    ...(options.telemetry ? { streamingTails: [TELEMETRY_TAIL_NAME] } : {}),
   };
   const callers = (options.callers ?? []).map((caller) => ({
     name: caller.name,
@@ -85,9 +98,11 @@ export async function startMiniflare(options: {
     compatibilityDate: config.compatibility_date,
     serviceBindings: { GATEWAY: config.name },
   }));
+  const logFile = options.logFile ?? process.env[WORKER_LOG_ENV];
   const miniflare = new Miniflare({
     host: '127.0.0.1',
     port: options.port ?? 0,
+    ...(logFile ? { handleRuntimeStdio: workerOutputTo(logFile) } : {}),
     workers: [
       ...(options.outboundRoutes
         ? [
@@ -102,6 +117,7 @@ export async function startMiniflare(options: {
           ]
         : [gateway]),
       ...callers,
+      ...(options.telemetry ? [telemetryTailWorker(options.telemetry, config.compatibility_date)] : []),
     ],
   });
   const url = (await miniflare.ready).toString().replace(/\/$/, '');
@@ -134,6 +150,8 @@ export async function startBundledWorker(options: {
   deployment: DeploymentName;
   port: number;
   bindings: Record<string, string>;
+  /** The worker's log (`.dev/<name>.log`, as under wrangler dev). */
+  logFile: string;
 }): Promise<{ pid: number; baseUrl: string; stop(): Promise<void> }> {
   const worker = await startMiniflare(options);
   const pid = workerdPid(options.port);
