@@ -230,10 +230,8 @@ describe('the reply spans', () => {
       'gen_ai.conversation.id': 'chat',
     });
 
-    // The runtime's own spans of the model call's fetch nest under its chat span.
-    const chatIds = new Set(chats.map((c) => c.id));
-    const under = invocation.spans.filter((s) => s.parentId !== undefined && chatIds.has(s.parentId));
-    console.log(`runtime spans under the chat spans: ${JSON.stringify(under.map((s) => s.name))}`);
+    // The runtime's own span of each model call's fetch nests under its chat span.
+    for (const chat of chats) expect(invocation.spans.filter((s) => s.parentId === chat.id).map((s) => s.name)).toEqual(['fetch']);
 
     const everything = JSON.stringify(invocation.spans);
     for (const text of [words, answer.reply.message]) expect(everything).not.toContain(text);
