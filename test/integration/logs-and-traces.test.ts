@@ -152,14 +152,41 @@ describe('the request log line', () => {
   it('a streamed reply is logged when its stream ends, with the time up to then', async () => {
     const who = await replyAgent(worker.deployment, API_KEY);
     const id = rid('streamed');
+    // Ten words 100 ms apart: the headers go out at once, the stream ends about a second later.
+    const marker = cases.scripted(() => ({ text: Array.from({ length: 10 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 100 }));
     const started = Date.now();
-    const res = await who.reply({ message: 'hello there' }, { headers: { accept: 'text/event-stream', 'x-request-id': id } });
+    const res = await who.reply({ message: `hello there ${marker}` }, { headers: { accept: 'text/event-stream', 'x-request-id': id } });
     const elapsed = Date.now() - started;
     expect(res.status).toBe(200);
     expect(parseSse(res.text).at(-1)?.event).toBe('done');
     const line = await requestLineOf(logOf('worker'), id);
     expect(line).toMatchObject({ status: 200, route: `${AGENT}/context/:contextKey/reply`, streamed: true, credential: 'jwt' });
+    expect(line.durationMs).toBeGreaterThanOrEqual(900);
     expect(line.durationMs).toBeLessThanOrEqual(elapsed);
+  });
+
+  it('a streamed reply whose client hangs up is logged when the stream is cancelled', async () => {
+    const who = await replyAgent(worker.deployment, API_KEY);
+    const id = rid('hung-up');
+    const marker = cases.scripted(() => ({ text: Array.from({ length: 100 }, (_, i) => `word${i}`).join(' '), chunkDelayMs: 200 }));
+    const hangUp = new AbortController();
+    const res = await fetch(`${worker.deployment.baseUrl}${agentPath(who.collection, who.tokenId, `/context/${seg('chat')}/reply`)}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        authorization: `Bearer ${who.token}`,
+        'x-request-id': id,
+      },
+      body: JSON.stringify({ message: `a long story ${marker}` }),
+      signal: hangUp.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('event: delta')) text += new TextDecoder().decode((await reader.read()).value);
+    hangUp.abort();
+    expect(await requestLineOf(logOf('worker'), id, 10_000)).toMatchObject({ status: 200, streamed: true });
   });
 });
 
