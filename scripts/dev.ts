@@ -225,7 +225,13 @@ async function main(): Promise<void> {
       const origin = `http://127.0.0.1:${workerPort}`;
       const bindings = { ...workerBindings(ready, name, origin, secrets), ...switches };
       const worker = bundle
-        ? await startBundledWorker({ scriptPath: bundle, deployment: name, port: workerPort, bindings, logFile: path.join(stateDir, `${name}.log`) })
+        ? await startBundledWorker({
+            scriptPath: bundle,
+            deployment: name,
+            port: workerPort,
+            bindings,
+            logFile: path.join(stateDir, `${name}.log`),
+          })
         : await startWranglerDev({
             configFile: `wrangler.${name}.toml`,
             port: workerPort,
