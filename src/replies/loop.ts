@@ -93,6 +93,7 @@ async function runSteps(input: LoopInput, events: LoopEvents): Promise<LoopResul
   let reasoningChars = 0;
   try {
     for await (const part of result.stream) {
+      input.trace?.observe(part);
       switch (part.type) {
         case 'start-step':
           text = '';

@@ -1,14 +1,18 @@
 /**
- * `chat {model}`: one span per model call, around the provider's call (its fetch spans nest
- * under it) until the answer's stream ends, with the call's own usage as the provider reported
- * it. An AI SDK language-model middleware, so every provider is traced the same way.
+ * `chat {model}`: one span per model call, opened around the provider's call (an AI SDK
+ * language-model middleware, so its fetch span nests under it and every provider is traced alike)
+ * and closed when the loop sees the call's step finish, with the usage the provider reported for
+ * that call. The answer's stream is not wrapped: a stream piped through one more transform kept
+ * a dropped provider connection from being let go (the fuzz test's cut streams then broke the
+ * reply's next database request).
  */
-import { wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware } from 'ai';
+import { wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware, type TextStreamPart, type ToolSet } from 'ai';
 import {
+  type AttributeValue,
   errorType,
   MAX_TRACE_TEXT_CHARS,
   outputMessages,
-  type AttributeValue,
+  type RuntimeSpan,
   type RuntimeTracing,
   setAttributes,
   traceText,
@@ -25,9 +29,23 @@ export interface ChatTraceOptions {
   messageText: boolean;
 }
 
-/** `model`, each call (`doStream`) inside a `chat {model}` span of `tracing`. */
-export function tracedModel(tracing: RuntimeTracing, model: LanguageModel, options: ChatTraceOptions): LanguageModel {
-  if (typeof model === 'string') return model;
+export interface ChatTrace {
+  /** The model, each call (`doStream`) opening a `chat {model}` span. */
+  model: LanguageModel;
+  /** A part of the reply's stream: a step's finish closes its call's span with its usage. */
+  observe(part: TextStreamPart<ToolSet>): void;
+  /** Closes what is still open (a call that failed or was cut). */
+  close(): void;
+}
+
+interface OpenCall {
+  span: RuntimeSpan;
+  text: string;
+  calls: { id: string; name: string; arguments: string }[];
+}
+
+export function chatTrace(tracing: RuntimeTracing, model: LanguageModel, options: ChatTraceOptions): ChatTrace {
+  const open: OpenCall[] = [];
   const middleware: LanguageModelMiddleware = {
     wrapStream: ({ doStream, params }) =>
       tracing.startActiveSpan(`chat ${options.model}`, async (span) => {
@@ -38,61 +56,52 @@ export function tracedModel(tracing: RuntimeTracing, model: LanguageModel, optio
           'gen_ai.request.temperature': params.temperature,
           ...(options.messageText ? { 'gen_ai.input.messages': inputMessages(params.prompt) } : {}),
         });
-        let ended = false;
-        const end = () => {
-          if (ended) return;
-          ended = true;
-          span.end();
-        };
-        let result: Awaited<ReturnType<typeof doStream>>;
         try {
-          result = await doStream();
+          const result = await doStream();
+          open.push({ span, text: '', calls: [] });
+          return result;
         } catch (err) {
           span.setAttribute('error.type', errorType(err));
-          end();
+          span.end();
           throw err;
         }
-        let text = '';
-        const calls: { id: string; name: string; arguments: string }[] = [];
-        type Part = typeof result.stream extends ReadableStream<infer P> ? P : never;
-        const stream = result.stream.pipeThrough(
-          new TransformStream<Part, Part>({
-            transform(part, out) {
-              switch (part.type) {
-                case 'response-metadata':
-                  setAttributes(span, { 'gen_ai.response.id': part.id, 'gen_ai.response.model': part.modelId });
-                  break;
-                case 'text-delta':
-                  if (options.messageText && text.length <= MAX_TRACE_TEXT_CHARS) text += part.delta;
-                  break;
-                case 'tool-call':
-                  if (options.messageText) calls.push({ id: part.toolCallId, name: part.toolName, arguments: part.input });
-                  break;
-                case 'finish':
-                  setAttributes(span, {
-                    'gen_ai.usage.input_tokens': part.usage.inputTokens.total,
-                    'gen_ai.usage.output_tokens': part.usage.outputTokens.total,
-                    'gen_ai.usage.cache_read.input_tokens': part.usage.inputTokens.cacheRead,
-                    'gen_ai.response.finish_reasons': part.finishReason.unified,
-                    ...(options.messageText ? { 'gen_ai.output.messages': outputMessages(text, calls, part.finishReason.unified) } : {}),
-                  });
-                  break;
-                case 'error':
-                  span.setAttribute('error.type', errorType(part.error));
-                  break;
-                default:
-                  break;
-              }
-              out.enqueue(part);
-            },
-            flush: end,
-            cancel: end,
-          }),
-        );
-        return { ...result, stream };
       }),
   };
-  return wrapLanguageModel({ model, middleware });
+  return {
+    model: typeof model === 'string' ? model : wrapLanguageModel({ model, middleware }),
+    observe(part) {
+      const call = open[0];
+      if (!call) return;
+      switch (part.type) {
+        case 'text-delta':
+          if (options.messageText && call.text.length <= MAX_TRACE_TEXT_CHARS) call.text += part.text;
+          break;
+        case 'tool-call':
+          if (options.messageText) call.calls.push({ id: part.toolCallId, name: part.toolName, arguments: JSON.stringify(part.input) });
+          break;
+        case 'error':
+          call.span.setAttribute('error.type', errorType(part.error));
+          break;
+        case 'finish-step':
+          setAttributes(call.span, {
+            'gen_ai.response.id': part.response.id,
+            'gen_ai.response.model': part.response.modelId,
+            'gen_ai.usage.input_tokens': part.usage.inputTokens,
+            'gen_ai.usage.output_tokens': part.usage.outputTokens,
+            'gen_ai.response.finish_reasons': part.finishReason,
+            ...(options.messageText ? { 'gen_ai.output.messages': outputMessages(call.text, call.calls, part.finishReason) } : {}),
+          });
+          open.shift();
+          call.span.end();
+          break;
+        default:
+          break;
+      }
+    },
+    close() {
+      for (const call of open.splice(0)) call.span.end();
+    },
+  };
 }
 
 /** `gen_ai.input.messages`: the call's messages (system instructions included) as role and parts. */

@@ -7,9 +7,9 @@
  * Message text (prompts, answers, tool arguments and results) goes in only when the operator opts
  * in (`TRACE_MESSAGE_TEXT=1`); ids, names, token counts and outcomes always do.
  */
-import type { LanguageModel } from 'ai';
+import type { LanguageModel, TextStreamPart, ToolSet } from 'ai';
 import type { ToolOutcome } from '../tool-sources/source';
-import { tracedModel } from './chat';
+import { type ChatTrace, chatTrace } from './chat';
 import { errorType, outputMessages, type RuntimeTracing, setAttributes, traceText } from './spans';
 
 export type { RuntimeTracing } from './spans';
@@ -38,12 +38,14 @@ export interface ReplyTrace {
   invokeAgent<R extends LoopOutcome>(run: () => Promise<R>): Promise<R>;
   /** The model, each call inside `chat {model}`. */
   model(model: LanguageModel): LanguageModel;
+  /** A part of the reply's stream (a step's finish closes its model call's span). */
+  observe(part: TextStreamPart<ToolSet>): void;
   /** One tool call inside `execute_tool {tool}`. */
   tool(call: { name: string; callId: string; arguments: unknown }, run: () => Promise<ToolOutcome>): Promise<ToolOutcome>;
 }
 
 export function replyTrace(tracing: RuntimeTracing | undefined, about: ReplyAbout, options: { messageText: boolean }): ReplyTrace {
-  if (!tracing) return { invokeAgent: (run) => run(), model: (model) => model, tool: (_, run) => run() };
+  if (!tracing) return { invokeAgent: (run) => run(), model: (model) => model, observe: () => undefined, tool: (_, run) => run() };
   const common = {
     'gen_ai.provider.name': about.provider,
     'gen_ai.request.model': about.model,
@@ -51,6 +53,7 @@ export function replyTrace(tracing: RuntimeTracing | undefined, about: ReplyAbou
     'gen_ai.agent.id': about.agentId,
   };
   const { messageText } = options;
+  let chat: ChatTrace | undefined;
   return {
     invokeAgent: (run) =>
       tracing.enterSpan('invoke_agent', async (span) => {
@@ -67,9 +70,15 @@ export function replyTrace(tracing: RuntimeTracing | undefined, about: ReplyAbou
         } catch (err) {
           span.setAttribute('error.type', errorType(err));
           throw err;
+        } finally {
+          chat?.close();
         }
       }),
-    model: (model) => tracedModel(tracing, model, { model: about.model, attributes: common, messageText }),
+    model: (model) => {
+      chat = chatTrace(tracing, model, { model: about.model, attributes: common, messageText });
+      return chat.model;
+    },
+    observe: (part) => chat?.observe(part),
     tool: (call, run) =>
       tracing.enterSpan(`execute_tool ${call.name}`, async (span) => {
         setAttributes(span, {
