@@ -235,6 +235,7 @@ async function main(): Promise<void> {
             port: workerPort,
             bindings,
             inspectorPort: inspect && name === 'testnet' ? ports.testnetInspector.port : undefined,
+            logFile: path.join(stateDir, `${name}.log`),
           })
         : await startWranglerDev({
             configFile: `wrangler.${name}.toml`,

@@ -21,6 +21,7 @@ import { withDatabase } from './http/database';
 import { jsonBody } from './http/json-body';
 import { clientRateLimit, limitAgentKeys, walletRateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
+import { requestLog } from './http/request-log';
 import { documentCommonResponses } from './http/openapi-responses';
 import { documentRequestBytesErrors, storableUrl } from './http/request-bytes';
 import { createRouter } from './http/router';
@@ -46,6 +47,7 @@ export function createApp() {
   const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));
 
   app.use('*', requestId());
+  app.use('*', requestLog());
   app.use('*', withConfig());
   app.use('*', storableUrl());
   app.use('*', bodyLimit());

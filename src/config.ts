@@ -30,6 +30,8 @@ export interface Config {
   readonly llmTimeoutMs: number;
   /** Absolute limit of one tool call however much progress it sends, ms (`MCP_CALL_CEILING_MS`). */
   readonly mcpCallCeilingMs: number;
+  /** Reply spans carry message text only when the operator opts in (`TRACE_MESSAGE_TEXT=1`; DESIGN §15). */
+  readonly traceMessageText: boolean;
   /** Vault key encryption keys, as configured (`v<version>:<base64>`); imported on first use. */
   readonly vaultKek: string;
   readonly vaultKekPrevious: string | undefined;
@@ -145,6 +147,7 @@ const envSchema = z.object({
   INFERENCE_LOOP__MAX_ITERATIONS: intVar('INFERENCE_LOOP__MAX_ITERATIONS', 10, 1, 50),
   LLM_TIMEOUT_MS: intVar('LLM_TIMEOUT_MS', 60_000, 100, 120_000),
   MCP_CALL_CEILING_MS: intVar('MCP_CALL_CEILING_MS', 120_000, 1_000, 900_000),
+  TRACE_MESSAGE_TEXT: z.enum(['0', '1'], { error: 'must be 0 or 1' }).optional(),
   VAULT_KEK: z
     .string({ error: 'is required' })
     .refine((v) => parseKekSpec(v) !== null, { message: 'must be v<version>:<base64 of 32 bytes>' }),
@@ -221,6 +224,7 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     maxIterations: vars.INFERENCE_LOOP__MAX_ITERATIONS,
     llmTimeoutMs: vars.LLM_TIMEOUT_MS,
     mcpCallCeilingMs: vars.MCP_CALL_CEILING_MS,
+    traceMessageText: vars.TRACE_MESSAGE_TEXT === '1',
     vaultKek: vars.VAULT_KEK,
     vaultKekPrevious: vars.VAULT_KEK_PREVIOUS,
     dev: Object.freeze({

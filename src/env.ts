@@ -24,6 +24,8 @@ export interface Env {
   /** Deadline of one model call of an agent reply, ms (default 60000). */
   LLM_TIMEOUT_MS?: string;
   MCP_CALL_CEILING_MS?: string;
+  /** `1`: reply spans carry message text (prompts, answers, tool arguments and results); `0` (default): never. */
+  TRACE_MESSAGE_TEXT?: string;
   /** The bare name is a common mistake: it is ignored, with a warning. */
   MAX_TOKENS_PER_REQUEST?: string;
   /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */

@@ -6,6 +6,7 @@ import { Miniflare } from 'miniflare';
 import { parse } from 'smol-toml';
 import { REPO_ROOT } from './migrate';
 import type { DeploymentName } from './stack';
+import { TAIL_FLAGS, TELEMETRY_TAIL_NAME, telemetryTailWorker, WORKER_LOG_ENV, workerOutputTo } from './worker-output';
 import { WRANGLER_ENV, wranglerBin } from './wrangler-dev';
 
 /** What a wrangler file declares, as far as running the worker locally needs. */
@@ -60,6 +61,17 @@ export async function startMiniflare(options: {
   callers?: { name: string; script: string }[];
   /** The V8 inspector's port (DevTools protocol; CPU profiles of the worker): none by default. */
   inspectorPort?: number;
+  /**
+   * Where the worker's console output goes: appended to this file (request log lines only there,
+   * the rest also on the console). Default: the file named by AGENT_GATEWAY_WORKER_LOG (the test
+   * harness sets it), else the console as Miniflare prints it.
+   */
+  logFile?: string;
+  /**
+   * A collector URL on loopback: a streaming tail worker posts each invocation's events there (its
+   * log lines and the runtime's spans, the gateway's own included). Tests of the spans only.
+   */
+  telemetry?: string;
 }): Promise<{ url: string; miniflare: Miniflare; dispose(): Promise<void> }> {
   const config = readWranglerConfig(options.deployment);
   const bindings: Record<string, string> = { ...config.vars, ...options.bindings };
@@ -75,10 +87,11 @@ export async function startMiniflare(options: {
     scriptPath: options.scriptPath,
     modulesRoot: path.dirname(options.scriptPath),
     compatibilityDate: config.compatibility_date,
-    compatibilityFlags: config.compatibility_flags ?? [],
+    compatibilityFlags: [...(config.compatibility_flags ?? []), ...(options.telemetry ? TAIL_FLAGS : [])],
     kvNamespaces: config.kv_namespaces.map((kv) => kv.binding),
     ratelimits,
     bindings,
+    ...(options.telemetry ? { streamingTails: [TELEMETRY_TAIL_NAME] } : {}),
   };
   const callers = (options.callers ?? []).map((caller) => ({
     name: caller.name,
@@ -87,10 +100,12 @@ export async function startMiniflare(options: {
     compatibilityDate: config.compatibility_date,
     serviceBindings: { GATEWAY: config.name },
   }));
+  const logFile = options.logFile ?? process.env[WORKER_LOG_ENV];
   const miniflare = new Miniflare({
     host: '127.0.0.1',
     port: options.port ?? 0,
     ...(options.inspectorPort !== undefined ? { inspectorPort: options.inspectorPort } : {}),
+    ...(logFile ? { handleRuntimeStdio: workerOutputTo(logFile) } : {}),
     workers: [
       ...(options.outboundRoutes
         ? [
@@ -105,6 +120,7 @@ export async function startMiniflare(options: {
           ]
         : [gateway]),
       ...callers,
+      ...(options.telemetry ? [telemetryTailWorker(options.telemetry, config.compatibility_date)] : []),
     ],
   });
   const url = (await miniflare.ready).toString().replace(/\/$/, '');
@@ -138,6 +154,8 @@ export async function startBundledWorker(options: {
   port: number;
   bindings: Record<string, string>;
   inspectorPort?: number;
+  /** The worker's log (`.dev/<name>.log`, as under wrangler dev). */
+  logFile: string;
 }): Promise<{ pid: number; baseUrl: string; stop(): Promise<void> }> {
   const worker = await startMiniflare(options);
   const pid = workerdPid(options.port);

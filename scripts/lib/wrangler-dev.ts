@@ -68,8 +68,10 @@ export async function startWranglerDev(options: {
       path.join(options.stateDir, `wrangler-${options.name}`),
       '--local',
       '--show-interactive-dev-session=false',
+      // `log`: every line the worker writes (console.log/info/warn/error) reaches <name>.log, the
+      // request log lines (console.info) among them; `warn` would drop them.
       '--log-level',
-      'warn',
+      'log',
     ],
     {
       cwd: REPO_ROOT,

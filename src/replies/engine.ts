@@ -8,3 +8,4 @@ export { runLoop } from './loop';
 export { languageModel } from './model';
 export { summarise } from './summarise';
 export { toolSet } from './tools';
+export { replyTrace } from './trace';

@@ -12,6 +12,7 @@ import { llmError } from './model';
 import type { CallClock } from './model-fetch';
 import { fitRequest, type RequestBudget, type TextMessage } from './request-budget';
 import type { ReplyStep, ToolEvents } from './tools';
+import type { ReplyTrace } from './trace';
 
 export type FinishReason = 'stop' | 'length' | 'max_iterations' | 'content_filter';
 
@@ -37,6 +38,8 @@ export interface LoopInput {
   clock: CallClock;
   /** Filled as the model answers (usage of each call, model and tool calls), whatever the outcome. */
   meter: UsageCounts;
+  /** The reply's spans: the loop runs inside `invoke_agent` (trace/). */
+  trace?: ReplyTrace;
 }
 
 export interface LoopResult {
@@ -54,7 +57,12 @@ export const MAX_REPLY_CHARS = 64 * 1024;
 /** What each streamed tool call adds to its step's argument characters besides its name and arguments. */
 const CALL_FRAMING_CHARS = 16;
 
-export async function runLoop(input: LoopInput, events: LoopEvents): Promise<LoopResult> {
+/** Runs the reply's steps, inside the `invoke_agent` span when traced. */
+export function runLoop(input: LoopInput, events: LoopEvents): Promise<LoopResult> {
+  return input.trace ? input.trace.invokeAgent(() => runSteps(input, events)) : runSteps(input, events);
+}
+
+async function runSteps(input: LoopInput, events: LoopEvents): Promise<LoopResult> {
   const cut = new AbortController();
   const gate = callGate();
   const tools = gate.wrap(input.tools, (tool, args, message) =>
@@ -89,6 +97,7 @@ export async function runLoop(input: LoopInput, events: LoopEvents): Promise<Loo
   let reasoningChars = 0;
   try {
     for await (const part of result.stream) {
+      input.trace?.observe(part);
       switch (part.type) {
         case 'start-step':
           meter.modelCalls += 1;

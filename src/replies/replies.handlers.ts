@@ -8,6 +8,7 @@ import type { AppBindings } from '../types';
 import { keyCredential, walletCredential } from '../usage/record.service';
 import { keyRing } from '../vault/store';
 import type { LoopEvents } from './loop';
+import type { RuntimeTracing } from './trace';
 import { prepareReply, type ReplyAnswer, type ReplyDeps } from './reply.service';
 import type * as routes from './replies.routes';
 
@@ -34,6 +35,7 @@ function replyDeps(c: Context<AppBindings>): ReplyDeps {
       mcpTimeoutMs: config.mcpTimeoutMs,
     },
     later: afterResponse(c),
+    tracing: { api: runtimeTracing(c), messageText: config.traceMessageText },
   };
 }
 
@@ -42,6 +44,15 @@ function afterResponse(c: Context<AppBindings>): ((work: Promise<unknown>) => vo
   try {
     const ctx = c.executionCtx;
     return (work) => ctx.waitUntil(work);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The runtime's tracing API (`ctx.tracing`); none without an execution context (app.request in unit tests). */
+function runtimeTracing(c: Context<AppBindings>): RuntimeTracing | undefined {
+  try {
+    return (c.executionCtx as { tracing?: RuntimeTracing }).tracing;
   } catch {
     return undefined;
   }

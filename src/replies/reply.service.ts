@@ -45,6 +45,7 @@ import { mcpSource } from './tool-sources/mcp';
 import { memorySource } from './tool-sources/memory';
 import { gatherTools } from './tool-sources/source';
 import type { ReplyStep } from './tools';
+import type { RuntimeTracing } from './trace';
 
 export interface ReplyDeps {
   store: MessagesDeps;
@@ -56,6 +57,8 @@ export interface ReplyDeps {
   limits: { maxTokensPerRequest: number; maxIterations: number; llmTimeoutMs: number; mcpTimeoutMs: number };
   /** Work after the response (`waitUntil`): the summary of what the reply left out. Absent: no summary is written. */
   later?: (work: Promise<unknown>) => void;
+  /** The runtime's tracing (`ctx.tracing`) for the reply's spans; `messageText` opts message text in (DESIGN §15). */
+  tracing?: { api: RuntimeTracing | undefined; messageText: boolean };
 }
 
 export interface ReplyInput {
@@ -211,8 +214,12 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
   // The AI SDK and the provider are evaluated only now, for a reply that calls a model (engine.ts).
-  const { languageModel, runLoop, summarise, toolSet } = await import('./engine');
-  const model = await languageModel(settings, { fetch: boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock), ai: deps.ai });
+  const { languageModel, replyTrace, runLoop, summarise, toolSet } = await import('./engine');
+  const agentId = `${agent.collection.toLowerCase()}/${agent.tokenId}`;
+  const about = { provider: settings.provider, model: settings.model, conversationId: input.contextKey, agentId };
+  const trace = replyTrace(deps.tracing?.api, about, { messageText: deps.tracing?.messageText ?? false });
+  const modelFetch = boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock);
+  const model = trace.model(await languageModel(settings, { fetch: modelFetch, ai: deps.ai }));
   const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
   const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
   // Everything that can refuse the request is known before anything is stored or sent.
@@ -259,7 +266,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const steps: ReplyStep[] = [];
   // The tool calls that ran, for the audit trail.
   const calls: ToolCallRecord[] = [];
-  const tools = toolSet(afterStored(offered, storing), { steps, events, calls });
+  const tools = toolSet(afterStored(offered, storing), { steps, events, calls, trace });
   const ask = () => {
     const started = runLoop(
       {
@@ -275,6 +282,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
         signal: controller.signal,
         clock,
         meter,
+        trace,
       },
       events,
     );

@@ -6,6 +6,7 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { ToolCallRecord } from '../audit/entry';
 import type { SourcedTool, ToolOutcome } from './tool-sources/source';
+import type { ReplyTrace } from './trace';
 
 /** One tool call of a reply, as the answer lists it. */
 export interface ReplyStep {
@@ -32,7 +33,13 @@ export class ToolFailure extends Error {
 /** The AI SDK tool set: each `execute` runs the tool's call and reports the step. */
 export function toolSet(
   offered: readonly SourcedTool[],
-  context: { steps: ReplyStep[]; events: ToolEvents /** Every call that ran, for the audit trail. */; calls?: ToolCallRecord[] },
+  context: {
+    steps: ReplyStep[];
+    events: ToolEvents;
+    /** Every call that ran, for the audit trail. */
+    calls?: ToolCallRecord[];
+    trace: ReplyTrace;
+  },
 ): ToolSet {
   const set: ToolSet = {};
   for (const t of offered) {
@@ -40,13 +47,15 @@ export function toolSet(
     set[name] = tool({
       description: t.description,
       inputSchema: jsonSchema(t.inputSchema),
-      execute: async (input: unknown, { abortSignal }) => {
+      execute: async (input: unknown, { abortSignal, toolCallId }) => {
         const args = (input ?? {}) as Record<string, unknown>;
         context.events.toolCall({ tool: name, connectionId, arguments: args });
         const started = Date.now();
-        const outcome = await t
-          .call(args, abortSignal)
-          .catch((): ToolOutcome => ({ text: 'internal_error: the tool call failed', isError: true, code: 'internal_error' }));
+        const outcome = await context.trace.tool({ name, callId: toolCallId, arguments: args }, () =>
+          t
+            .call(args, abortSignal)
+            .catch((): ToolOutcome => ({ text: 'internal_error: the tool call failed', isError: true, code: 'internal_error' })),
+        );
         const { text, isError, upstreamStatus: status } = outcome;
         const step: ReplyStep = {
           tool: name,

@@ -5,7 +5,7 @@
  * up again. Slow (several stack starts): every test has its own generous timeout.
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,7 @@ import {
 } from '../../scripts/lib/stack-processes';
 import { newWallet } from '../support/chain';
 import { earlyInWindow, initBurst } from '../support/rate-limits';
+import { requestLineOf } from '../support/worker-log';
 
 const TEST_TIMEOUT_MS = 150_000;
 const READY_TIMEOUT_MS = 60_000;
@@ -95,6 +96,23 @@ async function expectHealthy(stack: StackFile): Promise<void> {
   for (const name of ['mainnet', 'testnet'] as const) {
     const res = await fetch(`${stack[name].baseUrl}/health`, { signal: AbortSignal.timeout(15_000) });
     expect(res.status, `${name} /health: ${await res.text()}`).toBe(200);
+  }
+}
+
+/**
+ * Each worker's log (`<DEV_DIR>/<name>.log`) gets its request lines through the log level
+ * `npm run dev` runs wrangler at: one for a request with a query string, which no line holds.
+ */
+async function expectRequestLines(stack: StackFile): Promise<void> {
+  for (const name of ['mainnet', 'testnet'] as const) {
+    const requestId = `dev-log-${crypto.randomUUID()}`;
+    const probe = `probe-${crypto.randomUUID()}`;
+    const res = await fetch(`${stack[name].baseUrl}/health?probe=${probe}`, { headers: { 'x-request-id': requestId } });
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
+    const line = await requestLineOf(path.join(devDir, `${name}.log`), requestId);
+    expect(line).toMatchObject({ route: '/health', status: 200, chainId: stack[name].chainId, credential: 'none' });
+    expect(await readFile(path.join(devDir, `${name}.log`), 'utf8')).not.toContain(probe);
   }
 }
 
@@ -171,6 +189,7 @@ describe('npm run dev', () => {
       }
 
       await expectHealthy(stack);
+      await expectRequestLines(stack);
       for (const name of ['mainnet', 'testnet'] as const) {
         const res = await fetch(`${stack[name].baseUrl}/docs`, { signal: AbortSignal.timeout(15_000) });
         expect(res.status, `${name} /docs`).toBe(200);

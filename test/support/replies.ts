@@ -13,8 +13,14 @@ import { workerWithToolServers } from './tool-routing';
 
 export const LLM_BASE_URL = 'https://llm.tools.example/v1';
 
-export async function replyWorker(stack: StackInfo, llm: StandinLlm, tools: Record<string, string>, bindings: Record<string, string> = {}) {
-  const worker = await workerWithToolServers(stack, { llm: llm.origin, ...tools }, { LLM_TIMEOUT_MS: '1500', ...bindings });
+export async function replyWorker(
+  stack: StackInfo,
+  llm: StandinLlm,
+  tools: Record<string, string>,
+  bindings: Record<string, string> = {},
+  output: Parameters<typeof workerWithToolServers>[3] = {},
+) {
+  const worker = await workerWithToolServers(stack, { llm: llm.origin, ...tools }, { LLM_TIMEOUT_MS: '1500', ...bindings }, output);
   const deployment: DeploymentInfo = { ...stack.testnet, baseUrl: worker.url };
   return { ...worker, deployment };
 }

@@ -12,12 +12,18 @@ export function toolServerUrl(name: string, serverUrl: string): string {
  * over plain HTTP, so the gateway validates tool-server URLs exactly as in production. Start the
  * servers first: `servers` maps each name to its loopback URL.
  */
-export async function workerWithToolServers(stack: StackInfo, servers: Record<string, string>, bindings: Record<string, string> = {}) {
+export async function workerWithToolServers(
+  stack: StackInfo,
+  servers: Record<string, string>,
+  bindings: Record<string, string> = {},
+  output: Pick<Parameters<typeof startMiniflare>[0], 'logFile' | 'telemetry'> = {},
+) {
   const outboundRoutes = Object.fromEntries(Object.entries(servers).map(([name, url]) => [`${name}.tools.example`, new URL(url).origin]));
   return startMiniflare({
     scriptPath: stack.scriptPath,
     deployment: 'testnet',
     bindings: { ...workerBindingsFor(stack), MCP_TIMEOUT_MS: '1500', ...bindings },
     outboundRoutes,
+    ...output,
   });
 }

@@ -194,6 +194,13 @@ describe('parseConfig', () => {
     expect(config.warnings).toHaveLength(1);
   });
 
+  it('keeps message text out of spans unless TRACE_MESSAGE_TEXT=1; takes only 0 or 1', () => {
+    expect(parseConfig(validEnv()).traceMessageText).toBe(false);
+    expect(parseConfig({ ...validEnv(), TRACE_MESSAGE_TEXT: '0' }).traceMessageText).toBe(false);
+    expect(parseConfig({ ...validEnv(), TRACE_MESSAGE_TEXT: '1' }).traceMessageText).toBe(true);
+    expectRejected({ ...validEnv(), TRACE_MESSAGE_TEXT: 'yes' }, 'TRACE_MESSAGE_TEXT');
+  });
+
   describe('local-stack switches (DEV_*)', () => {
     const local = () => ({ ...validEnv(), DB_WS_PROXY: '127.0.0.1:5434' });
 

@@ -118,6 +118,18 @@ describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
     expect(config.testnet.triggers?.crons).toEqual(config.mainnet.triggers?.crons);
   });
 
+  it('declare the same observability: Workers Logs on with query strings cut, traces off by default, message text off', () => {
+    const observability = (d: Deployment) => (config[d] as unknown as { observability?: Record<string, unknown> }).observability;
+    expect(observability('testnet')).toEqual(observability('mainnet'));
+    expect(observability('mainnet')).toMatchObject({
+      enabled: true,
+      redact_query_string: true,
+      logs: { enabled: true },
+      traces: { enabled: false },
+    });
+    expect(config.mainnet.vars?.TRACE_MESSAGE_TEXT).toBe('0');
+  });
+
   it.each(DEPLOYMENTS)('every var of %s is declared in the Env interface of src/env.ts', (d) => {
     const missing = varNames(d).filter((name) => !declaredInEnv(name));
     expect(missing, 'vars missing from Env').toEqual([]);
