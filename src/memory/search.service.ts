@@ -65,13 +65,6 @@ export interface SearchDeps extends AgentStore {
  */
 export const SEARCH_CANDIDATES = 2000;
 
-/**
- * The newest message ids a search looks at first (walking the primary key, for a common word); only
- * when they hold fewer than SEARCH_CANDIDATES matches are older ones read (through the GIN index).
- * A word in 5% of messages or more fills its candidates within the window.
- */
-const SEARCH_WINDOW = 20 * SEARCH_CANDIDATES;
-
 /** Shortest term trigram similarity can judge: pg_trgm draws nothing useful from fewer characters. */
 const FUZZY_MIN_CHARS = 3;
 
@@ -91,10 +84,10 @@ export async function searchMemory(deps: SearchDeps, agent: Agent, request: Sear
   const schema = await findAgentSchema(deps, agent);
   if (!schema) return { hits: [], nextCursor: null };
   try {
-    const { fuzzy, unindexed, newestId } = await termsFullTextMisses(deps.sql, schema, positiveTerms(parsed));
+    const { fuzzy, unindexed } = await termsFullTextMisses(deps.sql, schema, positiveTerms(parsed));
     if (unindexed) deps.indexLater?.(schema);
     const params: SqlParams = [];
-    const { text } = searchSql(schema, parsed, fuzzy, filters, from, limit, params, newestId - SEARCH_WINDOW);
+    const { text } = searchSql(schema, parsed, fuzzy, filters, from, limit, params);
     const { rows } = await deps.sql.query<HitRow>(text, params);
     const hits = rows.slice(0, limit).map(toHit);
     const last = rows.length > limit ? rows[limit - 1] : undefined;
@@ -128,26 +121,26 @@ async function termsFullTextMisses(
   sql: SqlClient,
   schema: AgentSchema,
   terms: QueryTerm[],
-): Promise<{ fuzzy: Set<string>; unindexed: boolean; newestId: number }> {
+): Promise<{ fuzzy: Set<string>; unindexed: boolean }> {
   const probe = (config: string, column: string) =>
     `EXISTS (SELECT 1 FROM ${schema.quoted}.messages m WHERE m.search_en IS NOT NULL AND m.${column} @@ websearch_to_tsquery('${config}', u.q))`;
-  const { rows } = await sql.query<{ q: string; found: boolean; unindexed: boolean; newest_id: string | null }>(
+  const { rows } = await sql.query<{ q: string; found: boolean; unindexed: boolean }>(
     `SELECT u.q, ${probe('english', 'search_en')} OR ${probe('simple', 'search_simple')}
        OR EXISTS (${unindexedMessages(schema, `m.search_en @@ websearch_to_tsquery('english', u.q) OR m.search_simple @@ websearch_to_tsquery('simple', u.q)`)}) AS found,
-       EXISTS (SELECT 1 FROM ${schema.quoted}.messages WHERE search_en IS NULL) AS unindexed,
-       (SELECT max(id) FROM ${schema.quoted}.messages) AS newest_id
+       EXISTS (SELECT 1 FROM ${schema.quoted}.messages WHERE search_en IS NULL) AS unindexed
      FROM unnest($1::text[]) AS u(q)`,
     [terms.map((t) => t.query)],
   );
-  return {
-    fuzzy: new Set(rows.filter((r) => !r.found).map((r) => r.q)),
-    unindexed: rows.some((r) => r.unindexed),
-    newestId: Number(rows[0]?.newest_id ?? 0),
-  };
+  return { fuzzy: new Set(rows.filter((r) => !r.found).map((r) => r.q)), unindexed: rows.some((r) => r.unindexed) };
 }
 
 /** The columns a search reads of a message, its search columns included. */
 const COLUMNS = 'm.id, m.context_key, m.role, m.message, m.created_at, m.search_en, m.search_simple';
+
+/** The agent's indexed messages (the partial GIN index serves `where`) as `m`. */
+function indexedMessages(schema: AgentSchema, where: string): string {
+  return `SELECT ${COLUMNS} FROM ${schema.quoted}.messages m WHERE m.search_en IS NOT NULL AND (${where})`;
+}
 
 /**
  * The unindexed tail (its partial btree) as `m`, with the very expressions the indexer stores, so
@@ -181,7 +174,6 @@ function searchSql(
   from: SearchPosition | undefined,
   limit: number,
   params: SqlParams,
-  windowAfter: number,
   rankings: readonly Ranking[] = RANKINGS,
 ): { text: string } {
   const alternatives = parsed.alternatives.map((terms) => {
@@ -212,30 +204,19 @@ function searchSql(
   const score = rankings.map((ranking) => ranking.score(params, scoring)).filter((s) => s !== null);
   const after = from ? `WHERE (h.score, h.id) < (${param(params, from.score, '::numeric')}, ${param(params, from.id, '::bigint')})` : '';
   const matches = where.join('\n         AND ');
-  const window = param(params, windowAfter, '::bigint');
-  // The newest matches, each part on its own so the planner sees `ORDER BY id DESC LIMIT` over one
-  // relation. Recent indexed messages (the window): for a common word the planner walks the primary
-  // key from the newest row and stops at the 2,000th match (some 20,000 rows for a word in 10%)
-  // instead of fetching every match the GIN index finds (10,000 rows over 7,000 pages at 100,000
-  // messages) to keep the newest; for a rarer one it keeps the index. Older indexed messages only
-  // when the window held too few, and never by walking the key (`id + 0`: a word common overall
-  // but absent lately would make that walk read every row): the index, then the newest of them.
-  // The unindexed tail. Candidates carry their columns and tsvectors, scored as they are, not read twice.
-  const recent = `SELECT ${COLUMNS} FROM ${schema.quoted}.messages m
-       WHERE m.search_en IS NOT NULL AND m.id > ${window} AND ${matches}
-       ORDER BY m.id DESC LIMIT ${SEARCH_CANDIDATES}`;
-  const older = `SELECT ${COLUMNS} FROM ${schema.quoted}.messages m
-       WHERE m.search_en IS NOT NULL AND m.id <= ${window} AND ${matches}
-         AND (SELECT count(*) FROM recent) < ${SEARCH_CANDIDATES}
-       ORDER BY m.id + 0 DESC LIMIT ${SEARCH_CANDIDATES}`;
-  const tail = `${unindexedMessages(schema, matches)}\n       ORDER BY m.id DESC LIMIT ${SEARCH_CANDIDATES}`;
+  const newest = (relation: string) => `(${relation}\n       ORDER BY m.id DESC LIMIT ${SEARCH_CANDIDATES})`;
+  // The newest matches of each part on its own, so the planner sees `ORDER BY id DESC LIMIT` on the
+  // indexed messages alone: for a common word it walks the primary key from the newest row and
+  // stops at the 2,000th match (a few thousand rows read) instead of fetching every match the GIN
+  // index finds (10,000 rows over 7,000 pages for a word in 10% of 100,000 messages) to keep the
+  // newest; for a rarer one it keeps the index. The candidates carry their columns and tsvectors,
+  // so they are scored as they are, not read a second time.
   return {
-    text: `WITH recent AS MATERIALIZED (${recent}),
-     older AS MATERIALIZED (${older})
-     SELECT h.context_key, h.id, h.role, h.message, ${ISO_TIME} AS created_at, h.score::text AS score FROM (
+    text: `SELECT h.context_key, h.id, h.role, h.message, ${ISO_TIME} AS created_at, h.score::text AS score FROM (
        SELECT m.context_key, m.id, m.role, m.message, m.created_at,
               round((${score.length > 0 ? score.join(' + ') : '0'})::numeric, 6) AS score
-       FROM (SELECT * FROM (SELECT * FROM recent UNION ALL SELECT * FROM older UNION ALL (${tail})) c
+       FROM (SELECT * FROM (${newest(indexedMessages(schema, matches))}
+         UNION ALL ${newest(unindexedMessages(schema, matches))}) c
          ORDER BY c.id DESC LIMIT ${SEARCH_CANDIDATES}) m) h
      ${after}
      ORDER BY h.score DESC, h.id DESC
