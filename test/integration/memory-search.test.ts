@@ -394,7 +394,7 @@ describe('memory search: a very common word', () => {
 });
 
 describe('memory search: a word common long ago, rare lately', () => {
-  it(`pages reach its newest ${SEARCH_CANDIDATES} matches, in the newest 40,000 messages and before them`, async () => {
+  it(`pages reach its newest ${SEARCH_CANDIDATES} matches: the last 500 and those before 40,000 others`, async () => {
     const agent = await freshAgent(testnet);
     await hydrate(agent, { log: ['Opened the log.'] });
     const schema = expectedSchemaName({ deployment: testnet, collection: agent.collection, tokenId: agent.tokenId });
