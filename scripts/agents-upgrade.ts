@@ -5,7 +5,8 @@
  *
  *   DATABASE_URL=postgresql://... npm run agents:upgrade -- [--batch 100] [--after agent_xxx]
  *
- * Stopping it is safe: finished schemas no longer qualify, so a rerun continues where it stopped.
+ * Stopping it is safe: finished schemas no longer qualify, so a rerun continues where it stopped
+ * (and first finishes indexing the schema a stopped run was indexing). Progress goes to stderr.
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -24,14 +25,20 @@ async function main(): Promise<void> {
     const result = await upgradeAgentSchemas(pool as unknown as SqlPool, {
       batchSize,
       after: values.after,
+      onUnfinished: (count) => {
+        if (count > 0) console.error(`finishing the search index of ${count} agent schema(s) a stopped run left half indexed`);
+      },
       onProgress: (p) => {
         bar ??= progressBar('upgrading agent schemas', p.total);
         bar.update(p.done + p.failed, p.failed ? `(${p.failed} failed)` : undefined);
       },
     });
-    bar?.finish(`upgraded ${result.done} agent schema(s), ${result.failed} failed${result.cursor ? `; last ${result.cursor}` : ''}`);
+    const finished = result.finished > 0 ? `; finished indexing ${result.finished}` : '';
+    bar?.finish(
+      `upgraded ${result.done} agent schema(s), ${result.failed} failed${finished}${result.cursor ? `; last ${result.cursor}` : ''}`,
+    );
     for (const f of result.failures) console.error(`  ${f.schema}: ${f.reason}`);
-    if (result.failed > 0) {
+    if (result.failures.length > 0) {
       console.error(`rerun to retry the failures (or resume with --after ${result.cursor})`);
       process.exitCode = 1;
     }

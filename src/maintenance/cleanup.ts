@@ -1,7 +1,7 @@
 import { pruneAuditLog } from '../audit/audit.service';
 import { pruneConsumedNonces } from '../auth/nonces';
 import { IDEMPOTENCY_RETENTION_HOURS } from '../contexts/messages.service';
-import { INDEX_BATCH, indexMessages } from '../storage/search-index';
+import { INDEX_BATCH, indexMessages, schemasBehind } from '../storage/search-index';
 import type { SqlClient } from '../storage/sql-client';
 import type { Database } from '../storage/db';
 
@@ -94,21 +94,11 @@ export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: nu
 
 /**
  * Indexes for search what the indexer after an append left (src/storage/search-index.ts): finds which
- * of `schemas` have messages not yet indexed (one statement per 50, an index probe each), then
+ * of `schemas` have messages not yet indexed (`schemasBehind`), then
  * indexes them batch by batch until none is left or the run's budget is spent.
  */
 async function catchUpSearchIndex(sql: SqlClient, schemas: string[]): Promise<number> {
-  const behind: string[] = [];
-  for (let i = 0; i < schemas.length; i += AGENTS_PER_STATEMENT) {
-    const slice = schemas.slice(i, i + AGENTS_PER_STATEMENT);
-    if (slice.length === 0) continue;
-    const { rows } = await sql.query<{ schema_name: string }>(
-      slice
-        .map((name) => `SELECT '${name}' AS schema_name WHERE EXISTS (SELECT 1 FROM "${name}".messages WHERE search_en IS NULL)`)
-        .join(' UNION ALL '),
-    );
-    behind.push(...rows.map((r) => r.schema_name));
-  }
+  const behind = await schemasBehind(sql, schemas);
   let indexed = 0;
   for (const name of behind) {
     const schema = { name, quoted: `"${name}"` };

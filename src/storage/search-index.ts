@@ -64,6 +64,28 @@ export async function indexAllMessages(sql: SqlClient, schema: AgentSchema, batc
   }
 }
 
+/** Agent schemas one probe statement asks about (one round trip). */
+const SCHEMAS_PER_PROBE = 50;
+
+/**
+ * Which of `names` (agent schemas at a template with the search columns) have messages not yet
+ * indexed: an index probe each (the partial btree), one statement per 50 schemas.
+ */
+export async function schemasBehind(sql: SqlClient, names: readonly string[]): Promise<string[]> {
+  const safe = names.filter((name) => /^[a-z0-9_]+$/.test(name)); // registry names, inlined in SQL
+  const behind: string[] = [];
+  for (let i = 0; i < safe.length; i += SCHEMAS_PER_PROBE) {
+    const slice = safe.slice(i, i + SCHEMAS_PER_PROBE);
+    const { rows } = await sql.query<{ schema_name: string }>(
+      slice
+        .map((name) => `SELECT '${name}' AS schema_name WHERE EXISTS (SELECT 1 FROM "${name}".messages WHERE search_en IS NULL)`)
+        .join(' UNION ALL '),
+    );
+    behind.push(...rows.map((r) => r.schema_name));
+  }
+  return behind;
+}
+
 /**
  * How long the indexer started after one response goes on, batch after batch, while it finds full
  * batches (`waitUntil` allows 30 s after the response): enough to catch up 10,000-40,000 messages

@@ -173,3 +173,32 @@ describe('template v2: the index the idempotency clean-up needs', () => {
     expect(await hasIndex(schema.name)).toBe(true);
   });
 });
+
+describe('an upgrade stopped while it indexed a schema', () => {
+  it('the rerun finishes that schema’s indexing, though the schema is already at the last version', async () => {
+    const agent = { chainId: 80002, collection: getAddress(`0x${'ef'.repeat(20)}`), tokenId: 1n };
+    const schema = await agentSchemaName(agent);
+    await provision(
+      sql(),
+      agent,
+      schema,
+      AGENT_TEMPLATE.filter((step) => step.version < 3),
+    );
+    await pool.query(`insert into ${schema.quoted}.contexts (key) values ('old')`);
+    await pool.query(
+      `insert into ${schema.quoted}.messages (context_key, role, message)
+       select 'old', 'user', 'Note ' || n || ': the invoice is due.' from generate_series(1, 700) as n`,
+    );
+    // What a run killed after this schema's template step and before its indexing leaves behind.
+    await provision(sql(), agent, schema);
+    const unindexed = async () =>
+      (await pool.query<{ n: string }>(`select count(*) as n from ${schema.quoted}.messages where search_en is null`)).rows[0]?.n;
+    expect(await unindexed()).toBe('700');
+    const counts: number[] = [];
+    const result = await upgradeAgentSchemas(sql(), { onUnfinished: (n) => counts.push(n) });
+    expect(result).toMatchObject({ done: 0, total: 0, finished: 1, failures: [] });
+    expect(counts).toEqual([1]);
+    expect(await unindexed()).toBe('0');
+    expect(await upgradeAgentSchemas(sql())).toMatchObject({ finished: 0 });
+  });
+});

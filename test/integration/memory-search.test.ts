@@ -395,6 +395,35 @@ describe('memory search: a very common word', () => {
 
 /** The template before memory search's step (v3): later steps come and go, this test's point stays. */
 const BEFORE_SEARCH = AGENT_TEMPLATE.filter((step) => step.version < 3);
+describe('memory search: a word common long ago, rare lately', () => {
+  it(`pages reach its newest ${SEARCH_CANDIDATES} matches: the last 500 and those before 40,000 others`, async () => {
+    const agent = await freshAgent(testnet);
+    await hydrate(agent, { log: ['Opened the log.'] });
+    const schema = expectedSchemaName({ deployment: testnet, collection: agent.collection, tokenId: agent.tokenId });
+    // 3,000 beacons, 40,000 other entries, then 500 beacons (indexed as the indexer fills them):
+    // the newest 2,000 are the last 500 and the 1,500 before the 40,000 others.
+    await sql(
+      stack.databaseUrl,
+      `insert into "${schema}".messages (context_key, role, message, search_en, search_simple)
+       select 'log', 'user', t, to_tsvector('english', t), to_tsvector('simple', t) from (
+         select n, case when n <= 3000 or n > 43000 then 'Beacon entry ' || n else 'Filler entry ' || n end as t
+         from generate_series(1, 43500) n) s order by n`,
+    );
+    await sql(stack.databaseUrl, `analyze "${schema}".messages`);
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const res = await search(agent, { query: 'beacon', limit: 100, ...(cursor ? { cursor } : {}) });
+      expect(res.status, res.text).toBe(200);
+      seen.push(...res.body.hits.map((h) => Number(/entry (\d+)/.exec(h.message)![1])));
+      cursor = res.body.nextCursor ?? undefined;
+    } while (cursor);
+    expect(new Set(seen).size).toBe(SEARCH_CANDIDATES);
+    expect(seen).toHaveLength(SEARCH_CANDIDATES);
+    expect(Math.min(...seen)).toBe(1501);
+    expect(seen.filter((n) => n > 43000)).toHaveLength(500);
+  }, 120_000);
+});
 
 describe('memory search: template upgrade', () => {
   it('an agent provisioned on the previous template is upgraded on its next request and then searchable', async () => {

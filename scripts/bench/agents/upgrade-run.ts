@@ -2,7 +2,8 @@
  * The real `npm run agents:upgrade` over every schema below the template's version, as an operator
  * runs it: once killed with SIGKILL about half way (from its progress lines, or the upgraded rows
  * polled every 50 ms, whichever shows half first), then again to completion. Checks that every
- * schema ends at the last version with the v2 index, none was skipped and none upgraded twice.
+ * schema ends at the last version with a given index of the template (v2's by default), none was
+ * skipped and none upgraded twice.
  */
 import { spawn } from 'node:child_process';
 import type pg from 'pg';
@@ -21,6 +22,8 @@ export interface RunFigures {
   spanMs: number;
   killed: boolean;
   exitCode: number | null;
+  /** Schemas a stopped run left half indexed, as this run reported finishing them (0 when none). */
+  finished: number;
 }
 
 export interface UpgradeFigures {
@@ -36,6 +39,7 @@ interface Child {
   kill(): void;
   reported(): number;
   found(): number;
+  finished(): number;
 }
 
 /** `npm run agents:upgrade -- --batch 100` in its own process group, its output forwarded to stderr. */
@@ -48,6 +52,7 @@ function startUpgrade(databaseUrl: string): Child {
   });
   let reported = 0;
   let found = -1;
+  let finished = 0;
   let pending = '';
   const onData = (chunk: Buffer) => {
     pending += chunk.toString('utf8');
@@ -58,6 +63,8 @@ function startUpgrade(databaseUrl: string): Child {
       if (progress && found < 0) found = Number(progress[2]);
       const counted = progress ?? /^upgraded (\d+) agent schema/.exec(line);
       if (counted) reported = Number(counted[1]);
+      const unfinished = /^finishing the search index of (\d+)/.exec(line);
+      if (unfinished) finished = Number(unfinished[1]);
       if (line.trim() && !line.startsWith('npm warn')) process.stderr.write(`  agents:upgrade: ${line.trim()}\n`);
     }
   };
@@ -74,6 +81,7 @@ function startUpgrade(databaseUrl: string): Child {
     },
     reported: () => reported,
     found: () => found,
+    finished: () => finished,
   };
 }
 
@@ -132,11 +140,30 @@ async function run(db: pg.Client, databaseUrl: string, names: readonly string[],
   const wallMs = now() - t0;
   await sleep(500); // the server aborts the killed run's open transaction when it sees the socket close
   const counted = await upgradedSince(db, names, since);
-  return { wallMs, upgraded: counted.n, reported: child.reported(), found: child.found(), spanMs: counted.spanMs, killed, exitCode: code };
+  return {
+    wallMs,
+    upgraded: counted.n,
+    reported: child.reported(),
+    found: child.found(),
+    spanMs: counted.spanMs,
+    killed,
+    exitCode: code,
+    finished: child.finished(),
+  };
 }
 
+/** An index of the template every upgraded schema must have afterwards. */
+export interface ExpectedIndex {
+  table: string;
+  name: string;
+  /** The template version that adds it, for the check's label. */
+  version: number;
+}
+
+const V2_INDEX: ExpectedIndex = { table: 'idempotency', name: 'idempotency_created_at', version: 2 };
+
 /** Runs the kill-and-resume upgrade over every schema below the last version and checks the outcome. */
-export async function upgradeKillAndResume(db: pg.Client, databaseUrl: string): Promise<UpgradeFigures> {
+export async function upgradeKillAndResume(db: pg.Client, databaseUrl: string, index: ExpectedIndex = V2_INDEX): Promise<UpgradeFigures> {
   const { rows: below } = await db.query<{ schema_name: string }>(
     'select schema_name from gateway.agent_storage where template_version < $1 order by schema_name',
     [TEMPLATE_VERSION],
@@ -152,8 +179,8 @@ export async function upgradeKillAndResume(db: pg.Client, databaseUrl: string): 
   const notAtLast = names.filter((n) => end.get(n)?.template_version !== TEMPLATE_VERSION);
   const reUpgraded = firstRun.filter((r) => end.get(r.schema_name)?.upgraded_at !== r.upgraded_at);
   const { rows: indexed } = await db.query<{ n: string }>(
-    `select count(*) as n from pg_indexes where schemaname = any($1) and tablename = 'idempotency' and indexname = 'idempotency_created_at'`,
-    [names],
+    'select count(*) as n from pg_indexes where schemaname = any($1) and tablename = $2 and indexname = $3',
+    [names, index.table, index.name],
   );
   const withIndex = Number(indexed[0]?.n ?? 0);
   const checks = [
@@ -174,7 +201,7 @@ export async function upgradeKillAndResume(db: pg.Client, databaseUrl: string): 
       detail: `${notAtLast.length} not at v${TEMPLATE_VERSION}`,
     },
     { label: 'none upgraded twice', ok: reUpgraded.length === 0, detail: `${reUpgraded.length} of the first run's upgraded again` },
-    { label: 'the v2 index exists in every schema', ok: withIndex === total, detail: `${withIndex} of ${total}` },
+    { label: `the v${index.version} index exists in every schema`, ok: withIndex === total, detail: `${withIndex} of ${total}` },
   ];
   return { total, killed, resumed, checks };
 }

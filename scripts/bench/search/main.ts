@@ -5,13 +5,18 @@
  * and with them (the current template), in alternating batches in one run.
  *
  *   node --import tsx scripts/bench/search/main.ts [--database-url URL] [--sizes 1000,10000,100000]
- *     [--runs 40] [--hydrate 30000] [--write]
+ *     [--runs 40] [--hydrate 30000] [--tail 1000] [--upgrade 100000] [--before REF] [--write]
+ *
+ * `--before REF` also measures the search as it was at a git ref (e.g. `main`), taking turns with the
+ * current one on the same data, and checks that both give the same page 1.
  *
  * Without --database-url it starts an embedded Postgres of its own in a temporary directory.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { getAddress } from 'viem';
 import { appendSql } from '../../../src/contexts/messages.service';
@@ -35,6 +40,7 @@ import {
   parseFlags,
   percentile,
   ratio,
+  REPO_ROOT,
   rejectUnknownFlags,
   runDate,
   writeBenchmarkSection,
@@ -42,7 +48,7 @@ import {
 import { corpusMessages, IDENTIFIER_SHARE, PLANTED } from './corpus';
 
 const flags = parseFlags();
-rejectUnknownFlags(flags, ['database-url', 'sizes', 'runs', 'hydrate', 'tail', 'upgrade', 'write']);
+rejectUnknownFlags(flags, ['database-url', 'sizes', 'runs', 'hydrate', 'tail', 'upgrade', 'before', 'write']);
 const sizes = (flags.values.get('sizes') ?? '1000,10000,100000').split(',').map(Number);
 const runs = numberFlag(flags, 'runs', 40);
 const hydrateCount = numberFlag(flags, 'hydrate', 30_000);
@@ -162,23 +168,57 @@ const searchRows: string[][] = [];
 const p95At: Record<number, number> = {};
 let agentNumber = 2;
 const tailP95At: Record<number, number> = {};
+const beforeP95At: Record<number, number> = {};
 
-/** Every query `runs` times after 3 warm-up rounds: p50/p95 and the hits of page 1, per query. */
-async function measure(agent: ReturnType<typeof agentOf>) {
-  const samples = QUERIES.map(() => [] as number[]);
+type Search = typeof searchMemory;
+
+/**
+ * `--before REF`: `searchMemory` as it was at a git ref (its file copied beside the current one for
+ * the imports to resolve, then removed), measured alternately with the current one on the same data.
+ */
+async function searchAt(ref: string): Promise<Search> {
+  const text = execFileSync('git', ['show', `${ref}:src/memory/search.service.ts`], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const file = path.join(REPO_ROOT, 'src/memory/search-before.bench.ts');
+  await writeFile(file, text);
+  try {
+    return ((await import(pathToFileURL(file).href)) as { searchMemory: Search }).searchMemory;
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+const beforeRef = flags.values.get('before');
+const searchBefore = beforeRef ? await searchAt(beforeRef) : undefined;
+
+/**
+ * Every query `runs` times after 3 warm-up rounds with each search given (taking turns, the first
+ * alternating), so load drift hits them alike: p50/p95 and the hits of page 1, per search and query.
+ */
+async function measure(agent: ReturnType<typeof agentOf>, searches: Search[] = [searchMemory]) {
+  const samples = searches.map(() => QUERIES.map(() => [] as number[]));
   const hits = QUERIES.map(() => 0);
-  const pages = QUERIES.map(() => '');
+  const pages = searches.map(() => QUERIES.map(() => ''));
   for (let round = 0; round < 3 + runs; round++) {
     for (const [k, q] of QUERIES.entries()) {
-      const started = now();
-      const page = await searchMemory(deps, agent, { query: q.query, parsed: parseQuery(q.query)!, limit: 20 });
-      const elapsed = now() - started;
-      if (round >= 3) samples[k]!.push(elapsed);
-      hits[k] = page.hits.length;
-      pages[k] = JSON.stringify(page.hits.map((h) => [h.id, h.score]));
+      for (let i = 0; i < searches.length; i++) {
+        const s = (i + round) % searches.length;
+        const started = now();
+        const page = await searches[s]!(deps, agent, { query: q.query, parsed: parseQuery(q.query)!, limit: 20 });
+        const elapsed = now() - started;
+        if (round >= 3) samples[s]![k]!.push(elapsed);
+        if (s === 0) hits[k] = page.hits.length;
+        pages[s]![k] = JSON.stringify(page.hits.map((h) => [h.id, h.score]));
+      }
     }
   }
-  return QUERIES.map((_, k) => ({ sorted: samples[k]!.sort((x, y) => x - y), hits: hits[k]!, page: pages[k]! }));
+  for (const [k, q] of QUERIES.entries()) {
+    if (pages.some((p) => p[k] !== pages[0]![k])) throw new Error(`${q.query}: page 1 differs from the search at ${beforeRef}`);
+  }
+  return QUERIES.map((_, k) => ({
+    sorted: samples[0]![k]!.sort((x, y) => x - y),
+    before: samples[1]?.[k]?.sort((x, y) => x - y),
+    hits: hits[k]!,
+    page: pages[0]![k]!,
+  }));
 }
 
 for (const size of sizes) {
@@ -194,17 +234,19 @@ for (const size of sizes) {
      WHERE id > (SELECT max(id) - ${tail} FROM ${schema.quoted}.messages)`,
   );
   await pool.query(`VACUUM (ANALYZE) ${schema.quoted}.messages`);
-  const withTail = await measure(agent);
+  const withTail = await measure(agent, searchBefore ? [searchMemory, searchBefore] : undefined);
   await indexAllMessages(sqlPool, schema);
   await pool.query(`VACUUM (ANALYZE) ${schema.quoted}.messages`);
-  const indexed = await measure(agent);
+  const indexed = await measure(agent, searchBefore ? [searchMemory, searchBefore] : undefined);
   let worst = 0;
   let worstTail = 0;
   for (const [k, q] of QUERIES.entries()) {
-    const { sorted, hits, page } = indexed[k]!;
+    const { sorted, hits, page, before } = indexed[k]!;
     worst = Math.max(worst, percentile(sorted, 95));
+    if (before) beforeP95At[size] = Math.max(beforeP95At[size] ?? 0, percentile(before, 95));
     worstTail = Math.max(worstTail, percentile(withTail[k]!.sorted, 95));
     if (withTail[k]!.page !== page) throw new Error(`${q.query}: page 1 differs with ${tail} messages unindexed`);
+    const tailBefore = withTail[k]!.before;
     searchRows.push([
       size.toLocaleString('en'),
       `${q.label}: \`${q.query.replace(/\|/g, '\\|')}\``,
@@ -212,8 +254,10 @@ for (const size of sizes) {
       String(hits),
       ms(median(sorted)),
       ms(percentile(sorted, 95)),
+      ...(before ? [ms(median(before)), ms(percentile(before, 95))] : []),
       ms(median(withTail[k]!.sorted)),
       ms(percentile(withTail[k]!.sorted, 95)),
+      ...(tailBefore ? [ms(median(tailBefore)), ms(percentile(tailBefore, 95))] : []),
     ]);
   }
   p95At[size] = worst;
@@ -249,16 +293,31 @@ if (stateDir) await rm(stateDir, { recursive: true, force: true });
 
 const loadAtEnd = (await import('node:os')).loadavg()[0]!;
 const biggest = Math.max(...sizes);
-const section = `Command: \`node --import tsx scripts/bench/search/main.ts --sizes ${sizes.join(',')} --runs ${runs} --hydrate ${hydrateCount} --tail ${tailCount} --upgrade ${upgradeCount}${booleanFlag(flags, 'write') ? ' --write' : ''}\`, run ${runDate(startedAt)}.
+const section = `Command: \`node --import tsx scripts/bench/search/main.ts --sizes ${sizes.join(',')} --runs ${runs} --hydrate ${hydrateCount} --tail ${tailCount} --upgrade ${upgradeCount}${beforeRef ? ` --before ${beforeRef}` : ''}${booleanFlag(flags, 'write') ? ' --write' : ''}\`, run ${runDate(startedAt)}.
 Machine: ${describeMachine()}; load average ${loadAtStart.toFixed(2)} when the run started and ${loadAtEnd.toFixed(2)} when it ended (other work shared these cores). Database: an embedded Postgres 17 of the script's own (fsync on), reached from Node over a warm \`pg\` pool: storage-layer figures, without the worker and the gates (add the gated no-op request's few ms from "Agent memory" for a request through the gateway).
 
-Data: one agent per size, messages appended with the gateway's own append SQL (\`appendSql\`, batches of 100, 200 contexts) and indexed by the indexer (\`indexAllMessages\`), then \`VACUUM (ANALYZE)\` (which also empties the GIN pending list, as autovacuum would). Each query is measured twice: with the newest ${tailCount.toLocaleString('en')} messages not yet indexed (search reads them directly, their tsvectors computed on the fly), then with all indexed; page 1 is checked to be the same hits with the same scores both times. Each message is 15..50 words drawn Zipf-wise from 4,000 made-up words, with the query terms planted at the shares given (${PLANTED.map((p) => `\`${p.word}\` ${p.share * 100}%`).join(', ')}, an invoice number \`INV-2024-<n>\` in ${IDENTIFIER_SHARE * 100}%). A search is \`searchMemory\` whole: the probe of which terms full text matches at all, then the ranked page of 20. ${runs} rounds after 3 warm-up rounds, every query once per round.
+Data: one agent per size, messages appended with the gateway's own append SQL (\`appendSql\`, batches of 100, 200 contexts) and indexed by the indexer (\`indexAllMessages\`), then \`VACUUM (ANALYZE)\` (which also empties the GIN pending list, as autovacuum would). Each query is measured twice: with the newest ${tailCount.toLocaleString('en')} messages not yet indexed (search reads them directly, their tsvectors computed on the fly), then with all indexed; page 1 is checked to be the same hits with the same scores both times${beforeRef ? ` and with the search as it was at \`${beforeRef}\` (taking turns with the current one, query by query, in the same rounds)` : ''}. Each message is 15..50 words drawn Zipf-wise from 4,000 made-up words, with the query terms planted at the shares given (${PLANTED.map((p) => `\`${p.word}\` ${p.share * 100}%`).join(', ')}, an invoice number \`INV-2024-<n>\` in ${IDENTIFIER_SHARE * 100}%). A search is \`searchMemory\` whole: the probe of which terms full text matches at all, then the ranked page of 20. ${runs} rounds after 3 warm-up rounds, every query once per round.
 
 ### Search latency
 
-${markdownTable(['Messages', 'Query', 'Matches', 'Hits (page 1)', 'p50', 'p95', `p50, ${tailCount} unindexed`, `p95, ${tailCount} unindexed`], searchRows, ['right', 'left', 'left', 'right', 'right', 'right', 'right', 'right'])}
+${markdownTable(
+  [
+    'Messages',
+    'Query',
+    'Matches',
+    'Hits (page 1)',
+    'p50',
+    'p95',
+    ...(beforeRef ? [`p50 at ${beforeRef}`, `p95 at ${beforeRef}`] : []),
+    `p50, ${tailCount} unindexed`,
+    `p95, ${tailCount} unindexed`,
+    ...(beforeRef ? [`p50 at ${beforeRef}, ${tailCount} unindexed`, `p95 at ${beforeRef}, ${tailCount} unindexed`] : []),
+  ],
+  searchRows,
+  ['right', 'left', 'left', 'right', ...Array<'right'>(8).fill('right')],
+)}
 
-Worst p95 at ${biggest.toLocaleString('en')} messages: ${ms(p95At[biggest] ?? NaN)} all indexed, ${ms(tailP95At[biggest] ?? NaN)} with ${tailCount.toLocaleString('en')} unindexed (goal <= 50 ms: ${(p95At[biggest] ?? Infinity) <= 50 ? 'met' : 'not met'}).
+Worst p95 at ${biggest.toLocaleString('en')} messages: ${ms(p95At[biggest] ?? NaN)} all indexed, ${ms(tailP95At[biggest] ?? NaN)} with ${tailCount.toLocaleString('en')} unindexed (goal <= 50 ms: ${(p95At[biggest] ?? Infinity) <= 50 ? 'met' : 'not met'})${beforeRef ? `; at ${beforeRef}, in the same rounds: ${ms(beforeP95At[biggest] ?? NaN)}` : ''}.
 
 ### Hydration with and without the search indexes
 
