@@ -1,0 +1,186 @@
+/**
+ * The soak's own local stack, composed from the same parts `npm run dev` starts (DEV_WRANGLER=0:
+ * the deployable bundle in workerd through Miniflare) in a temp DEV_DIR on free ports, with a
+ * handle on every part a fault needs: a fault proxy in front of the testnet chain's RPC, the
+ * stand-in model with a stall switch, the example tool server behind a fault proxy, and Postgres
+ * that can be SIGKILLed and started again the way the stack starts it (same data dir and port).
+ * Only the testnet worker runs (both chains start, as in `npm run dev`).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT } from '../lib/migrate';
+import { removePostgresData } from '../lib/postgres-placement';
+import { startPostgres, type RunningPostgres } from '../lib/postgres';
+import { freePort, sleep, waitForExit } from '../lib/processes';
+import { newJwtSecret, newVaultKek, startBackends, workerBindings, type Backends } from '../lib/stack';
+import { standinSettings } from '../lib/stack-llm';
+import { type ProcessRef, descendantsOf, killAll, processRef, stillRunning } from '../lib/stack-processes';
+import { defaultReply, startStandinLlm, type StandinLlm } from '../lib/standin-llm';
+import type { StackLlm } from '../lib/stack-processes';
+import { buildWorker, startBundledWorker } from '../lib/worker-bundle';
+import { type FaultProxy, startFaultProxy } from './fault-proxy';
+
+/** The reply's idle timeout in the soak's worker (LLM_TIMEOUT_MS), and how long a stalled model waits. */
+export const LLM_TIMEOUT_MS = 2_000;
+export const MODEL_STALL_MS = 4_000;
+
+export interface SoakStack {
+  dir: string;
+  baseUrl: string;
+  chainId: number;
+  collection: string;
+  /** anvil itself (minting), not the proxy. */
+  rpcUrl: string;
+  llm: StackLlm;
+  toolUrl: string;
+  toolKey: string;
+  rpcProxy: FaultProxy;
+  toolProxy: FaultProxy;
+  /** While true the stand-in answers every completion after MODEL_STALL_MS. */
+  setModelStalled(stalled: boolean): void;
+  /** SIGKILLs the postmaster and every Postgres process under it; resolves once all are gone. */
+  killPostgres(): Promise<void>;
+  /** Starts Postgres again on the same data dir and port; resolves once it accepts connections. */
+  restartPostgres(): Promise<void>;
+  /** Adds every process the stack runs now to the set checked for leftovers. */
+  track(): void;
+  stop(): Promise<void>;
+  /** Processes of the stack still running (call after `stop`). */
+  leftovers(): { pid: number; cmdline: string }[];
+}
+
+async function startToolServer(apiKey: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/tool-server/server.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: String(port), TOOL_SERVER_API_KEY: apiKey },
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}/mcp`;
+  for (let i = 0; i < 200; i++) {
+    const up = await fetch(url).then(
+      () => true,
+      () => false,
+    );
+    if (up) return { url, child };
+    await sleep(100);
+  }
+  child.kill('SIGKILL');
+  throw new Error('the example tool server did not start');
+}
+
+export async function startSoakStack(log: (line: string) => void): Promise<SoakStack> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-gateway-soak-'));
+  const known = new Map<number, ProcessRef>();
+  const remember = (ref: ProcessRef | undefined) => {
+    if (ref) known.set(ref.pid, ref);
+  };
+  const track = () => {
+    for (const ref of descendantsOf(process.pid)) remember(ref);
+    if (postgres?.pid !== undefined) {
+      remember(processRef(postgres.pid));
+      for (const ref of descendantsOf(postgres.pid)) remember(ref);
+    }
+  };
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  };
+  const pgPort = await freePort();
+  let postgres: RunningPostgres | undefined;
+  try {
+    const backends: Backends = await startBackends({
+      stateDir: dir,
+      ports: { postgres: pgPort, bridge: await freePort(), anvil: { mainnet: await freePort(), testnet: await freePort() } },
+    });
+    postgres = backends.postgres;
+    stops.push(() => backends.stop());
+    stops.push(async () => postgres?.stop()); // the latest incarnation (backends.stop holds the first)
+    const chain = backends.chains.testnet;
+    const rpcProxy = await startFaultProxy(chain.rpcUrl);
+    stops.push(rpcProxy.close);
+
+    let stalled = false;
+    const standin: StandinLlm = await startStandinLlm({
+      script: (request) => (stalled ? { ...defaultReply(request.body), delayMs: MODEL_STALL_MS } : undefined),
+    });
+    stops.push(standin.close);
+
+    const toolKey = randomUUID();
+    const tools = await startToolServer(toolKey);
+    stops.push(async () => {
+      tools.child.kill('SIGTERM');
+      if (tools.child.pid !== undefined && !(await waitForExit(tools.child.pid, 3_000))) tools.child.kill('SIGKILL');
+    });
+    const toolProxy = await startFaultProxy(tools.url);
+    stops.push(toolProxy.close);
+
+    log('building the worker bundle...');
+    const bundle = await buildWorker(path.join(dir, 'bundle'));
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const secrets = { jwtSecret: newJwtSecret(), vaultKek: newVaultKek() };
+    const worker = await startBundledWorker({
+      scriptPath: bundle,
+      deployment: 'testnet',
+      port,
+      bindings: {
+        ...workerBindings(backends, 'testnet', origin, secrets),
+        RPC_URL: rpcProxy.url,
+        DEV_LOOPBACK_TARGETS: '1',
+        DEV_RATE_LIMITS: '0',
+        LLM_TIMEOUT_MS: String(LLM_TIMEOUT_MS),
+      },
+    });
+    stops.push(worker.stop);
+    track();
+
+    const postgresDir = path.join(dir, 'postgres');
+    return {
+      dir,
+      baseUrl: worker.baseUrl,
+      chainId: chain.chainId,
+      collection: chain.collection,
+      rpcUrl: chain.rpcUrl,
+      llm: standinSettings(standin),
+      toolUrl: toolProxy.url,
+      toolKey,
+      rpcProxy,
+      toolProxy,
+      setModelStalled: (value) => {
+        stalled = value;
+      },
+      async killPostgres() {
+        track();
+        const pid = postgres?.pid;
+        if (pid === undefined) throw new Error('no postmaster pid');
+        const tree = [processRef(pid), ...descendantsOf(pid)].filter((r): r is ProcessRef => r !== undefined);
+        killAll(tree);
+        for (const ref of tree) await waitForExit(ref.pid, 10_000);
+        if (stillRunning(tree).length > 0) throw new Error('postgres survived SIGKILL');
+      },
+      async restartPostgres() {
+        postgres = await startPostgres({ dataDir: postgresDir, port: pgPort });
+        track();
+      },
+      track,
+      async stop() {
+        track();
+        await stopAll();
+        killAll(known); // whatever a stop left behind
+        await removePostgresData(postgresDir).catch(() => undefined);
+        await rm(dir, { recursive: true, force: true });
+      },
+      leftovers: () => stillRunning(known),
+    };
+  } catch (err) {
+    track();
+    await stopAll();
+    killAll(known);
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
