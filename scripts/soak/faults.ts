@@ -2,7 +2,7 @@
  * The faults and their schedule. A run of N minutes keeps a warm-up before the first fault and a
  * tail after the last, and fits `4 × max(1, floor(N / 2))` fault slots between (so a 2-minute
  * run injects each kind once, a 30-minute run each kind 15 times), in the order below. Each fault
- * lasts FAULT_MS (Postgres: SIGKILLed, left down for POSTGRES_DOWN_MS, then started again; its
+ * lasts FAULT_MS (Postgres: SIGKILLed while a reply waits on the model, left down for POSTGRES_DOWN_MS, then started again; its
  * window ends when it accepts connections), and every slot leaves at least RECOVERY_MS after it.
  */
 import { sleep } from '../lib/processes';
@@ -13,7 +13,7 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** What each fault means to a client, and the 5xx codes it explains (documented on the routes). */
 export const FAULT_TEXT: Record<FaultKind, string> = {
-  postgres: 'Postgres SIGKILLed (postmaster and backends), down 5 s, started again on the same data dir',
+  postgres: 'Postgres SIGKILLed (postmaster and backends) while a reply waits on the model, down 5 s, started again on the same data dir',
   rpc: 'chain RPC failing 10 s (connections dropped 5 s, then 500s 5 s)',
   model: 'stand-in model stalling 10 s (answers after 4 s; the reply idle timeout is 2 s)',
   tool: 'tool server answering 500 for 10 s',
@@ -62,6 +62,9 @@ export function planFaults(totalMs: number): { faults: PlannedFault[]; warmUpMs:
 
 /** Injects one fault and lifts it; returns its window (clock: `now`). */
 export async function injectFault(stack: SoakStack, kind: FaultKind, now: () => number): Promise<Omit<FaultWindow, 'index'>> {
+  // The kill lands while a reply holds its context's lease (its model answer held 1 s), so the
+  // reply must end, and release the lease, with the database gone.
+  if (kind === 'postgres') await stack.nextCompletion(1_000, 5_000);
   const start = now();
   switch (kind) {
     case 'postgres':

@@ -1,5 +1,5 @@
 /**
- * `npm run soak -- --minutes N [--clients C] [--pause-ms P] [--json]`: mixed load against a local
+ * `npm run soak -- --minutes N [--clients C] [--pause-ms P] [--json] [--samples FILE]`: mixed load against a local
  * stack of its own while faults are injected on a schedule (DESIGN §15, issue 24). It starts the
  * stack (stack.ts: a temp DEV_DIR, free ports, the deployable bundle in workerd, the stand-in
  * model, the example tool server; rate limits off), mints an agent, runs C clients (default 4,
@@ -7,10 +7,12 @@
  * faults.ts kills Postgres, fails the chain RPC, stalls the model and fails the tool server, then
  * reads every context back, stops the stack and checks that none of its processes is left.
  * Prints exact counts and per-route latencies (report.ts, print.ts; the whole report as JSON with
- * --json) and exits 1 on a lost acknowledged write, an unexplained 5xx, a route not back to its
+ * --json; every request's route, times, status and code, with the fault windows, to FILE with
+ * --samples) and exits 1 on a lost acknowledged write, an unexplained 5xx, a route not back to its
  * p99 within 10 s of a fault's end, or a leftover process.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { numberFlag, parseFlags, rejectUnknownFlags } from '../bench/lib';
 import { sleep } from '../lib/processes';
@@ -41,7 +43,7 @@ function namingDir(dir: string): { pid: number; cmdline: string }[] {
 
 async function main(): Promise<number> {
   const flags = parseFlags();
-  rejectUnknownFlags(flags, ['minutes', 'clients', 'pause-ms', 'json']);
+  rejectUnknownFlags(flags, ['minutes', 'clients', 'pause-ms', 'json', 'samples']);
   const minutes = numberFlag(flags, 'minutes', 2);
   const clients = Math.round(numberFlag(flags, 'clients', 4));
   const pauseMs = numberFlag(flags, 'pause-ms', 250);
@@ -95,7 +97,11 @@ async function main(): Promise<number> {
       endOfLoad,
       leftovers,
     });
-    console.log(json ? JSON.stringify(report, null, 2) : printReport(report));
+    // Infinity (a route never back) would print as null, which means "no request" here.
+    const notBack = (_key: string, value: unknown) => (value === Number.POSITIVE_INFINITY ? 'not back' : value);
+    console.log(json ? JSON.stringify(report, notBack, 2) : printReport(report));
+    const samplesFile = flags.values.get('samples');
+    if (samplesFile) await writeFile(samplesFile, JSON.stringify({ windows, samples: recorder.samples }));
     log(`load at the end ${(os.loadavg()[0] ?? 0).toFixed(2)}`);
     return report.ok ? 0 : 1;
   } finally {

@@ -43,10 +43,16 @@ export function printReport(report: SoakReport): string {
       .sort()
       .map(([s, n]) => `${s}: ${n}`)
       .join(', ')}`,
+    `answers other than 2xx by cause: ${
+      Object.entries(report.notOkByCause)
+        .sort()
+        .map(([c, n]) => `${c}: ${n}`)
+        .join(', ') || 'none'
+    }`,
     `messages acknowledged ${rb.messagesAcked}, found stored ${rb.messagesFound}; replies acknowledged ${rb.repliesAcked}, found stored ${rb.repliesFound}; duplicates ${rb.duplicates}`,
     `writes sent again with their Idempotency-Key: ${rb.retried} (${rb.replayed} answered as replays); replies with a failed tool step (a result for the model): ${rb.toolErrorSteps}`,
     '',
-    '5xx and unanswered requests by cause:',
+    'requests not served (5xx, no answer, 409 reply_in_progress) by cause:',
     '',
     Object.keys(report.failuresByCause).length === 0
       ? '(none)'
@@ -58,7 +64,7 @@ export function printReport(report: SoakReport): string {
           ['left', 'right', 'right'],
         ),
     '',
-    `unexplained 5xx or no answer: ${report.unexplained}`,
+    `not served and not explained by the fault in force: ${report.unexplained}`,
     '',
     'steady p99 per route (requests overlapping no fault and its 10 s after), ms:',
     '',

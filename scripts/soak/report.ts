@@ -26,7 +26,9 @@ export interface SoakReport {
   clients: number;
   requests: number;
   byStatus: Record<string, number>;
-  /** `<status> <code>` -> count, for 5xx and no answer (status 0). */
+  /** `<status> <code>` -> count, for every answer that was not 2xx (4xx included). */
+  notOkByCause: Record<string, number>;
+  /** `<status> <code>` -> count, for every request not served (`failed`): 5xx, no answer (status 0), 409 reply_in_progress. */
   failuresByCause: Record<string, { count: number; explained: number }>;
   unexplained: number;
   readBack: ReadBack & { retried: number; replayed: number; toolErrorSteps: number };
@@ -45,7 +47,11 @@ export interface SoakReport {
   ok: boolean;
 }
 
-export const failed = (s: Sample) => s.status === 0 || s.status >= 500;
+/**
+ * A request the route did not serve: a 5xx, no answer, or 409 `reply_in_progress` (the soak's
+ * clients never overlap replies on a context, so one means a lease left behind by an earlier reply).
+ */
+export const failed = (s: Sample) => s.status === 0 || s.status >= 500 || (s.status === 409 && s.code === 'reply_in_progress');
 
 function stats(samples: Sample[]): PhaseStats {
   const ok = samples.filter((s) => !failed(s)).map((s) => s.end - s.start);
@@ -62,11 +68,12 @@ export function explainedBy(s: Sample, windows: FaultWindow[]): FaultWindow | un
 }
 
 /**
- * ms from `w.end` until the route answered normally again: the end of its last bad answer (5xx,
- * none, or slower than the steady p99) among the requests that began during the fault or after
- * it, before the first good answer begun after the end that the next two requests do not undo;
- * 0 when every request begun after the end was good. Infinity: never good again before `until`.
- * null: no request of the route began after the end.
+ * ms from `w.end` until the route answered normally again: the end of its last bad answer among
+ * the requests that began during the fault or after it, before the first good answer begun after
+ * the end that the next two requests do not undo. Bad: not served (`failed`), or slower than the
+ * steady p99 for a request begun before RECOVERY_MS after the end (later, one slow answer of a
+ * sparse route on a loaded machine is noise, not the fault). 0 when every request begun after the
+ * end was good; Infinity: never good again before `until`; null: no request began after the end.
  */
 export function recovery(
   samples: readonly Sample[],
@@ -74,7 +81,7 @@ export function recovery(
   until: number,
   p99: number | null,
 ): number | null {
-  const bad = (s: Sample) => failed(s) || (p99 !== null && s.end - s.start > p99);
+  const bad = (s: Sample) => failed(s) || (p99 !== null && s.start < w.end + RECOVERY_MS && s.end - s.start > p99);
   const from = samples.filter((s) => s.start >= w.start && s.start < until).sort((a, b) => a.start - b.start);
   if (!from.some((s) => s.start >= w.end)) return null;
   for (let i = 0; i < from.length; i++) {
@@ -104,10 +111,15 @@ export function buildReport(input: {
   const { samples, windows } = input;
   const byStatus: Record<string, number> = {};
   const failuresByCause: SoakReport['failuresByCause'] = {};
+  const notOkByCause: Record<string, number> = {};
   let unexplained = 0;
   for (const s of samples) {
     const status = s.status === 0 ? 'no answer' : String(s.status);
     byStatus[status] = (byStatus[status] ?? 0) + 1;
+    if (s.status < 200 || s.status >= 300) {
+      const cause = `${status} ${s.code ?? ''}`.trim();
+      notOkByCause[cause] = (notOkByCause[cause] ?? 0) + 1;
+    }
     if (!failed(s)) continue;
     const cause = `${status} ${s.code ?? ''}`.trim();
     const entry = failuresByCause[cause] ?? { count: 0, explained: 0 };
@@ -164,6 +176,7 @@ export function buildReport(input: {
     clients: input.clients,
     requests: samples.length,
     byStatus,
+    notOkByCause,
     failuresByCause,
     unexplained,
     readBack: rb,

@@ -41,6 +41,11 @@ export interface SoakStack {
   toolProxy: FaultProxy;
   /** While true the stand-in answers every completion after MODEL_STALL_MS. */
   setModelStalled(stalled: boolean): void;
+  /**
+   * Resolves when the stand-in receives its next completion (a reply holds its context's lease and
+   * has stored its message), which it answers `holdMs` late; false after `timeoutMs` without one.
+   */
+  nextCompletion(holdMs: number, timeoutMs: number): Promise<boolean>;
   /** SIGKILLs the postmaster and every Postgres process under it; resolves once all are gone. */
   killPostgres(): Promise<void>;
   /** Starts Postgres again on the same data dir and port; resolves once it accepts connections. */
@@ -104,8 +109,16 @@ export async function startSoakStack(log: (line: string) => void): Promise<SoakS
     stops.push(rpcProxy.close);
 
     let stalled = false;
+    let waiting: { holdMs: number; resolve: (seen: boolean) => void } | undefined;
     const standin: StandinLlm = await startStandinLlm({
-      script: (request) => (stalled ? { ...defaultReply(request.body), delayMs: MODEL_STALL_MS } : undefined),
+      script: (request) => {
+        if (stalled) return { ...defaultReply(request.body), delayMs: MODEL_STALL_MS };
+        if (!waiting) return undefined;
+        const { holdMs, resolve } = waiting;
+        waiting = undefined;
+        resolve(true);
+        return { ...defaultReply(request.body), delayMs: holdMs };
+      },
     });
     stops.push(standin.close);
 
@@ -153,6 +166,20 @@ export async function startSoakStack(log: (line: string) => void): Promise<SoakS
       setModelStalled: (value) => {
         stalled = value;
       },
+      nextCompletion: (holdMs, timeoutMs) =>
+        new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => {
+            waiting = undefined;
+            resolve(false);
+          }, timeoutMs);
+          waiting = {
+            holdMs,
+            resolve: (seen) => {
+              clearTimeout(timer);
+              resolve(seen);
+            },
+          };
+        }),
       async killPostgres() {
         track();
         const pid = postgres?.pid;
