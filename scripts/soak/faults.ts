@@ -73,11 +73,11 @@ export async function injectFault(stack: SoakStack, kind: FaultKind, now: () => 
       await stack.restartPostgres();
       break;
     case 'rpc':
-      stack.rpcProxy.setMode('refuse');
+      stack.setRpcMode('refuse');
       await sleep(FAULT_MS / 2);
-      stack.rpcProxy.setMode('error500');
+      stack.setRpcMode('error500');
       await sleep(FAULT_MS / 2);
-      stack.rpcProxy.setMode('pass');
+      stack.setRpcMode('pass');
       break;
     case 'model':
       stack.setModelStalled(true);
@@ -85,9 +85,9 @@ export async function injectFault(stack: SoakStack, kind: FaultKind, now: () => 
       stack.setModelStalled(false);
       break;
     case 'tool':
-      stack.toolProxy.setMode('error500');
+      stack.setToolMode('error500');
       await sleep(FAULT_MS);
-      stack.toolProxy.setMode('pass');
+      stack.setToolMode('pass');
       break;
   }
   return { kind, start, end: now() };

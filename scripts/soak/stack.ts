@@ -7,6 +7,7 @@
  * Only the testnet worker runs (both chains start, as in `npm run dev`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -18,14 +19,11 @@ import { freePort, sleep, waitForExit } from '../lib/processes';
 import { newJwtSecret, newVaultKek, startBackends, workerBindings, type Backends } from '../lib/stack';
 import { standinSettings } from '../lib/stack-llm';
 import { type ProcessRef, descendantsOf, killAll, processRef, stillRunning } from '../lib/stack-processes';
-import { defaultReply, startStandinLlm, type StandinLlm } from '../lib/standin-llm';
 import type { StackLlm } from '../lib/stack-processes';
 import { buildWorker, startBundledWorker } from '../lib/worker-bundle';
-import { type FaultProxy, startFaultProxy } from './fault-proxy';
-
-/** The reply's idle timeout in the soak's worker (LLM_TIMEOUT_MS), and how long a stalled model waits. */
-export const LLM_TIMEOUT_MS = 2_000;
-export const MODEL_STALL_MS = 4_000;
+import type { ProxyMode } from './fault-proxy';
+import type { SidecarMessage } from './sidecar';
+import { LLM_TIMEOUT_MS } from './timeouts';
 
 export interface SoakStack {
   dir: string;
@@ -37,8 +35,8 @@ export interface SoakStack {
   llm: StackLlm;
   toolUrl: string;
   toolKey: string;
-  rpcProxy: FaultProxy;
-  toolProxy: FaultProxy;
+  setRpcMode(mode: ProxyMode): void;
+  setToolMode(mode: ProxyMode): void;
   /** While true the stand-in answers every completion after MODEL_STALL_MS. */
   setModelStalled(stalled: boolean): void;
   /**
@@ -105,31 +103,29 @@ export async function startSoakStack(log: (line: string) => void): Promise<SoakS
     stops.push(() => backends.stop());
     stops.push(async () => postgres?.stop()); // the latest incarnation (backends.stop holds the first)
     const chain = backends.chains.testnet;
-    const rpcProxy = await startFaultProxy(chain.rpcUrl);
-    stops.push(rpcProxy.close);
-
-    let stalled = false;
-    let waiting: { holdMs: number; resolve: (seen: boolean) => void } | undefined;
-    const standin: StandinLlm = await startStandinLlm({
-      script: (request) => {
-        if (stalled) return { ...defaultReply(request.body), delayMs: MODEL_STALL_MS };
-        if (!waiting) return undefined;
-        const { holdMs, resolve } = waiting;
-        waiting = undefined;
-        resolve(true);
-        return { ...defaultReply(request.body), delayMs: holdMs };
-      },
-    });
-    stops.push(standin.close);
-
     const toolKey = randomUUID();
     const tools = await startToolServer(toolKey);
     stops.push(async () => {
       tools.child.kill('SIGTERM');
       if (tools.child.pid !== undefined && !(await waitForExit(tools.child.pid, 3_000))) tools.child.kill('SIGKILL');
     });
-    const toolProxy = await startFaultProxy(tools.url);
-    stops.push(toolProxy.close);
+    // The model and the fault proxies in a thread of their own (see sidecar.ts).
+    const sidecar = new Worker(new URL('./sidecar.ts', import.meta.url), {
+      workerData: { rpcTarget: chain.rpcUrl, toolTarget: tools.url },
+    });
+    stops.push(async () => {
+      const closed = new Promise((resolve) => sidecar.on('message', (m: { type: string }) => m.type === 'closed' && resolve(undefined)));
+      sidecar.postMessage({ type: 'close' } satisfies SidecarMessage);
+      await Promise.race([closed, sleep(3_000)]);
+      await sidecar.terminate();
+    });
+    const urls = await new Promise<{ rpcUrl: string; toolUrl: string; llmBaseUrl: string }>((resolve, reject) => {
+      sidecar.once('error', reject);
+      sidecar.on('message', (m: { type: string; rpcUrl: string; toolUrl: string; llmBaseUrl: string }) => {
+        if (m.type === 'ready') resolve(m);
+      });
+    });
+    const send = (message: SidecarMessage) => sidecar.postMessage(message);
 
     log('building the worker bundle...');
     const bundle = await buildWorker(path.join(dir, 'bundle'));
@@ -142,7 +138,7 @@ export async function startSoakStack(log: (line: string) => void): Promise<SoakS
       port,
       bindings: {
         ...workerBindings(backends, 'testnet', origin, secrets),
-        RPC_URL: rpcProxy.url,
+        RPC_URL: urls.rpcUrl,
         DEV_LOOPBACK_TARGETS: '1',
         DEV_RATE_LIMITS: '0',
         LLM_TIMEOUT_MS: String(LLM_TIMEOUT_MS),
@@ -158,27 +154,27 @@ export async function startSoakStack(log: (line: string) => void): Promise<SoakS
       chainId: chain.chainId,
       collection: chain.collection,
       rpcUrl: chain.rpcUrl,
-      llm: standinSettings(standin),
-      toolUrl: toolProxy.url,
+      llm: standinSettings({ baseUrl: urls.llmBaseUrl }),
+      toolUrl: urls.toolUrl,
       toolKey,
-      rpcProxy,
-      toolProxy,
-      setModelStalled: (value) => {
-        stalled = value;
-      },
+      setRpcMode: (mode) => send({ type: 'mode', proxy: 'rpc', mode }),
+      setToolMode: (mode) => send({ type: 'mode', proxy: 'tool', mode }),
+      setModelStalled: (value) => send({ type: 'stall', value }),
       nextCompletion: (holdMs, timeoutMs) =>
         new Promise<boolean>((resolve) => {
+          const onMessage = (m: { type: string }) => {
+            if (m.type !== 'held') return;
+            clearTimeout(timer);
+            sidecar.off('message', onMessage);
+            resolve(true);
+          };
           const timer = setTimeout(() => {
-            waiting = undefined;
+            sidecar.off('message', onMessage);
+            send({ type: 'unhold' });
             resolve(false);
           }, timeoutMs);
-          waiting = {
-            holdMs,
-            resolve: (seen) => {
-              clearTimeout(timer);
-              resolve(seen);
-            },
-          };
+          sidecar.on('message', onMessage);
+          send({ type: 'hold', holdMs });
         }),
       async killPostgres() {
         track();
