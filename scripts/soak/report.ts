@@ -73,7 +73,8 @@ export function explainedBy(s: Sample, windows: FaultWindow[]): FaultWindow | un
  * the end that the next two requests do not undo. Bad: not served (`failed`), or slower than the
  * steady p99 for a request begun before RECOVERY_MS after the end (later, one slow answer of a
  * sparse route on a loaded machine is noise, not the fault). 0 when every request begun after the
- * end was good; Infinity: never good again before `until`; null: no request began after the end.
+ * end was good; Infinity: the last request before `until` was not served and none after the end
+ * was good; null: no request began after the end.
  */
 export function recovery(
   samples: readonly Sample[],
@@ -96,7 +97,10 @@ export function recovery(
     );
     return Math.round(lastBad - w.end);
   }
-  return Number.POSITIVE_INFINITY;
+  // No good answer after the end: never back if the last request was not served; if it was
+  // served, only slowly, the route was back when that answer came (a sparse route's last request).
+  if (failed(from.at(-1)!)) return Number.POSITIVE_INFINITY;
+  return Math.round(Math.max(w.end, ...from.filter(bad).map((b) => b.end)) - w.end);
 }
 
 export function buildReport(input: {

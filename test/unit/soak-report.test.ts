@@ -76,6 +76,8 @@ describe('soak judging', () => {
     // A failure 4 s after the end, a slow answer ending at 36.5 s, then good answers: 6.5 s.
     const after = [sample(34_000, 10, 503), sample(35_000, 1_500), sample(37_000, 20), sample(38_000, 20), sample(39_000, 20)];
     expect(recovery(after, rpcFault, 60_000, p99)).toBe(6_500);
+    // Served but slow, and no request after it: back when that answer came.
+    expect(recovery([sample(31_000, 10, 503), sample(33_000, 1_500)], rpcFault, 60_000, p99)).toBe(4_500);
     // A slow answer begun 10 s or more after the end is noise, not the fault.
     expect(recovery([sample(40_500, 1_500), sample(43_000, 20)], rpcFault, 60_000, p99)).toBe(0);
     // A good answer the next request undoes does not count.
