@@ -11,6 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { REPO_ROOT } from '../lib/migrate';
 import { removePostgresData } from '../lib/postgres-placement';
@@ -110,7 +111,7 @@ export async function startSoakStack(log: (line: string) => void): Promise<SoakS
       if (tools.child.pid !== undefined && !(await waitForExit(tools.child.pid, 3_000))) tools.child.kill('SIGKILL');
     });
     // The model and the fault proxies in a thread of their own (see sidecar.ts).
-    const sidecar = new Worker(new URL('./sidecar.ts', import.meta.url), {
+    const sidecar = new Worker(fileURLToPath(new URL('./sidecar.ts', import.meta.url).href), {
       workerData: { rpcTarget: chain.rpcUrl, toolTarget: tools.url },
     });
     stops.push(async () => {
