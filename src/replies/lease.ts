@@ -2,7 +2,7 @@ import type { AppendGuard } from '../contexts/messages.service';
 import { sha256Hex } from '../encoding/sha256-hex';
 import { AppError } from '../errors';
 import type { Database } from '../storage/db';
-import { databaseError } from '../storage/db';
+import { databaseError, isDatabaseUnavailable } from '../storage/db';
 
 /**
  * One reply at a time per context (DESIGN §11): a lease row in `gateway.reply_leases`, taken
@@ -37,6 +37,9 @@ async function retryAfterSeconds(db: Database, ref: string): Promise<number> {
     return MAX_RETRY_AFTER_SECONDS; // a hint only: its failure does not change the answer (409)
   }
 }
+
+/** Pauses between attempts to release a lease while the database does not answer (about 12 s in all). */
+const RELEASE_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 4_000];
 
 /**
  * Whether a reply holds the context's lease now: a read, safe before the owner check. A hint only
@@ -105,11 +108,21 @@ export async function takeReplyLease(db: Database, agentRef: string, contextKey:
 function heldLease(db: Database, ref: string, leaseId: string): ReplyLease {
   return {
     async release() {
-      try {
-        await db.sql.query('DELETE FROM gateway.reply_leases WHERE context_ref = $1 AND lease_id = $2', [ref, leaseId]);
-      } catch (err) {
-        // An undeleted lease runs out by itself; the reply's answer stands.
-        console.error(JSON.stringify({ level: 'warn', event: 'reply_lease_release_failed', reason: String((err as Error)?.name) }));
+      // A lease left behind blocks the context until it runs out (the reply's deadline + 30 s, 12
+      // minutes with the default timeouts): while the database does not answer, keep trying a
+      // while (the soak kills Postgres under a reply: it is back within seconds).
+      for (const delayMs of [...RELEASE_RETRY_DELAYS_MS, undefined]) {
+        try {
+          await db.sql.query('DELETE FROM gateway.reply_leases WHERE context_ref = $1 AND lease_id = $2', [ref, leaseId]);
+          return;
+        } catch (err) {
+          if (delayMs === undefined || !isDatabaseUnavailable(err)) {
+            // An undeleted lease runs out by itself; the reply's answer stands.
+            console.error(JSON.stringify({ level: 'warn', event: 'reply_lease_release_failed', reason: String((err as Error)?.name) }));
+            return;
+          }
+          await new Promise((resolve) => setTimeout(resolve, delayMs));
+        }
       }
     },
   };

@@ -30,6 +30,8 @@ export async function startSlowSql(
     chunkBytes: number;
     everyMs: number /** Ms to hold a statement before it runs (0: none). */;
     holdMs?: (query: string) => number;
+    /** True: the statement's connection is dropped unanswered, as when the database is down. */
+    drop?: (query: string) => boolean;
   },
 ): Promise<SlowSql> {
   const exchanges: SqlExchange[] = [];
@@ -42,6 +44,10 @@ export async function startSlowSql(
       const headers = Object.fromEntries(
         Object.entries(req.headers).filter(([name]) => name.startsWith('neon-') || name === 'content-type'),
       );
+      if (options.drop?.(body.toString('utf8'))) {
+        req.socket.destroy();
+        return;
+      }
       const hold = options.holdMs?.(body.toString('utf8')) ?? 0;
       void new Promise((resolve) => setTimeout(resolve, hold))
         .then(() => fetch(`http://${bridge}${req.url ?? '/sql'}`, { method: 'POST', headers: headers as Record<string, string>, body }))
