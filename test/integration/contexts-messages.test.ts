@@ -95,7 +95,9 @@ describe('isolation between agents', () => {
       'select table_name, column_name from information_schema.columns where table_schema = $1',
       [schemaA],
     );
-    expect(new Set(columns.map((c) => c.table_name))).toEqual(new Set(['contexts', 'messages', 'idempotency', 'key_count']));
+    expect(new Set(columns.map((c) => c.table_name))).toEqual(
+      new Set(['contexts', 'messages', 'idempotency', 'key_count', 'summaries', 'usage']),
+    );
     expect(columns.filter((c) => /token|collection|agent|owner|chain|wallet/i.test(c.column_name))).toEqual([]);
   });
 
