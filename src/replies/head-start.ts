@@ -3,10 +3,9 @@
  * lease and message are still being stored, so the database's round trip overlaps the model's
  * first token instead of coming before it. Until that store succeeds, nothing of the reply leaves
  * the gateway: its events wait in a buffer (the caller attaches where they go once it has the
- * answer's status) and its tools wait before they run. A refused or failed store aborts the call.
+ * answer's status) and its tools wait before they run (`ready` of tools.ts). A refused or failed store aborts the call.
  */
 import type { LoopEvents } from './loop';
-import type { SourcedTool } from './tool-sources/source';
 
 /** Events kept in order until `attach` names where they go, then passed on as they come. */
 export function bufferedEvents(): LoopEvents & { attach(sink: LoopEvents): void } {
@@ -22,15 +21,4 @@ export function bufferedEvents(): LoopEvents & { attach(sink: LoopEvents): void 
       for (const send of waiting.splice(0)) send(to);
     },
   };
-}
-
-/** The tools, each call waiting for `stored` (a tool never runs for a reply whose message was not stored). */
-export function afterStored(tools: readonly SourcedTool[], stored: Promise<unknown>): SourcedTool[] {
-  return tools.map((t) => ({
-    ...t,
-    call: async (args, signal) => {
-      await stored;
-      return t.call(args, signal);
-    },
-  }));
 }

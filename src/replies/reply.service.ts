@@ -34,7 +34,7 @@ import { addModelUsage, usageMeter } from '../usage/meter';
 import { recordUsage, type Credential } from '../usage/record.service';
 import type { KeyRing } from '../vault/crypto';
 import { onHangUp } from './hang-up';
-import { afterStored, bufferedEvents } from './head-start';
+import { bufferedEvents } from './head-start';
 import { claimReplyLease, type ReplyLease, replyLeaseHeld, takeReplyLease } from './lease';
 import type { FinishReason, LoopEvents } from './loop';
 import { boundedFetch, type CallClock } from './model-fetch';
@@ -266,7 +266,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const steps: ReplyStep[] = [];
   // The tool calls that ran, for the audit trail.
   const calls: ToolCallRecord[] = [];
-  const tools = toolSet(afterStored(offered, storing), { steps, events, calls, trace });
+  const tools = toolSet(offered, { steps, events, calls, trace, ready: storing });
   const ask = () => {
     const started = runLoop(
       {

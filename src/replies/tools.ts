@@ -39,6 +39,11 @@ export function toolSet(
     /** Every call that ran, for the audit trail. */
     calls?: ToolCallRecord[];
     trace: ReplyTrace;
+    /**
+     * Settled before any call runs (the reply's message stored: head-start.ts); a rejection fails
+     * the call. Waited for before the call is reported or timed.
+     */
+    ready?: Promise<unknown>;
   },
 ): ToolSet {
   const set: ToolSet = {};
@@ -49,6 +54,7 @@ export function toolSet(
       inputSchema: jsonSchema(t.inputSchema),
       execute: async (input: unknown, { abortSignal, toolCallId }) => {
         const args = (input ?? {}) as Record<string, unknown>;
+        await context.ready;
         context.events.toolCall({ tool: name, connectionId, arguments: args });
         const started = Date.now();
         const outcome = await context.trace.tool({ name, callId: toolCallId, arguments: args }, () =>
