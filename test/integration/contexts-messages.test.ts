@@ -98,7 +98,7 @@ describe('isolation between agents', () => {
     expect(new Set(columns.map((c) => c.table_name))).toEqual(
       new Set(['contexts', 'messages', 'idempotency', 'key_count', 'summaries', 'usage']),
     );
-    expect(columns.filter((c) => /token|collection|agent|owner|chain|wallet/i.test(c.column_name))).toEqual([]);
+    expect(columns.filter((c) => /token_?id|collection|agent|owner|chain|wallet/i.test(c.column_name))).toEqual([]);
   });
 
   it('serves the same storage when the collection address is spelled in lower case', async () => {
