@@ -1,6 +1,6 @@
 /**
- * No model provider is evaluated at a worker's start-up or for a request that calls no model
- * (issue 24): the AI SDK (`ai`) and the provider packages are reached from the worker's entry only
+ * A worker's start-up evaluates only its entry (src/index.ts builds the app on the first request),
+ * and no model provider is evaluated for a request that calls no model (issue 24): the AI SDK (`ai`) and the provider packages are reached from the worker's entry only
  * through `import()` (src/replies/engine.ts, then one provider in src/replies/model.ts), which the
  * bundle turns into modules evaluated on first use. Bundles src/index.ts as `wrangler deploy` does
  * (esbuild with wrangler's conditions) and walks the graph from the entry: through static imports
@@ -56,6 +56,15 @@ function reachable(withDynamic: boolean): string[] {
 }
 
 describe('the worker bundle', () => {
+  it('evaluates nothing but its entry at start-up: the app and the Cron clean-up are reached through import()', () => {
+    const atStartUp = reachable(false);
+    expect(atStartUp.filter((f) => !/^src\/(index|env)\.ts$/.test(f))).toEqual([]);
+    const everything = reachable(true);
+    for (const module of ['src/app.ts', 'src/maintenance/scheduled.ts', 'node_modules/hono/']) {
+      expect(everything.some((f) => f.startsWith(module), `${module} is in the bundle at all`)).toBe(true);
+    }
+  });
+
   it('reaches the AI SDK and the providers only through import()', () => {
     const everything = reachable(true);
     const atStartUp = reachable(false);
