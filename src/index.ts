@@ -1,6 +1,6 @@
 import type { Env } from './env';
 
-type App = ReturnType<(typeof import('./app'))['createApp']>;
+type App = ReturnType<typeof import('./app')['createApp']>;
 
 let app: Promise<App> | undefined;
 

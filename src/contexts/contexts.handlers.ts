@@ -3,22 +3,11 @@ import type { Context } from 'hono';
 import type { AppBindings } from '../types';
 import type * as routes from './contexts.routes';
 import { createKey, createKeys, listKeys } from './contexts.service';
-import { appendMessages, readMessages, type Idempotency, type MessagesDeps } from './messages.service';
+import { appendMessages, readMessages, type Idempotency } from './messages.service';
 import { sha256Hex } from '../encoding/sha256-hex';
 import { indexAfterResponse } from '../storage/search-index';
 import { agentSchemaName } from '../storage/agent-storage';
-
-/** The agent's storage and the owner check, which these routes overlap with their reads (DESIGN §2). */
-function storeDeps(c: Context<AppBindings>): MessagesDeps {
-  const { db, ownerCheck } = c.var;
-  return {
-    sql: db.sql,
-    get pool() {
-      return db.pool; // opened only when provisioning needs a transaction
-    },
-    ownerCheck,
-  };
-}
+import { agentStore } from '../http/agent-store';
 
 /** The appended messages enter the search index after the response (src/storage/search-index.ts). */
 async function indexSoon(c: Context<AppBindings>): Promise<void> {
@@ -50,7 +39,7 @@ export async function idempotencyFor(
 
 export const listKeysHandler: RouteHandler<typeof routes.listContextKeys, AppBindings> = async (c) => {
   const query = c.req.valid('query');
-  const page = await listKeys(storeDeps(c), c.var.agent, {
+  const page = await listKeys(agentStore(c), c.var.agent, {
     page: query.page,
     elementsPerPage: query.elementsPerPage,
     search: query.search,
@@ -61,12 +50,12 @@ export const listKeysHandler: RouteHandler<typeof routes.listContextKeys, AppBin
 };
 
 export const createContextHandler: RouteHandler<typeof routes.createContext, AppBindings> = async (c) => {
-  await createKey(storeDeps(c), c.var.agent, c.req.valid('json').key);
+  await createKey(agentStore(c), c.var.agent, c.req.valid('json').key);
   return c.body(null, 200);
 };
 
 export const createContextsHandler: RouteHandler<typeof routes.createContexts, AppBindings> = async (c) => {
-  const results = await createKeys(storeDeps(c), c.var.agent, c.req.valid('json').keys);
+  const results = await createKeys(agentStore(c), c.var.agent, c.req.valid('json').keys);
   return c.json({ results }, 200);
 };
 
@@ -74,7 +63,7 @@ export const appendMessageHandler: RouteHandler<typeof routes.appendMessage, App
   const body = c.req.valid('json');
   const { contextKey } = c.req.valid('param');
   const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
-  const result = await appendMessages(storeDeps(c), c.var.agent, contextKey, [body], idempotency);
+  const result = await appendMessages(agentStore(c), c.var.agent, contextKey, [body], idempotency);
   if (!result.replayed) await indexSoon(c);
   if (result.replayed) c.header('Idempotent-Replayed', 'true');
   return c.json(result.messages[0]!, 200);
@@ -84,7 +73,7 @@ export const appendMessagesHandler: RouteHandler<typeof routes.appendMessages, A
   const body = c.req.valid('json');
   const { contextKey } = c.req.valid('param');
   const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
-  const result = await appendMessages(storeDeps(c), c.var.agent, contextKey, body.messages, idempotency);
+  const result = await appendMessages(agentStore(c), c.var.agent, contextKey, body.messages, idempotency);
   if (!result.replayed) await indexSoon(c);
   if (result.replayed) c.header('Idempotent-Replayed', 'true');
   return c.json({ messages: result.messages }, 200);
@@ -93,6 +82,6 @@ export const appendMessagesHandler: RouteHandler<typeof routes.appendMessages, A
 export const readMessagesHandler: RouteHandler<typeof routes.readMessages, AppBindings> = async (c) => {
   const { contextKey } = c.req.valid('param');
   const query = c.req.valid('query');
-  const page = await readMessages(storeDeps(c), c.var.agent, contextKey, { cursor: query.cursor, limit: query.limit });
+  const page = await readMessages(agentStore(c), c.var.agent, contextKey, { cursor: query.cursor, limit: query.limit });
   return c.json(page, 200);
 };

@@ -11,19 +11,14 @@ import type { LoopEvents } from './loop';
 import type { RuntimeTracing } from './trace';
 import { prepareReply, type ReplyAnswer, type ReplyDeps } from './reply.service';
 import type * as routes from './replies.routes';
+import { agentStore } from '../http/agent-store';
 
 function replyDeps(c: Context<AppBindings>): ReplyDeps {
-  const { config, db, ownerCheck } = c.var;
+  const { config, db } = c.var;
   const ring = () => keyRing(config);
   const outbound = { loopbackTargets: config.dev.loopbackTargets };
   return {
-    store: {
-      sql: db.sql,
-      get pool() {
-        return db.pool;
-      },
-      ownerCheck,
-    },
+    store: agentStore(c),
     db,
     ring,
     mcp: { db, ring, timeoutMs: config.mcpTimeoutMs, ceilingMs: config.mcpCallCeilingMs, outbound },

@@ -136,16 +136,12 @@ function withAppended(read: StoredMessage[], appended: StoredMessage[]): StoredM
 /**
  * Takes the context's lease and appends the request's message in one statement (one round trip
  * after the owner check): the message is stored only with the lease, and kept whatever follows.
- * Without a message, the lease alone.
+ * Without a message, the lease alone. The model hears the message from the reads and the request
+ * (head-start.ts), so only the lease comes back.
  */
-async function leaseAndAppend(
-  deps: ReplyDeps,
-  agent: Agent,
-  input: ReplyInput,
-  ttlMs: number,
-): Promise<{ lease: ReplyLease; appended: StoredMessage[] }> {
+async function leaseAndAppend(deps: ReplyDeps, agent: Agent, input: ReplyInput, ttlMs: number): Promise<ReplyLease> {
   const ref = agentRefText(agentRef(agent));
-  if (input.message === undefined) return { lease: await takeReplyLease(deps.db, ref, input.contextKey, ttlMs), appended: [] };
+  if (input.message === undefined) return takeReplyLease(deps.db, ref, input.contextKey, ttlMs);
   const claim = await claimReplyLease(deps.db, ref, input.contextKey, ttlMs);
   let result: GuardedAppendResult;
   try {
@@ -163,7 +159,7 @@ async function leaseAndAppend(
     throw err;
   }
   if (!result.guarded) throw await claim.refusal();
-  return { lease: claim.lease, appended: result.messages };
+  return claim.lease;
 }
 
 export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyInput): Promise<Prepared> {
@@ -294,7 +290,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   let loop = contested ? undefined : ask();
   let lease: ReplyLease;
   try {
-    ({ lease } = await storing);
+    lease = await storing;
   } catch (err) {
     // Refused (409) or not stored: the model's call ends here, before any tool ran or any event left.
     controller.abort();
