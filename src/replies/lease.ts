@@ -75,12 +75,21 @@ export interface LeaseClaim {
   refusal(): Promise<AppError>;
 }
 
-export async function claimReplyLease(db: Database, agentRef: string, contextKey: string, ttlMs: number): Promise<LeaseClaim> {
+/** Work after the response (`waitUntil`): where a release the database refused keeps trying. */
+export type Later = (work: Promise<unknown>) => void;
+
+export async function claimReplyLease(
+  db: Database,
+  agentRef: string,
+  contextKey: string,
+  ttlMs: number,
+  later?: Later,
+): Promise<LeaseClaim> {
   const ref = await contextRef(agentRef, contextKey);
   const leaseId = crypto.randomUUID();
   return {
     guard: { sql: takeSql, values: [ref, leaseId, ttlMs] },
-    lease: heldLease(db, ref, leaseId),
+    lease: heldLease(db, ref, leaseId, later),
     refusal: async () => inProgress(await retryAfterSeconds(db, ref)),
   };
 }
@@ -91,7 +100,13 @@ const inProgress = (retryAfter: number) =>
   });
 
 /** Takes the context's lease on its own, or 409 `reply_in_progress` while another reply holds it. */
-export async function takeReplyLease(db: Database, agentRef: string, contextKey: string, ttlMs: number): Promise<ReplyLease> {
+export async function takeReplyLease(
+  db: Database,
+  agentRef: string,
+  contextKey: string,
+  ttlMs: number,
+  later?: Later,
+): Promise<ReplyLease> {
   const ref = await contextRef(agentRef, contextKey);
   const leaseId = crypto.randomUUID();
   let taken: boolean;
@@ -102,27 +117,37 @@ export async function takeReplyLease(db: Database, agentRef: string, contextKey:
     throw databaseError(err);
   }
   if (!taken) throw inProgress(await retryAfterSeconds(db, ref));
-  return heldLease(db, ref, leaseId);
+  return heldLease(db, ref, leaseId, later);
 }
 
-function heldLease(db: Database, ref: string, leaseId: string): ReplyLease {
+function heldLease(db: Database, ref: string, leaseId: string, later?: Later): ReplyLease {
+  const drop = () => db.sql.query('DELETE FROM gateway.reply_leases WHERE context_ref = $1 AND lease_id = $2', [ref, leaseId]);
+  const failed = (err: unknown) =>
+    // An undeleted lease runs out by itself; the reply's answer stands.
+    console.error(JSON.stringify({ level: 'warn', event: 'reply_lease_release_failed', reason: String((err as Error)?.name) }));
+  // A lease left behind blocks the context until it runs out (the reply's deadline + 30 s, 12
+  // minutes with the default timeouts): while the database does not answer, keep trying a while
+  // (the soak kills Postgres under a reply: it is back within seconds).
+  const retry = async () => {
+    for (const [i, delayMs] of RELEASE_RETRY_DELAYS_MS.entries()) {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      try {
+        await drop();
+        return;
+      } catch (err) {
+        if (i === RELEASE_RETRY_DELAYS_MS.length - 1 || !isDatabaseUnavailable(err)) return failed(err);
+      }
+    }
+  };
   return {
     async release() {
-      // A lease left behind blocks the context until it runs out (the reply's deadline + 30 s, 12
-      // minutes with the default timeouts): while the database does not answer, keep trying a
-      // while (the soak kills Postgres under a reply: it is back within seconds).
-      for (const delayMs of [...RELEASE_RETRY_DELAYS_MS, undefined]) {
-        try {
-          await db.sql.query('DELETE FROM gateway.reply_leases WHERE context_ref = $1 AND lease_id = $2', [ref, leaseId]);
-          return;
-        } catch (err) {
-          if (delayMs === undefined || !isDatabaseUnavailable(err)) {
-            // An undeleted lease runs out by itself; the reply's answer stands.
-            console.error(JSON.stringify({ level: 'warn', event: 'reply_lease_release_failed', reason: String((err as Error)?.name) }));
-            return;
-          }
-          await new Promise((resolve) => setTimeout(resolve, delayMs));
-        }
+      try {
+        await drop();
+      } catch (err) {
+        if (!isDatabaseUnavailable(err)) return failed(err);
+        // The answer does not wait for the retries when the request can keep working after it.
+        if (later) later(retry());
+        else await retry();
       }
     },
   };

@@ -55,7 +55,10 @@ export interface ReplyDeps {
   /** The deployment's Workers AI binding, if declared. */
   ai?: Ai;
   limits: { maxTokensPerRequest: number; maxIterations: number; llmTimeoutMs: number; mcpTimeoutMs: number };
-  /** Work after the response (`waitUntil`): the summary of what the reply left out. Absent: no summary is written. */
+  /**
+   * Work after the response (`waitUntil`): the summary of what the reply left out, and a lease
+   * release the database refused. Absent: no summary is written; the release retries before answering.
+   */
   later?: (work: Promise<unknown>) => void;
   /** The runtime's tracing (`ctx.tracing`) for the reply's spans; `messageText` opts message text in (DESIGN §15). */
   tracing?: { api: RuntimeTracing | undefined; messageText: boolean };
@@ -141,8 +144,8 @@ function withAppended(read: StoredMessage[], appended: StoredMessage[]): StoredM
  */
 async function leaseAndAppend(deps: ReplyDeps, agent: Agent, input: ReplyInput, ttlMs: number): Promise<ReplyLease> {
   const ref = agentRefText(agentRef(agent));
-  if (input.message === undefined) return takeReplyLease(deps.db, ref, input.contextKey, ttlMs);
-  const claim = await claimReplyLease(deps.db, ref, input.contextKey, ttlMs);
+  if (input.message === undefined) return takeReplyLease(deps.db, ref, input.contextKey, ttlMs, deps.later);
+  const claim = await claimReplyLease(deps.db, ref, input.contextKey, ttlMs, deps.later);
   let result: GuardedAppendResult;
   try {
     result = await appendMessagesGuarded(
