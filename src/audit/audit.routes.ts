@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { errorResponse } from '../errors';
-import { jsonResponse } from '../http/openapi';
+import { jsonResponse, PageQuerySchema } from '../http/openapi';
 import { AUDIT_ACTIONS } from './entry';
 
 const AuditActorSchema = z
@@ -67,29 +67,7 @@ export const listAuditEntries = createRoute({
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
-    query: z.object({
-      cursor: z
-        .string()
-        .max(200)
-        .optional()
-        .openapi({ param: { name: 'cursor', in: 'query' }, description: 'nextCursor of the previous page' }),
-      limit: z
-        .string()
-        .regex(/^\d{1,3}$/, 'limit must be a whole number from 1 to 100')
-        .transform(Number)
-        .refine((n) => n >= 1 && n <= 100, 'limit must be from 1 to 100')
-        .optional()
-        .default(50)
-        .openapi({
-          param: { name: 'limit', in: 'query' },
-          type: 'integer',
-          minimum: 1,
-          maximum: 100,
-          default: 50,
-          example: 50,
-          description: '1..100, default 50',
-        }),
-    }),
+    query: PageQuerySchema,
   },
   responses: {
     200: jsonResponse('A page of entries', AuditPageSchema),
