@@ -1,14 +1,6 @@
-/**
- * `agent-gateway contexts list` by keyset cursor, for real against the harness' testnet worker:
- * one page after a key with the next cursor on stderr, following that cursor to the end, --all
- * with progress on stderr, --desc, --json, and bad --after / --limit refused before any request.
- */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayClient } from '../../src/client';
-import { mintFreshAgent, newWallet } from '../support/chain';
-import { cliEnv, runCli, tempDir } from '../support/cli';
+import { cliEnv, runCli } from '../support/cli';
+import { cliAgent } from '../support/cli-agent';
 import { deployment } from '../support/http';
 
 const testnet = deployment('testnet');
@@ -19,18 +11,10 @@ let removeDir: () => Promise<void> = async () => undefined;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  ({ dir, remove: removeDir } = await tempDir());
-  const owner = newWallet();
-  const tokenFile = path.join(dir, 'token.json');
-  const base = { HOME: dir, AGENT_GATEWAY_URL: testnet.baseUrl, AGENT_GATEWAY_TOKEN_FILE: tokenFile };
-  const login = await runCli(['login'], cliEnv({ ...base, AGENT_GATEWAY_PRIVATE_KEY: owner.privateKey }));
-  if (login.code !== 0) throw new Error(`login failed:\n${login.output}`);
-  const token = (JSON.parse(await readFile(tokenFile, 'utf8')) as { logins: Record<string, { token: string }> }).logins[testnet.baseUrl]!
-    .token;
-  const tokenId = await mintFreshAgent(testnet, owner.address);
-  const agent = createGatewayClient({ baseUrl: testnet.baseUrl, token }).agent(testnet.collection, tokenId);
+  const made = await cliAgent(testnet);
+  ({ dir, remove: removeDir, env } = made);
+  const { agent } = made;
   for (let i = 0; i < keys.length; i += 100) await agent.createContexts(keys.slice(i, i + 100));
-  env = cliEnv({ ...base, AGENT_COLLECTION: testnet.collection, AGENT_TOKEN_ID: tokenId.toString() });
 }, 60_000);
 afterAll(() => removeDir());
 

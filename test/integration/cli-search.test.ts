@@ -1,33 +1,17 @@
-/**
- * `agent-gateway search` for real against the harness' testnet worker: the table, --jsonl, the
- * filters as flags, one page with the next cursor on stderr and --all following it, and bad
- * flags refused before any request.
- */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayClient } from '../../src/client';
-import { mintFreshAgent, newWallet } from '../support/chain';
-import { cliEnv, runCli, tempDir } from '../support/cli';
+import { runCli } from '../support/cli';
+import { cliAgent } from '../support/cli-agent';
 import { deployment } from '../support/http';
 
 const testnet = deployment('testnet');
 
-let dir = '';
 let removeDir: () => Promise<void> = async () => undefined;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  ({ dir, remove: removeDir } = await tempDir());
-  const owner = newWallet();
-  const tokenFile = path.join(dir, 'token.json');
-  const base = { HOME: dir, AGENT_GATEWAY_URL: testnet.baseUrl, AGENT_GATEWAY_TOKEN_FILE: tokenFile };
-  const login = await runCli(['login'], cliEnv({ ...base, AGENT_GATEWAY_PRIVATE_KEY: owner.privateKey }));
-  if (login.code !== 0) throw new Error(`login failed:\n${login.output}`);
-  const token = (JSON.parse(await readFile(tokenFile, 'utf8')) as { logins: Record<string, { token: string }> }).logins[testnet.baseUrl]!
-    .token;
-  const tokenId = await mintFreshAgent(testnet, owner.address);
-  const agent = createGatewayClient({ baseUrl: testnet.baseUrl, token }).agent(testnet.collection, tokenId);
+  const made = await cliAgent(testnet);
+  ({ remove: removeDir, env } = made);
+  const { agent } = made;
   await agent.createContexts(['customer:1/notes', 'customer:2/notes', 'chat:main']);
   await agent.appendMessages('customer:1/notes', [
     { role: 'user', message: 'Invoice INV-2024-0042 is overdue.\nThe customer asked twice.' },
@@ -38,7 +22,6 @@ beforeAll(async () => {
     Array.from({ length: 25 }, (_, i) => ({ role: 'user' as const, message: `Invoice number ${i} was paid.` })),
   );
   await agent.appendMessage('chat:main', { role: 'user', message: 'Where is my invoice?' });
-  env = cliEnv({ ...base, AGENT_COLLECTION: testnet.collection, AGENT_TOKEN_ID: tokenId.toString() });
   // The typed client's own search, with the same filters the CLI sends.
   const page = await agent.search({ query: 'overdue', contextPrefix: 'customer:1' });
   expect(page.hits.map((h) => h.id)).toHaveLength(2);

@@ -1,26 +1,17 @@
-/**
- * `agent-gateway messages summary` for real against the harness' testnet worker: none yet (exit 1,
- * `summary_not_found`), then a stored summary as text and as --json (the typed client's answer).
- * The summary is stored through the gateway's own store function: writing one by a reply is
- * replies-summaries.test.ts's part.
- */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import pg from 'pg';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createGatewayClient } from '../../src/client';
+import type { createGatewayClient } from '../../src/client';
 import { agentSchemaName } from '../../src/storage/agent-storage';
 import type { SqlClient } from '../../src/storage/sql-client';
 import { storeSummary } from '../../src/summaries/summaries.service';
-import { mintFreshAgent, newWallet } from '../support/chain';
-import { cliEnv, runCli, tempDir } from '../support/cli';
+import { runCli } from '../support/cli';
+import { cliAgent } from '../support/cli-agent';
 import { deployment } from '../support/http';
 
 const stack = inject('stack');
 const testnet = deployment('testnet');
 
-let dir = '';
 let removeDir: () => Promise<void> = async () => undefined;
 let env: NodeJS.ProcessEnv;
 let agent: ReturnType<ReturnType<typeof createGatewayClient>['agent']>;
@@ -28,23 +19,13 @@ let tokenId: bigint;
 let ids: number[];
 
 beforeAll(async () => {
-  ({ dir, remove: removeDir } = await tempDir());
-  const owner = newWallet();
-  const tokenFile = path.join(dir, 'token.json');
-  const base = { HOME: dir, AGENT_GATEWAY_URL: testnet.baseUrl, AGENT_GATEWAY_TOKEN_FILE: tokenFile };
-  const login = await runCli(['login'], cliEnv({ ...base, AGENT_GATEWAY_PRIVATE_KEY: owner.privateKey }));
-  if (login.code !== 0) throw new Error(`login failed:\n${login.output}`);
-  const token = (JSON.parse(await readFile(tokenFile, 'utf8')) as { logins: Record<string, { token: string }> }).logins[testnet.baseUrl]!
-    .token;
-  tokenId = await mintFreshAgent(testnet, owner.address);
-  agent = createGatewayClient({ baseUrl: testnet.baseUrl, token }).agent(testnet.collection, tokenId);
+  ({ remove: removeDir, tokenId, agent, env } = await cliAgent(testnet));
   await agent.createContext('chat');
   const appended = await agent.appendMessages('chat', [
     { role: 'user', message: 'My order INV-2024-0042 has not arrived.' },
     { role: 'assistant', message: 'I asked the warehouse.' },
   ]);
   ids = appended.messages.map((m) => m.id);
-  env = cliEnv({ ...base, AGENT_COLLECTION: testnet.collection, AGENT_TOKEN_ID: tokenId.toString() });
 }, 60_000);
 afterAll(() => removeDir());
 
