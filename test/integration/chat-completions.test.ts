@@ -121,7 +121,7 @@ describe('the openai client', () => {
       stream_options: { include_usage: true },
       messages: [{ role: 'user', content: [{ type: 'text', text: 'what is my name?' }] }],
     });
-    const chunks = [];
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.model === 'stand-in' && c.id === chunks[0]?.id)).toBe(true);
     expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
@@ -221,7 +221,7 @@ describe('the AI SDK openai-compatible provider', () => {
 describe('refusals, as the openai client sees them', () => {
   it('no credential 401; a bad key, a key without `reply`, a stranger: typed errors with our code and message, the model not called', async () => {
     const agent = await replyAgent(worker.deployment, API_KEY);
-    const body = { model: 'x', messages: [{ role: 'user', content: 'hello' }] };
+    const body = { model: 'x', messages: [{ role: 'user' as const, content: 'hello' }] };
     const before = llm.completions().length;
     expectError(
       await call(worker.url, agentPath(agent.collection, agent.tokenId, '/v1/chat/completions'), { method: 'POST', json: body }),
