@@ -3,12 +3,14 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { AppError, renderError } from '../errors';
 import { abandoned, outliving, replyCaller, replyDeps } from '../replies/replies.handlers';
-import type { ReplyAnswer, ReplyInput } from '../replies/reply.service';
+import type { Prepared, ReplyAnswer, ReplyInput } from '../replies/reply.service';
+import { readLlmSettings } from '../settings/llm-use.service';
+import { idempotencyFor } from '../contexts/contexts.handlers';
 import type { AppBindings } from '../types';
 import { chatCompletion, chunk, completionHeader, usageChunk } from './completion';
 import { defaultConversation, prepareConversationReply } from './conversation.service';
 import type * as routes from './chat.routes';
-import { type ChatCompletion, lastUserIndex, messageText } from './schemas';
+import { type ChatCompletion, type ChatCompletionRequest, lastUserIndex, messageText } from './schemas';
 
 /** The conversation's context: the request's `user`, else the caller's default (known once the owner check passed). */
 async function conversationKey(c: Context<AppBindings>, user: string | undefined): Promise<string> {
@@ -28,36 +30,66 @@ function noRetryBeforeMidnight(err: unknown): unknown {
   return err;
 }
 
-export const chatCompletionHandler: RouteHandler<typeof routes.createChatCompletion, AppBindings> = async (c) => {
-  const asAnswer = (res: Response) => res as unknown as ReturnType<typeof c.json<ChatCompletion, 200>>;
-  const body = c.req.valid('json');
-  const message = messageText(body.messages[lastUserIndex(body.messages)]?.content);
-  // The client's hang-up ends the reply and frees the context (as on the reply route).
-  const gone = c.req.raw.signal;
-  let prepared: Awaited<ReturnType<typeof prepareConversationReply>>;
+/** The model a replayed answer names: the settings' model now (a replay does not remember it). */
+async function currentModel(c: Context<AppBindings>, fallback: string | undefined): Promise<string> {
   try {
+    return (await readLlmSettings({ db: c.var.db }, c.var.agent)).settings.model;
+  } catch {
+    return fallback ?? 'unknown';
+  }
+}
+
+/** The reply, prepared as the reply route does, in the conversation's context (created on first use). */
+async function prepare(
+  c: Context<AppBindings>,
+  body: ChatCompletionRequest,
+  message: string,
+  idempotencyKey: string | undefined,
+): Promise<Prepared> {
+  try {
+    const contextKey = await conversationKey(c, body.user);
+    // What is asked, not how it is delivered: a retry may stream where the first try did not.
+    const { stream: _stream, stream_options: _options, ...asked } = body;
+    const idempotency = await idempotencyFor(c, idempotencyKey, contextKey, asked);
     const input: ReplyInput = {
-      contextKey: await conversationKey(c, body.user),
+      contextKey,
       message,
       role: 'user',
       variables: {},
       tools: true,
       memoryTools: true,
       ...replyCaller(c),
+      idempotency,
     };
-    prepared = await outliving(c, prepareConversationReply(replyDeps(c), c.var.agent, input));
+    return await outliving(c, prepareConversationReply(replyDeps(c), c.var.agent, input));
   } catch (err) {
     throw noRetryBeforeMidnight(err);
   }
-  // No Idempotency-Key on this route: nothing is remembered, so a reply is always prepared.
-  if ('remembered' in prepared) throw new Error('a chat completion is never remembered');
-  const reply = prepared.prepared;
-  const header = completionHeader(c.var.requestId, reply.model);
-  const ignore = () => undefined;
+}
+
+export const chatCompletionHandler: RouteHandler<typeof routes.createChatCompletion, AppBindings> = async (c) => {
+  const asAnswer = (res: Response) => res as unknown as ReturnType<typeof c.json<ChatCompletion, 200>>;
+  const body = c.req.valid('json');
+  const message = messageText(body.messages[lastUserIndex(body.messages)]?.content);
+  // The client's hang-up ends the reply and frees the context (as on the reply route).
+  const gone = c.req.raw.signal;
+  const prepared = await prepare(c, body, message, c.req.valid('header')['Idempotency-Key']);
+  if ('remembered' in prepared) c.header('Idempotent-Replayed', 'true');
+  const model = 'prepared' in prepared ? prepared.prepared.model : await currentModel(c, body.model);
+  const header = completionHeader(c.var.requestId, model);
+  // Tool calls stay inside: the client sees the text the model writes (a replay: the reply, as one delta).
+  const run = (delta: (text: string) => void): Promise<ReplyAnswer> => {
+    if ('remembered' in prepared) {
+      if (prepared.remembered.reply) delta(prepared.remembered.reply.message);
+      return Promise.resolve(prepared.remembered);
+    }
+    const ignore = () => undefined;
+    return outliving(c, prepared.prepared.run({ delta, toolCall: ignore, toolResult: ignore }, gone));
+  };
   if (!body.stream) {
     let answer: ReplyAnswer;
     try {
-      answer = await outliving(c, reply.run({ delta: ignore, toolCall: ignore, toolResult: ignore }, gone));
+      answer = await run(() => undefined);
     } catch (err) {
       if (gone.aborted) return asAnswer(abandoned(c));
       throw err;
@@ -73,11 +105,7 @@ export const chatCompletionHandler: RouteHandler<typeof routes.createChatComplet
     };
     send(chunk(header, { role: 'assistant', content: '' }));
     try {
-      // Tool calls stay inside: the client sees the text the model writes.
-      const answer = await outliving(
-        c,
-        reply.run({ delta: (text) => send(chunk(header, { content: text })), toolCall: ignore, toolResult: ignore }, gone),
-      );
+      const answer = await run((text) => send(chunk(header, { content: text })));
       send(chunk(header, {}, answer.finishReason));
       if (body.stream_options?.include_usage) send(usageChunk(header, answer.usage));
       send('[DONE]');

@@ -183,6 +183,39 @@ describe('the openai client', () => {
   });
 });
 
+describe('Idempotency-Key', () => {
+  it('a retry with the same key returns the first answer, JSON or streamed, without calling the model or storing the message again', async () => {
+    const agent = await replyAgent(worker.deployment, API_KEY);
+    const key = await createKey(agent, ['reply']);
+    const client = openai(agent, key.key);
+    const request = { model: 'x', user: 'retried', messages: [{ role: 'user' as const, content: 'only once please' }] };
+    const headers = { 'Idempotency-Key': `chat-${crypto.randomUUID()}` };
+    const first = await client.chat.completions.create(request, { headers }).withResponse();
+    expect(first.response.headers.get('idempotent-replayed')).toBeNull();
+    const calls = llm.completions().length;
+
+    const again = await client.chat.completions.create(request, { headers }).withResponse();
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.data.choices[0]?.message.content).toBe(first.data.choices[0]?.message.content);
+    expect(again.data.usage).toEqual(first.data.usage);
+    expect(again.data.model).toBe('stand-in');
+    const stream = await client.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } }, { headers });
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(first.data.choices[0]?.message.content);
+    expect(chunks.at(-1)?.usage).toEqual(first.data.usage);
+    expect(llm.completions().length).toBe(calls);
+    expect((await stored(agent, 'retried')).map((m) => m.message)).toEqual(['only once please', first.data.choices[0]?.message.content]);
+
+    // The same key for another request: 400 idempotency_key_reused, as on the reply route.
+    const reused = await thrown(
+      client.chat.completions.create({ ...request, messages: [{ role: 'user', content: 'something else' }] }, { headers }),
+    );
+    expect(reused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(reused).toMatchObject({ status: 400, code: 'idempotency_key_reused' });
+  });
+});
+
 describe('the AI SDK openai-compatible provider', () => {
   it('generateText and streamText answer, with usage, in the context `user` names', async () => {
     const agent = await replyAgent(worker.deployment, API_KEY);
