@@ -310,6 +310,36 @@ describe('refusals, as the openai client sees them', () => {
     expect((await stored(agent, 'limited')).map((m) => m.message)).toEqual([`one ${costly}`, 'that took a while']);
   });
 
+  it('a model that fails: 502 llm_unavailable as a typed error; streamed, an error chunk the client throws as APIError with our code', async () => {
+    const agent = await replyAgent(worker.deployment, API_KEY);
+    const client = openai(agent, agent.token);
+    const failing = cases.scripted(() => ({ status: 500, body: { error: { message: 'the provider is down' } } }));
+    const plain = await thrown(
+      client.chat.completions.create({ model: 'x', user: 'down', messages: [{ role: 'user', content: `one ${failing}` }] }),
+    );
+    expect(plain).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(plain).toMatchObject({ status: 502, code: 'llm_unavailable' });
+
+    const stream = await client.chat.completions.create({
+      model: 'x',
+      user: 'down',
+      stream: true,
+      messages: [{ role: 'user', content: `two ${failing}` }],
+    });
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    const streamed = await thrown(
+      (async () => {
+        for await (const chunk of stream) chunks.push(chunk);
+      })(),
+    );
+    expect(streamed).toBeInstanceOf(OpenAI.APIError);
+    expect(streamed).toMatchObject({ code: 'llm_unavailable' });
+    expect((streamed as Error).message).toContain((plain as Error).message.replace(/^502 /, ''));
+    expect(chunks.map((c) => c.choices[0]?.delta.role)).toEqual(['assistant']);
+    // The messages stay (the model was called), no reply is stored.
+    expect((await stored(agent, 'down')).map((m) => m.role)).toEqual(['user', 'user']);
+  });
+
   it('400 validation_failed: no user message, a user message under 2 characters, a `user` that is not a context key; nothing created', async () => {
     const agent = await replyAgent(worker.deployment, API_KEY);
     const client = openai(agent, agent.token);
