@@ -262,14 +262,17 @@ describe('refusals, as the openai client sees them', () => {
       'unauthorized',
     );
 
+    // The client's message is ours, after the status: it reads `error.message` of our body.
+    const route = agentPath(agent.collection, agent.tokenId, '/v1/chat/completions');
+    const ours = async (token: string) => (await call(worker.url, route, { method: 'POST', json: body, token })).body.error.message;
     const bad = await thrown(openai(agent, 'agk_not-a-key').chat.completions.create(body));
     expect(bad).toBeInstanceOf(OpenAI.AuthenticationError);
-    expect(bad).toMatchObject({ status: 401, code: 'key_invalid' });
+    expect(bad).toMatchObject({ status: 401, code: 'key_invalid', message: `401 ${await ours('agk_not-a-key')}` });
 
     const pipeline = await createKey(agent, ['contexts:read', 'contexts:write']);
     const scope = await thrown(openai(agent, pipeline.key).chat.completions.create(body));
     expect(scope).toBeInstanceOf(OpenAI.PermissionDeniedError);
-    expect(scope).toMatchObject({ status: 403, code: 'key_scope_missing' });
+    expect(scope).toMatchObject({ status: 403, code: 'key_scope_missing', message: `403 ${await ours(pipeline.key)}` });
     expect((scope as InstanceType<typeof OpenAI.APIError>).requestID).toBeTruthy();
 
     const stranger = await freshAgent(worker.deployment);
@@ -304,6 +307,8 @@ describe('refusals, as the openai client sees them', () => {
     );
     expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
     expect(limited).toMatchObject({ status: 429, code: 'usage_limit_reached' });
+    expect((limited as Error).message).toMatch(/^429 .*limit/i);
+    expect((limited as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ details: { limit: 'key', tokensPerDay: 10 } });
     expect((limited as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toMatch(/^\d+$/);
     expect(requests).toBe(1);
     expect(llm.completions().length).toBe(before);

@@ -167,7 +167,7 @@ same reply service); the chat-completions rows use the official \`openai\` clien
 \`…/v1/chat/completions\`; "stand-in direct" is the model streamed from the benchmark's process.
 The last row's context does not exist before the request: the route's first reply finds it
 missing after its reads, creates it (after the owner check) and prepares the reply again.
-"added" includes what the two clients do differently (the `openai` client's own headers and
+"added" includes what the two clients do differently (the \`openai\` client's own headers and
 parsing), and the machine was shared with other work (load above): read it as a few ms at most.
 
 ${table}
