@@ -5,6 +5,7 @@ import { audit } from './audit';
 import { auth } from './auth';
 import { contexts, overlapOwnerCheck } from './contexts';
 import { mcp } from './mcp';
+import { chatCompletionOverlapsOwnerCheck, openaiCompat } from './openai-compat';
 import { memory, memoryOverlapsOwnerCheck } from './memory';
 import { replies, replyOverlapsOwnerCheck } from './replies';
 import { settings } from './settings';
@@ -40,6 +41,7 @@ export function createApp() {
     ...overlapOwnerCheck,
     ...memoryOverlapsOwnerCheck,
     ...replyOverlapsOwnerCheck,
+    ...chatCompletionOverlapsOwnerCheck,
     ...usageOverlapsOwnerCheck,
     ...summaryOverlapsOwnerCheck,
   ]);
@@ -86,6 +88,7 @@ export function createApp() {
   app.route('/', settings);
   app.route('/', mcp);
   app.route('/', replies);
+  app.route('/', openaiCompat);
   app.route('/', keys);
   app.route('/', audit);
   app.route('/', usage);

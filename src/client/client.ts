@@ -7,6 +7,8 @@ import { GatewayError } from './errors';
 import { replyStreamOf } from './reply-stream';
 import type {
   AccessToken,
+  ChatCompletion,
+  ChatCompletionRequest,
   AgentKeyRevoked,
   AgentKeys,
   AgentRef,
@@ -252,6 +254,11 @@ export interface AgentClient {
    * `delta`, `tool_call`, `tool_result`, then `done` (the answer, after it is stored) or `error`.
    */
   replyStream(key: string, request?: ReplyRequest, options?: ReplyOptions): Promise<ReplyStream>;
+  /**
+   * `POST …/v1/chat/completions` (operationId `createChatCompletion`): the same reply in OpenAI's
+   * shape, not streamed (for a stream, point an OpenAI client at `${path}/v1`).
+   */
+  createChatCompletion(request: Omit<ChatCompletionRequest, 'stream' | 'stream_options'>, options?: CallOptions): Promise<ChatCompletion>;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -663,6 +670,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         const answer = await send(op);
         return replyStreamOf({ ...answer, replayed: replayed(answer.headers) }, `POST ${op.path}`, o.signal);
       },
+      createChatCompletion: async (request, o = {}) =>
+        (await post<ChatCompletion>('/v1/chat/completions', { ...request, stream: false }, o.signal)).body,
       replaceMcpAuth: (id, auth, o = {}) =>
         json<McpConnection>({
           method: 'PUT',

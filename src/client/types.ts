@@ -27,6 +27,8 @@ import type { readSummary } from '../summaries/summaries.routes';
 import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
 import type { replyToContext } from '../replies/replies.routes';
 import type { ReplyEventSchema } from '../replies/schemas';
+import type { createChatCompletion } from '../openai-compat/chat.routes';
+import type { ChatCompletionChunkSchema } from '../openai-compat/schemas';
 import type { addConnection, callTool, listConnections, listTools, removeConnection, replaceConnectionAuth } from '../mcp/mcp.routes';
 import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
 import type { getLlmSettings, getPromptTemplate, saveLlmSettings, savePromptTemplate } from '../settings/settings.routes';
@@ -281,6 +283,20 @@ export type ReplyStep = ReplyAnswer['steps'][number];
  * error body of a failure after the stream began).
  */
 export type ReplyEvent = z.output<typeof ReplyEventSchema>;
+
+// OpenAI-compatible chat completions (`…/v1/chat/completions`): for OpenAI SDKs and chat UIs.
+/** Component `ChatCompletionRequest`: OpenAI's request; the last `user` message is the reply's, `user` names the context. */
+export type ChatCompletionRequest = RequestBodyOf<typeof createChatCompletion>;
+/** Component `ChatCompletionMessage`. */
+export type ChatCompletionMessage = ChatCompletionRequest['messages'][number];
+/** Component `ChatCompletion`: the answer without `stream`. */
+export type ChatCompletion = ResponseOf<typeof createChatCompletion>;
+/** Component `ChatCompletionFinishReason`. */
+export type ChatCompletionFinishReason = ChatCompletion['choices'][number]['finish_reason'];
+/** Component `ChatCompletionUsage`. */
+export type ChatCompletionUsage = ChatCompletion['usage'];
+/** Component `ChatCompletionChunk`: one `data:` event of the answer with `stream: true` (read it with an OpenAI client). */
+export type ChatCompletionChunk = z.output<typeof ChatCompletionChunkSchema>;
 
 /** Options of `reply` and `replyStream`. */
 export interface ReplyOptions {

@@ -7,7 +7,7 @@ export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export const KeyScopeSchema = z.enum(KEY_SCOPES).openapi('AgentKeyScope', {
   description:
-    "`contexts:read`: list context keys, read messages and summaries, search memory. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent's reply endpoint.",
+    "`contexts:read`: list context keys, read messages and summaries, search memory. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent's reply endpoint and its OpenAI-compatible chat completions.",
 });
 
 /** What a route asks of an agent key: one scope, or `any` (every valid key of the agent). */
@@ -30,6 +30,7 @@ export const KEY_ROUTE_SCOPES: Readonly<Record<string, KeyRequirement>> = {
   appendMessage: 'contexts:write',
   appendMessages: 'contexts:write',
   replyToContext: 'reply',
+  createChatCompletion: 'reply',
 };
 
 interface RouteDefinitionLike {

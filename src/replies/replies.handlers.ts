@@ -9,11 +9,12 @@ import { keyCredential, walletCredential } from '../usage/record.service';
 import { keyRing } from '../vault/store';
 import type { LoopEvents } from './loop';
 import type { RuntimeTracing } from './trace';
-import { prepareReply, type ReplyAnswer, type ReplyDeps } from './reply.service';
+import { prepareReply, type ReplyAnswer, type ReplyDeps, type ReplyInput } from './reply.service';
 import type * as routes from './replies.routes';
 import { agentStore } from '../http/agent-store';
 
-function replyDeps(c: Context<AppBindings>): ReplyDeps {
+/** The reply service's dependencies from a request (also the chat-completions route's, src/openai-compat). */
+export function replyDeps(c: Context<AppBindings>): ReplyDeps {
   const { config, db } = c.var;
   const ring = () => keyRing(config);
   const outbound = { loopbackTargets: config.dev.loopbackTargets };
@@ -73,7 +74,7 @@ function sseEvents(stream: SSEStreamingApi) {
  * `work`, kept running after the client hangs up (`waitUntil`): workerd tears a request down at
  * once when its client goes, and a reply torn down mid-way would keep its lease until it runs out.
  */
-function outliving<T>(c: Context<AppBindings>, work: Promise<T>): Promise<T> {
+export function outliving<T>(c: Context<AppBindings>, work: Promise<T>): Promise<T> {
   try {
     c.executionCtx.waitUntil(
       work.then(
@@ -88,9 +89,25 @@ function outliving<T>(c: Context<AppBindings>, work: Promise<T>): Promise<T> {
 }
 
 /** A reply whose client hung up: one log line, and an answer nobody reads (499, "client closed request"). */
-function abandoned(c: Context<AppBindings>): Response {
+export function abandoned(c: Context<AppBindings>): Response {
   console.info(JSON.stringify({ level: 'info', requestId: c.get('requestId'), event: 'reply_abandoned' }));
   return new Response(null, { status: 499 });
+}
+
+/** Who asks for a reply, as the reply service wants it (each asked after the owner check). */
+export function replyCaller(c: Context<AppBindings>): Pick<ReplyInput, 'mayReadContexts' | 'actor' | 'caller'> {
+  return {
+    // Memory tools read with the caller's rights: the owner's, or the key's scopes (known once the owner check passed).
+    mayReadContexts: () => !c.var.agentKey || (c.var.agentKeyScopes?.includes('contexts:read') ?? false),
+    actor: (): AuditActor => (c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet }),
+    // Usage is counted for the key (`key:{id}`, with its own daily limit) or the wallet (DESIGN §15).
+    caller: () => {
+      const key = c.var.agentKeyUse;
+      return key
+        ? { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay }
+        : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
+    },
+  };
 }
 
 export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBindings> = async (c) => {
@@ -99,17 +116,7 @@ export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBinding
   const idempotency = await idempotencyFor(c, c.req.valid('header')['Idempotency-Key'], contextKey, body);
   // The client's hang-up (workerd's `enable_request_signal`) ends the reply and frees the context.
   const gone = c.req.raw.signal;
-  // Memory tools read with the caller's rights: the owner's, or the key's scopes (known once the owner check passed).
-  const mayReadContexts = () => !c.var.agentKey || (c.var.agentKeyScopes?.includes('contexts:read') ?? false);
-  const actor = (): AuditActor => (c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet });
-  // Usage is counted for the key (`key:{id}`, with its own daily limit) or the wallet (DESIGN §15).
-  const caller = () => {
-    const key = c.var.agentKeyUse;
-    return key
-      ? { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay }
-      : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
-  };
-  const input = { contextKey, ...body, mayReadContexts, actor, caller, idempotency };
+  const input = { contextKey, ...body, ...replyCaller(c), idempotency };
   const prepared = await outliving(c, prepareReply(replyDeps(c), c.var.agent, input));
   const streaming = (c.req.header('accept') ?? '').includes('text/event-stream');
   if ('remembered' in prepared) c.header('Idempotent-Replayed', 'true');

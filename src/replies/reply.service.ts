@@ -100,6 +100,8 @@ export interface PreparedReply {
   run(events: LoopEvents, gone?: AbortSignal): Promise<ReplyAnswer>;
   /** Drops the lease without running (the caller gave up). */
   release(): Promise<void>;
+  /** The model the agent's settings name (what an OpenAI-shaped answer reports). */
+  model: string;
 }
 
 export type Prepared = { remembered: ReplyAnswer } | { prepared: PreparedReply };
@@ -335,7 +337,7 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
     clearTimeout(timer);
     await lease.release();
   };
-  return { prepared: { run, release } };
+  return { prepared: { run, release, model: settings.model } };
 }
 
 /**

@@ -221,11 +221,16 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await reply({ message: 'hello there', promptTemplateKey: 'system', variables: { name: 'Ada' } })).status).toBe(200);
     expect((await reply({ promptTemplateKey: 'system' })).status).toBe(400);
     expect((await reply({ promptTemplateKey: 'absent' })).status).toBe(404);
+    // The same reply in OpenAI's shape (its context created on first use); no user message is 400.
+    const chat = (json: unknown) => onAgent(agent, 'POST', '/v1/chat/completions', { json });
+    expect((await chat({ model: 'x', user: 'openai-chat', messages: [{ role: 'user', content: 'hello there' }] })).status).toBe(200);
+    expect((await chat({ model: 'x', messages: [{ role: 'system', content: 'no question' }] })).status).toBe(400);
     // Usage: the reply's tokens, grouped; a bad range is 400; a limit reached is 429 with Retry-After.
     expect((await onAgent(agent, 'GET', '/usage?groupBy=context')).status).toBe(200);
     expect((await onAgent(agent, 'GET', '/usage?from=2026-01-02&to=2026-01-01')).status).toBe(400);
     expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...standin, limits: { tokensPerDay: 1 } } })).status).toBe(200);
     expect((await reply({ message: 'over the limit' })).status).toBe(429);
+    expect((await chat({ messages: [{ role: 'user', content: 'over the limit' }] })).status).toBe(429);
     expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...standin, limits: {} } })).status).toBe(200);
     expect((await onAgent(agent, 'GET', '/database/settings')).status).toBe(200); // none active: null
     expect((await onAgent(agent, 'POST', '/database/settings/first-step', { json: { ...target, host: 'db.internal' } })).status).toBe(400);

@@ -87,6 +87,12 @@ const COMPONENT_TYPES = [
   typeName<T.ReplyAnswer>('ReplyAnswer'),
   typeName<T.ReplyStep>('ReplyStep'),
   typeName<T.ReplyEvent>('ReplyEvent'),
+  typeName<T.ChatCompletionRequest>('ChatCompletionRequest'),
+  typeName<T.ChatCompletionMessage>('ChatCompletionMessage'),
+  typeName<T.ChatCompletion>('ChatCompletion'),
+  typeName<T.ChatCompletionFinishReason>('ChatCompletionFinishReason'),
+  typeName<T.ChatCompletionUsage>('ChatCompletionUsage'),
+  typeName<T.ChatCompletionChunk>('ChatCompletionChunk'),
 ];
 
 /** Client members that are not one operation: state, helpers walking pages, older names. */
@@ -144,6 +150,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   listAuditEntries: (a) => a.listAuditEntries({ limit: 10 }),
   getUsage: (a) => a.getUsage({ from: '2026-11-01', groupBy: 'credential' }),
   replyToContext: (a) => a.replyToContext('notes', { message: 'hi' }),
+  createChatCompletion: (a) => a.createChatCompletion({ messages: [{ role: 'user', content: 'hi' }] }),
 };
 
 interface Operation {

@@ -1,0 +1,9 @@
+import { createRouter } from '../http/router';
+import * as handlers from './chat.handlers';
+import * as routes from './chat.routes';
+
+/** OpenAI-compatible access to the agent's replies (DESIGN §14): Chat Completions on the reply service. */
+export const openaiCompat = createRouter().openapi(routes.createChatCompletion, handlers.chatCompletionHandler);
+
+/** Like the reply route, the completion's reads overlap the owner check (DESIGN §2). */
+export const chatCompletionOverlapsOwnerCheck = [routes.createChatCompletion];
