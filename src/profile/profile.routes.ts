@@ -2,21 +2,19 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
-import { IMAGE_RULES, isProfileImage, MAX_DESCRIPTION, MAX_NAME, MCP_SERVICE_VERSION, REGISTRATION_TYPE } from './rules';
+import { IMAGE_RULES, isPlainText, isProfileImage, MAX_DESCRIPTION, MAX_NAME, MCP_SERVICE_VERSION, REGISTRATION_TYPE } from './rules';
 
-/** Text a person reads: well-formed, no control characters but line breaks and tabs in the description. */
 const plainText = (max: number, multiline: boolean) =>
   z
     .string()
     .min(1)
     .max(max)
     .refine(
-      (t) => t.isWellFormed() && !(multiline ? /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/ : /[\u0000-\u001f\u007f]/).test(t),
+      (t) => isPlainText(t, multiline),
       multiline
-        ? 'must be well-formed text without control characters (line breaks and tabs allowed)'
-        : 'must be one line of well-formed text',
-    )
-    .refine((t) => t.trim() !== '', 'must not be blank');
+        ? 'must be well-formed, not blank, without control characters but line breaks and tabs'
+        : 'must be one line of well-formed text, not blank',
+    );
 
 export const ProfileInputSchema = z
   .object({

@@ -22,8 +22,18 @@ const DATA_URI = /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$/
  */
 export function isProfileImage(value: string): boolean {
   if (value.startsWith('data:')) return value.length <= MAX_IMAGE_DATA_URI && DATA_URI.test(value);
-  if (value.length > MAX_IMAGE_URL || /[\s\u0000-\u001f\u007f]/.test(value)) return false;
+  if (value.length > MAX_IMAGE_URL || /\s/.test(value) || CONTROL.test(value)) return false;
   if (!URL.canParse(value)) return false;
   const url = new URL(value);
   return url.protocol === 'https:' && url.username === '' && url.password === '' && url.hostname !== '';
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters but line breaks and tabs are what it refuses
+const CONTROL_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/** Text a person reads: well-formed, not blank, no control characters (line breaks and tabs when `multiline`). */
+export function isPlainText(text: string, multiline: boolean): boolean {
+  return text.isWellFormed() && text.trim() !== '' && !(multiline ? CONTROL_BUT_LINES : CONTROL).test(text);
 }

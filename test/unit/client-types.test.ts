@@ -87,6 +87,9 @@ const COMPONENT_TYPES = [
   typeName<T.ReplyAnswer>('ReplyAnswer'),
   typeName<T.ReplyStep>('ReplyStep'),
   typeName<T.ReplyEvent>('ReplyEvent'),
+  typeName<T.AgentProfile>('AgentProfile'),
+  typeName<T.AgentProfileInput>('AgentProfileInput'),
+  typeName<T.AgentRegistration>('AgentRegistration'),
 ];
 
 /** Client members that are not one operation: state, helpers walking pages, older names. */
@@ -144,6 +147,9 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   listAuditEntries: (a) => a.listAuditEntries({ limit: 10 }),
   getUsage: (a) => a.getUsage({ from: '2026-11-01', groupBy: 'credential' }),
   replyToContext: (a) => a.replyToContext('notes', { message: 'hi' }),
+  getProfile: (a) => a.getProfile(),
+  setProfile: (a) => a.setProfile({ name: 'Desk', description: 'Orders.', image: 'https://example.com/a.png' }),
+  getRegistration: (a) => a.getRegistration(),
 };
 
 interface Operation {
