@@ -6,8 +6,13 @@
  * handshake: no `initialize` is ever sent to it.
  */
 import { InitializeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createMcpClient, McpError } from '../../src/mcp/client';
+import { freshAgent } from '../support/agent';
+import { call, deployment } from '../support/http';
+import { agentPath } from '../support/login';
+import { closePg, sql } from '../support/pg';
+import { toolServerUrl, workerWithToolServers } from '../support/tool-routing';
 import { buildSdkServer, startSdkServer, type SdkTestServer, type TestServer } from '../support/mcp-servers';
 import { STATELESS, startStatelessServer } from '../support/stateless-server';
 
@@ -116,5 +121,43 @@ describe("the MCP SDK's server (1.32.2), stateful", () => {
     expect(methodsOf(server)).toEqual(['tools/call', 'initialize']);
     // A legacy server never gets server/discover: it asked for a session, not a revision.
     expect(methodsOf(server)).not.toContain('server/discover');
+  });
+});
+
+describe('through the gateway (workerd): a connection to a 2026-07-28 server', () => {
+  const stack = inject('stack');
+  let server: TestServer;
+  let worker: Awaited<ReturnType<typeof workerWithToolServers>>;
+  beforeAll(async () => {
+    server = await startStatelessServer();
+    worker = await workerWithToolServers(stack, { modern: server.url });
+  });
+  afterAll(async () => {
+    await worker?.dispose();
+    await server?.close();
+    await closePg();
+  });
+
+  it('registers, keeps the revision with the connection, and later calls ask nothing first', async () => {
+    const agent = await freshAgent(deployment('testnet'));
+    const at = (rest: string, init: Parameters<typeof call>[2] = {}) =>
+      call(worker.url, agentPath(agent.collection, agent.tokenId, rest), { token: agent.token, ...init });
+    const added = await at('/mcp/connection', {
+      method: 'POST',
+      json: { url: toolServerUrl('modern', server.url), auth: { type: 'none' } },
+    });
+    expect(added.status, added.text).toBe(200);
+    const id = added.body.id as string;
+    const rows = await sql(stack.databaseUrl, 'select session_id, protocol_version from "gateway"."mcp_connections" where id = $1', [id]);
+    expect(rows[0]).toEqual({ session_id: null, protocol_version: STATELESS });
+
+    server.requests.length = 0;
+    for (const text of ['one', 'two']) {
+      const res = await at(`/mcp/connection/${id}/tools/call`, { method: 'POST', json: { name: 'echo', arguments: { text } } });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.content).toEqual([{ type: 'text', text }]);
+    }
+    expect(methodsOf(server)).toEqual(['tools/call', 'tools/call']);
+    for (const r of server.requests) expect(r.headers['mcp-protocol-version']).toBe(STATELESS);
   });
 });
