@@ -222,7 +222,10 @@ export function createMcpClient(options: McpClientOptions): McpClient {
           return true;
         }
       } catch (err) {
-        if (deadline.expired()) throw err;
+        if (deadline.expired()) {
+          discovery = undefined; // a timeout says nothing of the server: a later call asks again
+          throw err;
+        }
       }
       return false;
     })();
