@@ -26,7 +26,8 @@ import { requestLog } from './http/request-log';
 import { documentCommonResponses } from './http/openapi-responses';
 import { documentRequestBytesErrors, storableUrl } from './http/request-bytes';
 import { createRouter } from './http/router';
-import { compileRouteTable, onKnownRoutes, type RouteTable } from './http/routes-table';
+import { compileRouteTable, gatedRoutes, onKnownRoutes, type RouteTable } from './http/routes-table';
+import { profile } from './profile';
 
 const API_DESCRIPTION = `REST gateway for AI agents that are NFTs. Log in with a wallet signature (POST /auth/jwt/init, sign the message, POST /auth/jwt/finish), then call agent-scoped routes with \`Authorization: Bearer <token>\`. Automation uses an agent key instead (\`Authorization: Bearer agk_...\`, created by the owner with POST /agent/{c}/{t}/keys): scoped, revocable, on its own agent only. Ownership of the agent NFT is checked on-chain on every agent-scoped request.
 
@@ -45,6 +46,8 @@ export function createApp() {
     ...usageOverlapsOwnerCheck,
     ...summaryOverlapsOwnerCheck,
   ]);
+  // The agent routes whose operation says `security: []` (the registration file) pass no gate.
+  const gated = gatedRoutes(routes, () => app.openAPIRegistry.definitions);
   let keyRules: KeyAccess | undefined;
   const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));
 
@@ -71,10 +74,10 @@ export function createApp() {
   // bare agent path, so a second pattern for it would run the gates (and count) twice.
   app.use(
     '/agent/:agentCollectionAddress/:agentTokenId/*',
-    onKnownRoutes(routes, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path) })),
-    onKnownRoutes(routes, walletRateLimit()),
+    onKnownRoutes(gated, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path) })),
+    onKnownRoutes(gated, walletRateLimit()),
     onKnownRoutes(
-      routes,
+      gated,
       agentGate({ overlapsOwnerCheck: (c) => overlapping.methodsFor(c.req.path).includes(c.req.method), onAgentKey: limitAgentKeys }),
     ),
   );
@@ -92,6 +95,7 @@ export function createApp() {
   app.route('/', keys);
   app.route('/', audit);
   app.route('/', usage);
+  app.route('/', profile);
   // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).
   documentKeyAccess(app.openAPIRegistry);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);

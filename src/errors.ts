@@ -58,6 +58,7 @@ export const ERROR_STATUS = {
   summary_not_found: 404,
   llm_settings_not_found: 404,
   prompt_template_not_found: 404,
+  profile_not_found: 404,
   mcp_connection_not_found: 404,
   tool_not_found: 404,
   database_setup_not_found: 404,

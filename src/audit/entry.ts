@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'mcp_credentials.set',
   'agent_key.create',
   'agent_key.revoke',
+  'agent_profile.set',
   'tool.call',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -61,6 +61,16 @@ export const COMMANDS: readonly CommandEntry[] = [
   { path: ['keys', 'create'], summary: 'create an agent key for automation', load: async () => (await import('./keys')).keysCreateCommand },
   { path: ['keys', 'list'], summary: "list the agent's keys", load: async () => (await import('./keys')).keysListCommand },
   { path: ['keys', 'revoke'], summary: 'revoke an agent key at once', load: async () => (await import('./keys')).keysRevokeCommand },
+  {
+    path: ['profile', 'set'],
+    summary: "set the agent's public profile (registration.json)",
+    load: async () => (await import('./profile')).profileSetCommand,
+  },
+  {
+    path: ['profile', 'show'],
+    summary: "show the agent's profile and whether it is active",
+    load: async () => (await import('./profile')).profileShowCommand,
+  },
   { path: ['audit'], summary: "the agent's audit trail, newest first", load: async () => (await import('./audit')).auditCommand },
   {
     path: ['usage'],

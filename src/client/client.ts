@@ -53,6 +53,9 @@ import type {
   ToolServerAuthInput,
   PromptTemplate,
   PromptTemplateInput,
+  AgentProfile,
+  AgentProfileInput,
+  AgentRegistration,
   ReplyOptions,
   ReplyRequest,
   ReplyResult,
@@ -201,6 +204,13 @@ export interface AgentClient {
   getPromptTemplate(key: string, options?: CallOptions): Promise<PromptTemplate>;
   /** `POST …/prompt-template/{key}`. */
   savePromptTemplate(key: string, template: PromptTemplateInput, options?: CallOptions): Promise<PromptTemplate>;
+
+  /** `GET …/profile` (owner's token only; 404 `profile_not_found` when never set). */
+  getProfile(options?: CallOptions): Promise<AgentProfile>;
+  /** `PUT …/profile` (owner's token only): replaces the profile the registration file presents. */
+  setProfile(profile: AgentProfileInput, options?: CallOptions): Promise<AgentProfile>;
+  /** `GET …/registration.json`: the public ERC-8004 registration file, fetched without a credential. */
+  getRegistration(options?: CallOptions): Promise<AgentRegistration>;
 
   /** `POST …/database/settings/first-step`. */
   databaseFirstStep(setup: DatabaseFirstStep, options?: CallOptions): Promise<DatabaseFirstStepResult>;
@@ -619,6 +629,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       getPromptTemplate: (key, o = {}) => get<PromptTemplate>(`/prompt-template/${encodeURIComponent(key)}`, o.signal),
       savePromptTemplate: async (key, template, o = {}) =>
         (await post<PromptTemplate>(`/prompt-template/${encodeURIComponent(key)}`, template, o.signal)).body,
+      getProfile: (o = {}) => get<AgentProfile>('/profile', o.signal),
+      setProfile: (profile, o = {}) =>
+        json<AgentProfile>({ method: 'PUT', path: `${prefix}/profile`, body: profile, agent: true, signal: o.signal }),
+      getRegistration: (o = {}) => json<AgentRegistration>({ method: 'GET', path: `${prefix}/registration.json`, signal: o.signal }),
       databaseFirstStep: async (setup, o = {}) =>
         (await post<DatabaseFirstStepResult>('/database/settings/first-step', setup, o.signal)).body,
       databaseSecondStep: async (step, o = {}) => (await post<DatabaseSetup>('/database/settings/second-step', step, o.signal)).body,

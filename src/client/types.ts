@@ -33,6 +33,7 @@ import type { addConnection, callTool, listConnections, listTools, removeConnect
 import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
 import type { getLlmSettings, getPromptTemplate, saveLlmSettings, savePromptTemplate } from '../settings/settings.routes';
 import type { getUsage } from '../usage/usage.routes';
+import type { getProfile, getRegistration, setProfile } from '../profile/profile.routes';
 
 /** `0x` + 40 hex. Mixed case must be a valid EIP-55 checksum. */
 export type Address = `0x${string}`;
@@ -193,6 +194,12 @@ export type LlmSettingsInput = RequestBodyOf<typeof saveLlmSettings>;
 export type PromptTemplate = ResponseOf<typeof getPromptTemplate>;
 /** Component `PromptTemplateInput`. */
 export type PromptTemplateInput = RequestBodyOf<typeof savePromptTemplate>;
+/** Component `AgentProfile`: what the registration file presents, and who set it. */
+export type AgentProfile = ResponseOf<typeof getProfile>;
+/** Component `AgentProfileInput`: `image` an https URL or a small data: URI; omit or null for none. */
+export type AgentProfileInput = RequestBodyOf<typeof setProfile>;
+/** Component `AgentRegistration`: the public ERC-8004 registration-v1 file. */
+export type AgentRegistration = ResponseOf<typeof getRegistration>;
 /** Component `DatabaseFirstStep`: `port` defaults to 5432, `ssl` to `require`; the password goes to the vault. */
 export type DatabaseFirstStep = RequestBodyOf<typeof firstStep>;
 /** Component `DatabaseFirstStepResult`. */

@@ -64,3 +64,30 @@ export function onKnownRoutes<E extends Env>(routes: () => RouteTable, middlewar
     return middleware(c, next);
   };
 }
+
+/** True for an operation that declares `security: []`: public, no credential and no agent gate. */
+export function isPublic(route: { security?: unknown }): boolean {
+  return Array.isArray(route.security) && route.security.length === 0;
+}
+
+/**
+ * The routes the agent gates run on: every route of `all` but the public operations among
+ * `definitions` (those with `security: []`, e.g. the registration file). The exemption is the
+ * route's own declaration, so the OpenAPI document and the gates cannot disagree.
+ */
+export function gatedRoutes(
+  all: () => RouteTable,
+  definitions: () => readonly { type: string; route?: RouteLike & { security?: unknown } }[],
+): () => RouteTable {
+  let open: RouteTable | undefined;
+  const publicRoutes = () =>
+    (open ??= compileRouteTable(definitions().flatMap((d) => (d.type === 'route' && d.route && isPublic(d.route) ? [d.route] : []))));
+  return () => ({
+    methodsFor(path) {
+      const exempt = publicRoutes().methodsFor(path);
+      return all()
+        .methodsFor(path)
+        .filter((m) => !exempt.includes(m));
+    },
+  });
+}

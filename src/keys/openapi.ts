@@ -1,3 +1,4 @@
+import { isPublic } from '../http/routes-table';
 import { KEY_ROUTE_SCOPES } from './scopes';
 
 interface RouteDefinitions {
@@ -29,6 +30,7 @@ export function documentKeyAccess(registry: RouteDefinitions): void {
   for (const definition of registry.definitions) {
     const route = definition.route;
     if (definition.type !== 'route' || !route?.path.startsWith('/agent/')) continue;
+    if (isPublic(route)) continue; // `security: []`: no credential at all (src/http/routes-table.ts)
     const scope = route.operationId === undefined ? undefined : KEY_ROUTE_SCOPES[route.operationId];
     const note = scope
       ? `Accepts the owner's token or an agent key ${scope === 'any' ? 'of any scope' : `with the scope \`${scope}\``}.`

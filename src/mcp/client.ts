@@ -4,8 +4,13 @@
  * - One POST per call, JSON-RPC 2.0, increasing numeric ids, `Accept: application/json,
  *   text/event-stream`; a JSON or an SSE reply is parsed and its id checked.
  * - Plain servers (the spec's contract) need no handshake. Streamable-HTTP servers that answer
- *   "no session / not initialized" get `initialize` + `notifications/initialized` once, then the
- *   call is retried once with `Mcp-Session-Id` (when the server gave one) and `MCP-Protocol-Version`.
+ *   "no session / not initialized" get `initialize` (offering 2025-11-25; 2025-06-18 and
+ *   2025-03-26 accepted back) + `notifications/initialized` once, then the call is retried once
+ *   with `Mcp-Session-Id` (when the server gave one) and `MCP-Protocol-Version`.
+ * - A server of the stateless revision 2026-07-28 refuses a request that names no revision (HTTP
+ *   400, or `UnsupportedProtocolVersionError`) and `initialize` alike: the client then asks
+ *   `server/discover` once, and when the server lists 2026-07-28 every request from then on
+ *   carries the revision (./revisions), with no handshake.
  *   Calls on one client share that handshake: a call that finds one under way waits for it, and a
  *   call whose session was replaced while it was on its way retries in the new one, so parallel
  *   calls open one session, never one each (DESIGN §6).
@@ -19,7 +24,8 @@
  * reading lives in ./reply, the per-operation deadline in ./deadline.
  */
 import { credentialSecrets, setCredentialHeader } from './credentials';
-import { withDeadline, type Deadline } from './deadline';
+import { untilAborted, withDeadline, type Deadline } from './deadline';
+import { checkStatus } from './http-status';
 import { discard, networkCode, readErrorBody, readReply, rpcFailure } from './reply';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -27,7 +33,6 @@ import {
   isObject,
   MAX_TOOL_PAGES,
   MAX_TOOLS,
-  MCP_PROTOCOL_VERSION,
   McpError,
   SESSION_CLOSE_TIMEOUT_MS,
   type CallResult,
@@ -38,6 +43,15 @@ import {
   type Tool,
 } from './types';
 import { parseTool } from './tool-shape';
+import {
+  isHandshakeRevision,
+  OFFERED_REVISION,
+  speaksStateless,
+  STATELESS_REVISION,
+  statelessHeaders,
+  statelessParams,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from './revisions';
 
 export {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -58,7 +72,9 @@ const DEFAULT_CLIENT_VERSION = '0.1.0';
 type PostOutcome =
   | { type: 'response'; result: JsonObject; headers: Headers }
   /** `generation`: the session the request was sent in (see `generation` below). */
-  | { type: 'session_error'; status: number; generation: number };
+  | { type: 'session_error'; status: number; generation: number }
+  /** HTTP 400 for another reason: maybe a stateless server missing its revision (see `fallForward`). */
+  | { type: 'refused'; failure: McpError };
 
 export function createMcpClient(options: McpClientOptions): McpClient {
   let endpoint: string;
@@ -85,22 +101,26 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   // Counts the handshakes that succeeded: a session error on a request sent before the latest one
   // is that session's predecessor's, so the call retries instead of opening another session.
   let generation = 0;
+  // The one `server/discover` a client asks when a server refuses requests without a revision.
+  let discovery: Promise<boolean> | undefined;
+  const clientInfo = { name: CLIENT_NAME, version: clientVersion };
+  const stateless = () => protocolVersion === STATELESS_REVISION;
 
-  function buildHeaders(): Headers {
-    const headers = new Headers();
+  function buildHeaders(extra: Record<string, string>): Headers {
+    const headers = new Headers(extra);
     headers.set('Content-Type', 'application/json');
     headers.set('Accept', 'application/json, text/event-stream');
     if (sessionId !== undefined) headers.set('Mcp-Session-Id', sessionId);
-    if (protocolVersion !== undefined) headers.set('MCP-Protocol-Version', protocolVersion);
+    if (protocolVersion !== undefined && !headers.has('MCP-Protocol-Version')) headers.set('MCP-Protocol-Version', protocolVersion);
     setCredentialHeader(headers, auth);
     return headers;
   }
 
-  async function send(method: string, body: unknown, deadline: Deadline): Promise<Response> {
+  async function send(method: string, body: unknown, deadline: Deadline, extraHeaders: Record<string, string> = {}): Promise<Response> {
     try {
       return await fetchImpl(endpoint, {
         method,
-        headers: buildHeaders(),
+        headers: buildHeaders(extraHeaders),
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         redirect: 'manual',
         signal: deadline.signal,
@@ -112,11 +132,16 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   }
 
   /** POSTs one JSON-RPC request and returns its result, or says the server wants a session. */
-  async function post(method: string, params: JsonObject, deadline: Deadline): Promise<PostOutcome> {
+  async function post(method: string, params: JsonObject, deadline: Deadline, modern = stateless()): Promise<PostOutcome> {
     const id = nextId++;
     const sentSession = sessionId !== undefined;
     const sentIn = generation;
-    const res = await send('POST', { jsonrpc: '2.0', method, params, id }, deadline);
+    const res = await send(
+      'POST',
+      { jsonrpc: '2.0', method, params: modern ? statelessParams(params, clientInfo) : params, id },
+      deadline,
+      modern ? statelessHeaders(method, params) : {},
+    );
     await checkStatus(res);
     if (res.status === 400 || res.status === 404) {
       const body = await readErrorBody(res, maxBytes, deadline);
@@ -125,8 +150,12 @@ export function createMcpClient(options: McpClientOptions): McpClient {
       if (/session|initiali[sz]/i.test(text) || (res.status === 404 && sentSession)) {
         return { type: 'session_error', status: res.status, generation: sentIn };
       }
-      if (rpcError !== undefined) throw rpcFailure(rpcError, secrets, res.status);
-      throw new McpError('bad_status', `tool server answered HTTP ${res.status}`, { status: res.status });
+      const failure =
+        rpcError !== undefined
+          ? rpcFailure(rpcError, secrets, res.status)
+          : new McpError('bad_status', `tool server answered HTTP ${res.status}`, { status: res.status });
+      if (res.status === 400 && !modern && protocolVersion === undefined) return { type: 'refused', failure };
+      throw failure;
     }
     if (res.status < 200 || res.status >= 300) {
       await discard(res);
@@ -152,14 +181,55 @@ export function createMcpClient(options: McpClientOptions): McpClient {
         deadline,
       );
     }
-    const first = await post(method, params, deadline);
+    const first = await postOrRefuse(method, params, deadline);
     if (first.type === 'response') return first.result;
-    await handshake(deadline, first.generation);
+    if (first.type === 'refused') {
+      if (!(await fallForward(deadline))) throw first.failure;
+    } else {
+      await handshake(deadline, first.generation);
+    }
     const second = await post(method, params, deadline);
     if (second.type === 'response') return second.result;
+    if (second.type === 'refused') throw second.failure;
     throw new McpError('bad_status', `tool server rejected the session after initialize (HTTP ${second.status})`, {
       status: second.status,
     });
+  }
+
+  /** `post`, with a revision refusal in a 200 reply (`UnsupportedProtocolVersionError`) taken as a 400's. */
+  async function postOrRefuse(method: string, params: JsonObject, deadline: Deadline): Promise<PostOutcome> {
+    const unnegotiated = protocolVersion === undefined;
+    try {
+      return await post(method, params, deadline);
+    } catch (err) {
+      if (unnegotiated && err instanceof McpError && err.rpcCode === UNSUPPORTED_PROTOCOL_VERSION) return { type: 'refused', failure: err };
+      throw err;
+    }
+  }
+
+  /**
+   * Asks `server/discover` once (stateless shape) after a refusal: true when the server speaks the
+   * stateless revision, which every request then uses. Anything else leaves the client as it was.
+   */
+  function fallForward(deadline: Deadline): Promise<boolean> {
+    if (stateless()) return Promise.resolve(true);
+    discovery ??= (async () => {
+      try {
+        const answer = await post('server/discover', {}, deadline, true);
+        if (answer.type === 'response' && speaksStateless(answer.result)) {
+          sessionId = undefined;
+          protocolVersion = STATELESS_REVISION;
+          return true;
+        }
+      } catch (err) {
+        if (deadline.expired()) {
+          discovery = undefined; // a timeout says nothing of the server: a later call asks again
+          throw err;
+        }
+      }
+      return false;
+    })();
+    return untilAborted(discovery, deadline);
   }
 
   /** One handshake at a time, none when another has replaced the session `failed` was sent in. */
@@ -181,21 +251,31 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   async function runHandshake(deadline: Deadline): Promise<void> {
     sessionId = undefined;
     protocolVersion = undefined;
-    const init = await post(
-      'initialize',
-      {
-        protocolVersion: MCP_PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: CLIENT_NAME, version: clientVersion },
-      },
-      deadline,
-    );
+    let init: PostOutcome;
+    try {
+      init = await postOrRefuse('initialize', { protocolVersion: OFFERED_REVISION, capabilities: {}, clientInfo }, deadline);
+    } catch (err) {
+      // Any JSON-RPC error (say, method not found) may be a stateless server's too.
+      if (!(err instanceof McpError && err.kind === 'rpc_error')) throw err;
+      init = { type: 'refused', failure: err };
+    }
+    if (init.type === 'refused') {
+      // A server of the stateless revision has no initialize.
+      if (await fallForward(deadline)) return;
+      throw init.failure;
+    }
     if (init.type !== 'response') {
       throw new McpError('bad_status', `tool server rejected initialize (HTTP ${init.status})`, { status: init.status });
     }
     const version = init.result.protocolVersion;
     if (typeof version !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(version)) {
       throw new McpError('bad_response', 'tool server initialize result has no valid protocolVersion');
+    }
+    if (!isHandshakeRevision(version)) {
+      throw new McpError(
+        'bad_response',
+        `tool server negotiated MCP revision ${version}; this client speaks ${OFFERED_REVISION}, 2025-06-18 and 2025-03-26 (and 2026-07-28 without a handshake)`,
+      );
     }
     const session = init.headers.get('mcp-session-id');
     if (session !== null && !/^[\x21-\x7e]{1,1024}$/.test(session)) {
@@ -293,44 +373,4 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   }
 
   return { listTools, callTool, close, session };
-}
-
-/** `work`, or the deadline's failure as soon as it passes (a shared handshake runs on another call's deadline). */
-function untilAborted<T>(work: Promise<T>, deadline: Deadline): Promise<T> {
-  const signal = deadline.signal;
-  if (signal.aborted) return Promise.reject(deadline.timeoutError());
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(deadline.timeoutError());
-    signal.addEventListener('abort', stop, { once: true });
-    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
-  });
-}
-
-/** Statuses that mean the same for every call: redirects, credential, upstream trouble. */
-async function checkStatus(res: Response): Promise<void> {
-  const status = res.status;
-  if ((res.type as string) === 'opaqueredirect' || (status >= 300 && status < 400)) {
-    await discard(res);
-    throw new McpError('redirect', `tool server answered with a redirect (HTTP ${status}); redirects are not followed`, {
-      status,
-    });
-  }
-  if (status === 401 && /\bresource_metadata\s*=/i.test(res.headers.get('www-authenticate') ?? '')) {
-    await discard(res);
-    throw new McpError('oauth_required', 'tool server requires OAuth authorization (HTTP 401 with a resource_metadata challenge)', {
-      status,
-    });
-  }
-  if (status === 401 || status === 403) {
-    await discard(res);
-    throw new McpError('unauthorized', `tool server rejected the credential (HTTP ${status})`, { status });
-  }
-  if (status === 424) {
-    await discard(res);
-    throw new McpError('upstream_dependency', 'tool server cannot reach its own backend (HTTP 424)', { status });
-  }
-  if (status >= 500) {
-    await discard(res);
-    throw new McpError('upstream_error', `tool server failed (HTTP ${status})`, { status });
-  }
 }

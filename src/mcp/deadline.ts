@@ -106,3 +106,14 @@ export async function withDeadline<T>(
     outer?.removeEventListener('abort', abandon);
   }
 }
+
+/** `work`, or the deadline's failure as soon as it passes (a shared handshake runs on another call's deadline). */
+export function untilAborted<T>(work: Promise<T>, deadline: Deadline): Promise<T> {
+  const signal = deadline.signal;
+  if (signal.aborted) return Promise.reject(deadline.timeoutError());
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(deadline.timeoutError());
+    signal.addEventListener('abort', stop, { once: true });
+    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
+}

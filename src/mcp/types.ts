@@ -124,7 +124,8 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Deadline of the DELETE that ends a session: short, so a hanging server never doubles a request's time. */
 export const SESSION_CLOSE_TIMEOUT_MS = 1_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
-export const MCP_PROTOCOL_VERSION = '2025-06-18';
+/** The MCP revision the tool client offers in `initialize` (./revisions: what it accepts back). */
+export const MCP_PROTOCOL_VERSION = '2025-11-25';
 export const MAX_TOOL_PAGES = 20;
 export const MAX_TOOLS = 1000;
 

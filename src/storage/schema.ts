@@ -182,6 +182,27 @@ export const promptTemplates = gateway.table(
 );
 
 /**
+ * The profile an owner sets for the agent's public ERC-8004 registration file (DESIGN §14): one row
+ * per agent. `set_by_wallet` (lower case) is the owner who set it: the file says `active` only while
+ * that wallet still owns the agent, so a seller's profile is not presented as the buyer's.
+ */
+export const agentProfiles = gateway.table(
+  'agent_profiles',
+  {
+    ...agentColumns(),
+    name: text('name').notNull(),
+    description: text('description').notNull(),
+    image: text('image'),
+    setByWallet: text('set_by_wallet').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.chainId, t.collection, t.tokenId] }),
+    check('agent_profiles_set_by_wallet', sql`${t.setByWallet} ~ '^0x[0-9a-f]{40}$'`),
+  ],
+);
+
+/**
  * External tool servers (MCP) an agent may call. `url` is the canonical form, unique per agent;
  * the credential (bearer token or custom header value) lives in the vault, the header name here.
  * `tools` is the snapshot of tools/list taken when the connection was registered.

@@ -159,9 +159,9 @@ describe('MCP SDK servers (streamable HTTP)', () => {
           const sessionIds = new Set(server.requests.slice(2).map((r) => r.headers['mcp-session-id']));
           expect(sessionIds.size).toBe(1);
           expect([...sessionIds][0]).toMatch(/^[0-9a-f-]{36}$/);
-          for (const r of server.requests.slice(2)) expect(r.headers['mcp-protocol-version']).toBe('2025-06-18');
+          for (const r of server.requests.slice(2)) expect(r.headers['mcp-protocol-version']).toBe('2025-11-25');
           expect(server.requests[1]!.body).toMatchObject({
-            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'agent-gateway' } },
+            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'agent-gateway' } },
           });
         } else {
           expect(methods).toEqual(['tools/list', 'tools/call', 'tools/call']);

@@ -271,6 +271,15 @@ describe('the gateway answers as its OpenAPI document says', () => {
     await gone.close();
     expect((await onAgent(agent, 'GET', `/mcp/connection/${goneId}/tools`)).status).toBe(424);
 
+    // The profile and the public registration file (no token).
+    expect((await onAgent(agent, 'GET', '/profile')).status).toBe(404);
+    expect((await onAgent(agent, 'GET', '/registration.json', { token: '' })).status).toBe(404);
+    expect((await onAgent(agent, 'PUT', '/profile', { json: { name: '', description: 'd' } })).status).toBe(400);
+    expect((await onAgent(agent, 'PUT', '/profile', { json: { name: 'Desk', description: 'Orders.' } })).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/profile')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/registration.json', { token: '' })).status).toBe(200);
+    expect((await send('GET', agentPath(newWallet().address, 1n, '/registration.json'))).status).toBe(404);
+
     // The audit trail of the changes above, newest first; a cursor it did not issue is 400.
     expect((await onAgent(agent, 'GET', '/audit?limit=2')).status).toBe(200);
     expect((await onAgent(agent, 'GET', '/audit?cursor=nope')).status).toBe(400);

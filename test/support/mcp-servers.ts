@@ -43,14 +43,14 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
 
 /** Starts an HTTP server on 127.0.0.1 (random port) that records requests and hands them to `handler`. */
-async function listen(handler: Handler, onClose?: () => void | Promise<void>): Promise<TestServer> {
+export async function listen(handler: Handler, onClose?: () => void | Promise<void>): Promise<TestServer> {
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -88,13 +88,13 @@ async function listen(handler: Handler, onClose?: () => void | Promise<void>): P
 // ---------------------------------------------------------------------------------------------
 // Plain JSON-RPC server (the spec's contract)
 
-interface PlainTool {
+export interface PlainTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
 }
 
-const PLAIN_TOOLS: PlainTool[] = [
+export const PLAIN_TOOLS: PlainTool[] = [
   {
     name: 'echo',
     description: 'Echoes the text back',
@@ -111,18 +111,18 @@ const PLAIN_TOOLS: PlainTool[] = [
   },
 ];
 
-type RpcRequest = { jsonrpc?: unknown; method?: unknown; params?: unknown; id?: unknown };
+export type RpcRequest = { jsonrpc?: unknown; method?: unknown; params?: unknown; id?: unknown };
 
-function rpcResult(id: unknown, result: unknown) {
+export function rpcResult(id: unknown, result: unknown) {
   return { jsonrpc: '2.0', result, id };
 }
 
-function rpcError(id: unknown, code: number, message: string) {
+export function rpcError(id: unknown, code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id };
 }
 
 /** Answers tools/list (paginated, `pageSize` tools a page) and tools/call for `tools`. */
-function plainRpc(request: RpcRequest, tools: PlainTool[], pageSize: number): unknown {
+export function plainRpc(request: RpcRequest, tools: PlainTool[], pageSize: number): unknown {
   const { method, id } = request;
   const params = (typeof request.params === 'object' && request.params !== null ? request.params : {}) as Record<string, unknown>;
   if (request.jsonrpc !== '2.0' || typeof method !== 'string') return rpcError(id ?? null, -32600, 'Invalid Request');
@@ -167,7 +167,7 @@ export function startPlainServer(options: { apiKey: string }): Promise<TestServe
 // ---------------------------------------------------------------------------------------------
 // Servers built with the MCP SDK (streamable HTTP)
 
-function buildSdkServer(): McpServer {
+export function buildSdkServer(): McpServer {
   const server = new McpServer({ name: 'test-sdk-server', version: '1.0.0' });
   server.registerTool('echo', { description: 'Echoes the text back', inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: 'text', text }],

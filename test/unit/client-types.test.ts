@@ -93,6 +93,9 @@ const COMPONENT_TYPES = [
   typeName<T.ChatCompletionFinishReason>('ChatCompletionFinishReason'),
   typeName<T.ChatCompletionUsage>('ChatCompletionUsage'),
   typeName<T.ChatCompletionChunk>('ChatCompletionChunk'),
+  typeName<T.AgentProfile>('AgentProfile'),
+  typeName<T.AgentProfileInput>('AgentProfileInput'),
+  typeName<T.AgentRegistration>('AgentRegistration'),
 ];
 
 /** Client members that are not one operation: state, helpers walking pages, older names. */
@@ -151,6 +154,9 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   getUsage: (a) => a.getUsage({ from: '2026-11-01', groupBy: 'credential' }),
   replyToContext: (a) => a.replyToContext('notes', { message: 'hi' }),
   createChatCompletion: (a) => a.createChatCompletion({ messages: [{ role: 'user', content: 'hi' }] }),
+  getProfile: (a) => a.getProfile(),
+  setProfile: (a) => a.setProfile({ name: 'Desk', description: 'Orders.', image: 'https://example.com/a.png' }),
+  getRegistration: (a) => a.getRegistration(),
 };
 
 interface Operation {

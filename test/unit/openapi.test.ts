@@ -95,7 +95,13 @@ describe('the served OpenAPI document, for tools', () => {
     const open = operations(doc)
       .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
       .map(({ name }) => name);
-    expect(open.sort()).toEqual(['GET /health', 'POST /auth/jwt/finish', 'POST /auth/jwt/init', 'POST /wallet/verify']);
+    expect(open.sort()).toEqual([
+      'GET /agent/{agentCollectionAddress}/{agentTokenId}/registration.json',
+      'GET /health',
+      'POST /auth/jwt/finish',
+      'POST /auth/jwt/init',
+      'POST /wallet/verify',
+    ]);
   });
 
   it('documents 405 with Allow, 500, X-Request-Id everywhere; 413, 415 and invalid_json on bodies; Retry-After on 429 and 503', async () => {

@@ -1,0 +1,55 @@
+/**
+ * The MCP revisions our tool client speaks (DESIGN §6). With a handshake: it offers
+ * {@link OFFERED_REVISION} in `initialize` and accepts what the server negotiates down to, among
+ * {@link HANDSHAKE_REVISIONS}. Without one: {@link STATELESS_REVISION} (SEP-2575), where every
+ * request names its revision, client and capabilities in `params._meta` and in headers, and
+ * `server/discover` tells what a server speaks.
+ *
+ * What we assumed of 2026-07-28 (README "MCP revisions tested"): the `_meta` keys
+ * `io.modelcontextprotocol/protocolVersion`, `…/clientInfo` and `…/clientCapabilities` on every
+ * request; the `MCP-Protocol-Version`, `Mcp-Method` and (for tools/call) `Mcp-Name` headers;
+ * `server/discover` answering `{ supportedVersions, capabilities, serverInfo }`; a request
+ * without a revision refused with HTTP 400 (`UnsupportedProtocolVersionError`, -32022).
+ */
+import { isObject, type JsonObject, MCP_PROTOCOL_VERSION } from './types';
+
+/** What `initialize` offers: the current SDK's revision. */
+export const OFFERED_REVISION = MCP_PROTOCOL_VERSION;
+/** The handshake revisions a server may negotiate down to, newest first. */
+export const HANDSHAKE_REVISIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
+/** The stateless revision: no `initialize`, every request carries its revision. */
+export const STATELESS_REVISION = '2026-07-28';
+/** JSON-RPC code of the stateless revision's `UnsupportedProtocolVersionError`. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+const META_CLIENT = 'io.modelcontextprotocol/clientInfo';
+const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+/** A header value we may send as it is: printable ASCII without spaces at the ends. */
+const HEADER_SAFE = /^[\x21-\x7e]([\x20-\x7e]{0,254}[\x21-\x7e])?$/;
+
+/** True for a revision the server may answer `initialize` with. */
+export function isHandshakeRevision(version: string): boolean {
+  return HANDSHAKE_REVISIONS.includes(version);
+}
+
+/** `params` of a stateless request: the caller's, with the revision, client and capabilities in `_meta`. */
+export function statelessParams(params: JsonObject, client: { name: string; version: string }): JsonObject {
+  const meta = isObject(params._meta) ? params._meta : {};
+  return {
+    ...params,
+    _meta: { ...meta, [META_VERSION]: STATELESS_REVISION, [META_CLIENT]: client, [META_CAPABILITIES]: {} },
+  };
+}
+
+/** The headers of a stateless request: its revision, `Mcp-Method`, and `Mcp-Name` for a tool call. */
+export function statelessHeaders(method: string, params: JsonObject): Record<string, string> {
+  const headers: Record<string, string> = { 'MCP-Protocol-Version': STATELESS_REVISION, 'Mcp-Method': method };
+  if (method === 'tools/call' && typeof params.name === 'string' && HEADER_SAFE.test(params.name)) headers['Mcp-Name'] = params.name;
+  return headers;
+}
+
+/** True when a `server/discover` result says the server speaks the stateless revision. */
+export function speaksStateless(result: JsonObject): boolean {
+  return Array.isArray(result.supportedVersions) && result.supportedVersions.includes(STATELESS_REVISION);
+}

@@ -1,0 +1,126 @@
+/**
+ * The agent's public profile and the ERC-8004 registration file built from it (DESIGN §14). The
+ * profile is bound to the owner who set it: the file is `active` only while that wallet still
+ * owns the agent, so a seller's words are not presented as the buyer's.
+ */
+import type { PublicClient } from 'viem';
+import type { Agent } from '../agents/agent';
+import type { AgentIdentity } from '../agents/identity';
+import { ownerOf } from '../agents/ownership';
+import { collectionKind } from '../agents/registry';
+import { auditChange } from '../audit/entry';
+import { AppError } from '../errors';
+import { agentRef, ofAgent } from '../storage/agent-rows';
+import { databaseError, type Database } from '../storage/db';
+import { agentProfiles } from '../storage/schema';
+import { MCP_SERVICE_VERSION, REGISTRATION_TYPE } from './rules';
+
+export interface Profile {
+  name: string;
+  description: string;
+  image: string | null;
+  setByWallet: string;
+  updatedAt: string;
+}
+
+export interface ProfileInput {
+  name: string;
+  description: string;
+  image?: string | null;
+}
+
+/** The ERC-8004 registration-v1 file of an agent. */
+export interface Registration {
+  type: typeof REGISTRATION_TYPE;
+  name: string;
+  description: string;
+  image?: string;
+  services: { name: 'MCP'; endpoint: string; version: typeof MCP_SERVICE_VERSION }[];
+  x402Support: false;
+  active: boolean;
+}
+
+type Row = typeof agentProfiles.$inferSelect;
+
+function toProfile(row: Row): Profile {
+  return {
+    name: row.name,
+    description: row.description,
+    image: row.image,
+    setByWallet: row.setByWallet,
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+async function readRow(db: Database, agent: AgentIdentity): Promise<Row | undefined> {
+  try {
+    const [row] = await db.reads
+      .select()
+      .from(agentProfiles)
+      .where(ofAgent(agentProfiles, agentRef(agent)))
+      .limit(1);
+    return row;
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+/** The agent's profile. @throws AppError `profile_not_found` when none was set. */
+export async function getProfile(db: Database, agent: AgentIdentity): Promise<Profile> {
+  const row = await readRow(db, agent);
+  if (!row) throw new AppError('profile_not_found', 'The owner has not set a profile for this agent');
+  return toProfile(row);
+}
+
+/** Replaces the profile, bound to the agent's current owner, with its audit entry in the same transaction. */
+export async function saveProfile(db: Database, agent: Agent, input: ProfileInput): Promise<Profile> {
+  const values = {
+    name: input.name,
+    description: input.description,
+    image: input.image ?? null,
+    setByWallet: agent.owner.toLowerCase(),
+    updatedAt: new Date(),
+  };
+  try {
+    const row = await db.orm.transaction(async (tx) => {
+      const [saved] = await tx
+        .insert(agentProfiles)
+        .values({ ...agentRef(agent), ...values })
+        .onConflictDoUpdate({ target: [agentProfiles.chainId, agentProfiles.collection, agentProfiles.tokenId], set: values })
+        .returning();
+      await auditChange(tx, agent, 'agent_profile.set', {});
+      return saved!;
+    });
+    return toProfile(row);
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+export interface RegistrationDeps {
+  db: Database;
+  chain: PublicClient;
+}
+
+/**
+ * The public registration file of `agent`, its MCP endpoint under `origin`. The collection must be
+ * registered (404 `agent_not_found`, as the gate says) and a profile set (404 `profile_not_found`);
+ * `active` costs one ownerOf read, asked beside the profile's.
+ */
+export async function readRegistration(deps: RegistrationDeps, agent: AgentIdentity, origin: string): Promise<Registration> {
+  const owner = ownerOf(deps.chain, agent.collection, agent.tokenId);
+  owner.catch(() => undefined); // awaited below, only once a profile is there to present
+  const [kind, row] = await Promise.all([collectionKind(deps.db, agent.chainId, agent.collection), readRow(deps.db, agent)]);
+  if (kind === null) throw new AppError('agent_not_found', 'Agent not found');
+  if (!row) throw new AppError('profile_not_found', 'The owner has not set a profile for this agent');
+  const current = await owner;
+  return {
+    type: REGISTRATION_TYPE,
+    name: row.name,
+    description: row.description,
+    ...(row.image === null ? {} : { image: row.image }),
+    services: [{ name: 'MCP', endpoint: `${origin}/agent/${agent.collection}/${agent.tokenId}/mcp`, version: MCP_SERVICE_VERSION }],
+    x402Support: false,
+    active: current !== null && current.toLowerCase() === row.setByWallet,
+  };
+}
