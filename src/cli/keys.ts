@@ -45,7 +45,8 @@ const NEEDS = "Needs the owner's login (agent-gateway login; an agent key cannot
 
 export const keysCreateCommand: Command = {
   path: ['keys', 'create'],
-  usage: 'agent-gateway keys create --name NAME --scope SCOPE [--scope SCOPE] [--tools a,b] [--expires-in 30d] [--tokens-per-day N] [--json]',
+  usage:
+    'agent-gateway keys create --name NAME --scope SCOPE [--scope SCOPE] [--tools a,b] [--expires-in 30d] [--tokens-per-day N] [--json]',
   help: `Creates an agent key for automation and prints it once on stdout (nothing else goes to
 stdout), so KEY=$(agent-gateway keys create ...) captures it. Store it as a secret: it is never
 shown again. It works on this agent only, within its scopes, while your wallet owns the agent.
