@@ -7,6 +7,8 @@ import { GatewayError } from './errors';
 import { replyStreamOf } from './reply-stream';
 import type {
   AccessToken,
+  McpAnswer,
+  McpMessage,
   AgentKeyRevoked,
   AgentKeys,
   AgentRef,
@@ -252,6 +254,13 @@ export interface AgentClient {
    * `delta`, `tool_call`, `tool_result`, then `done` (the answer, after it is stored) or `error`.
    */
   replyStream(key: string, request?: ReplyRequest, options?: ReplyOptions): Promise<ReplyStream>;
+
+  /**
+   * `POST …/mcp` (operationId `agentMcp`): one JSON-RPC message to the agent's MCP server (an MCP
+   * client, e.g. the SDK's `StreamableHTTPClientTransport` on `agentMcpUrl`, is the usual way);
+   * null for a notification or response (202, no body).
+   */
+  agentMcp(message: McpMessage, options?: CallOptions): Promise<McpAnswer | null>;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -662,6 +671,17 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         const op = replyOperation(key, request, o, true);
         const answer = await send(op);
         return replyStreamOf({ ...answer, replayed: replayed(answer.headers) }, `POST ${op.path}`, o.signal);
+      },
+      agentMcp: async (message, o = {}) => {
+        const answer = await send({
+          method: 'POST',
+          path: `${prefix}/mcp`,
+          body: message,
+          agent: true,
+          signal: o.signal,
+          headers: { accept: 'application/json, text/event-stream' },
+        });
+        return answer.status === 202 ? null : (answer.body as McpAnswer);
       },
       replaceMcpAuth: (id, auth, o = {}) =>
         json<McpConnection>({

@@ -58,6 +58,8 @@ const COMPONENT_TYPES = [
   typeName<T.McpToolCall>('McpToolCall'),
   typeName<T.McpToolResult>('McpToolResult'),
   typeName<T.McpToolSummary>('McpToolSummary'),
+  typeName<T.McpMessage>('McpMessage'),
+  typeName<T.McpAnswer>('McpAnswer'),
   typeName<T.McpToolAnnotations>('McpToolAnnotations'),
   typeName<T.McpIcon>('McpIcon'),
   typeName<T.McpContent>('McpContent'),
@@ -144,6 +146,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   listAuditEntries: (a) => a.listAuditEntries({ limit: 10 }),
   getUsage: (a) => a.getUsage({ from: '2026-11-01', groupBy: 'credential' }),
   replyToContext: (a) => a.replyToContext('notes', { message: 'hi' }),
+  agentMcp: (a) => a.agentMcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
 };
 
 interface Operation {
