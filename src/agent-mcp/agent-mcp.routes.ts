@@ -1,7 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { errorResponse } from '../errors';
-import { jsonBody } from '../http/openapi';
 
 /** One JSON-RPC 2.0 message (MCP's Streamable HTTP: one per POST); the SDK's server checks the rest. */
 const JsonRpcMessageSchema = z
@@ -11,10 +10,7 @@ const JsonRpcMessageSchema = z
     method: z.string().max(256).optional(),
     params: z.record(z.string(), z.unknown()).optional(),
   })
-  .openapi('McpMessage', {
-    description: 'A JSON-RPC 2.0 request, notification or response of the Model Context Protocol',
-    example: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
-  });
+  .openapi('McpMessage', { description: 'A JSON-RPC 2.0 request, notification or response of the Model Context Protocol' });
 
 const JsonRpcAnswerSchema = z
   .looseObject({
@@ -25,8 +21,17 @@ const JsonRpcAnswerSchema = z
   })
   .openapi('McpAnswer', {
     description: "The JSON-RPC answer: `result`, or `error` (-32602 for an unknown tool or one outside the key's `tools`)",
-    example: { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'ask', inputSchema: { type: 'object' } }] } },
   });
+
+// Examples on the media types, not in the schemas: a JSON-RPC `id` inside a schema reads as a
+// draft-4 schema id to JSON Schema tools.
+const MESSAGE_EXAMPLE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'ask', arguments: { message: 'What did we decide?' } },
+};
+const ANSWER_EXAMPLE = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'We chose the blue plan.' }] } };
 
 export const agentMcp = createRoute({
   method: 'post',
@@ -40,11 +45,14 @@ Tools: \`ask\` \`{ message, contextKey? }\` (the agent replies as POST …/conte
 
 Without a credential: 401 with \`WWW-Authenticate: Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource/agent/{c}/{t}/mcp"\`.`,
   security: agentRoute.security,
-  request: { params: agentRoute.params, body: jsonBody(JsonRpcMessageSchema) },
+  request: {
+    params: agentRoute.params,
+    body: { content: { 'application/json': { schema: JsonRpcMessageSchema, example: MESSAGE_EXAMPLE } }, required: true },
+  },
   responses: {
     200: {
       description: 'The JSON-RPC answer to a request (protocol errors inside it; no `Mcp-Session-Id`)',
-      content: { 'application/json': { schema: JsonRpcAnswerSchema } },
+      content: { 'application/json': { schema: JsonRpcAnswerSchema, example: ANSWER_EXAMPLE } },
     },
     202: { description: 'A notification or a response, accepted: no body' },
     ...agentRoute.errors,

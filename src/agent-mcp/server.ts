@@ -4,7 +4,7 @@
  * request may reach any isolate, and `tools/list` or `tools/call` needs no `initialize` first),
  * answering JSON. The SDK negotiates the revision (2025-11-25 down to 2024-11-05) and checks the
  * JSON-RPC shape, the Accept header and `MCP-Protocol-Version`; the tools come from the catalog.
- * Loaded on the first MCP request only (the SDK stays off the other routes' start-up path).
+ * Imported dynamically: evaluated at the first MCP request, not when the isolate starts.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
