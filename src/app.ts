@@ -1,5 +1,5 @@
 import { cors } from 'hono/cors';
-import { agentMcp, mcpChallenge } from './agent-mcp';
+import { agentMcp, agentMcpOverlapsOwnerCheck, mcpChallenge } from './agent-mcp';
 import { agents } from './agents';
 import { agentGate } from './agents/gate';
 import { audit } from './audit';
@@ -43,6 +43,7 @@ export function createApp() {
     ...replyOverlapsOwnerCheck,
     ...usageOverlapsOwnerCheck,
     ...summaryOverlapsOwnerCheck,
+    ...agentMcpOverlapsOwnerCheck,
   ]);
   let keyRules: KeyAccess | undefined;
   const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { auditToolCalls } from '../audit/entry';
 import { AppError } from '../errors';
 import { auditActor, replyDeps, usageCaller } from '../replies/replies.handlers';
+import { agentTools } from '../mcp/agent-tools';
 import type { AppBindings } from '../types';
 import { toolCatalog } from './catalog.service';
 import type * as routes from './agent-mcp.routes';
@@ -29,6 +30,12 @@ export const mcpHandler: RouteHandler<typeof routes.agentMcp, AppBindings> = asy
   }
   const { agent } = c.var;
   const deps = replyDeps(c);
+  // The tools snapshot is read while the owner check is on its way (DESIGN §2: a read costs
+  // max(RPC, DB)); nothing is listed, opened or called before the check passed.
+  const method = (body as { method?: unknown }).method;
+  const snapshot = method === 'tools/list' || method === 'tools/call' ? agentTools(deps.mcp, agent) : undefined;
+  snapshot?.catch(() => undefined); // awaited by the catalog, after the check
+  await c.var.ownerCheck;
   const caller = mcpCaller(c);
   const id = `${agent.collection}/${agent.tokenId}`;
   // The SDK's server is loaded by the first MCP request only.
@@ -36,11 +43,20 @@ export const mcpHandler: RouteHandler<typeof routes.agentMcp, AppBindings> = asy
   const answer = await serveMcp(c.req.raw, body, {
     info: { name: `agent-gateway/${id}`, title: `Agent ${agent.tokenId} of ${agent.collection}`, version: '0.1.0' },
     instructions: 'An AI agent (an NFT). `ask` talks to it; the memory tools read and add to its memory; its other tools are its own.',
-    catalog: () => toolCatalog(deps, agent, caller),
-    called: (tool, args, call, durationMs) =>
-      auditToolCalls(deps.db, agent, caller.actor, [
-        { tool: tool.definition.name, connectionId: tool.audit?.connectionId ?? null, arguments: args, outcome: call.outcome, durationMs },
-      ]),
+    catalog: () => toolCatalog(deps, agent, caller, snapshot),
+    // The audit entry is written after the answer (`waitUntil`), off the call's path; it never throws.
+    called: async (tool, args, call, durationMs) => {
+      const entry = {
+        tool: tool.definition.name,
+        connectionId: tool.audit?.connectionId ?? null,
+        arguments: args,
+        outcome: call.outcome,
+        durationMs,
+      };
+      const written = auditToolCalls(deps.db, agent, caller.actor, [entry]);
+      if (deps.later) deps.later(written);
+      else await written;
+    },
   });
   return answer as unknown as ReturnType<typeof c.json<Record<string, unknown>, 200>>;
 };

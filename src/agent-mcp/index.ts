@@ -6,3 +6,6 @@ import * as routes from './agent-mcp.routes';
 export const agentMcp = createRouter().openapi(routes.agentMcp, handlers.mcpHandler);
 
 export { mcpChallenge } from './challenge';
+
+/** Reads the tools snapshot while the owner check runs (DESIGN §2); lists and calls only after it passed. */
+export const agentMcpOverlapsOwnerCheck = [routes.agentMcp];

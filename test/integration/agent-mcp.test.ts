@@ -135,14 +135,20 @@ describe('the agent as an MCP server, with the SDK client', () => {
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/^validation_failed: /);
 
-    // Audited for the key: the proxied tool and the memory tools; the ask's own tool call too.
-    const audit = await agent.call('/audit');
-    expect(audit.status, audit.text).toBe(200);
-    const calls = audit.body.entries.filter((e: { action: string }) => e.action === 'tool.call');
-    expect(calls.every((e: { actor: { keyId?: string } }) => e.actor.keyId === key.id)).toBe(true);
-    expect(calls.map((e: { target: { tool: string } }) => e.target.tool).sort()).toEqual(
-      ['echo', 'echo', 'echo', 'memory_append', 'memory_append', 'memory_read', 'memory_search'].sort(),
-    );
+    // Audited for the key (written after each answer): the proxied tool and the memory tools; the ask's own tool call too.
+    const expected = ['echo', 'echo', 'echo', 'memory_append', 'memory_append', 'memory_read', 'memory_search'].sort();
+    const toolCalls = async () => {
+      const audit = await agent.call('/audit');
+      expect(audit.status, audit.text).toBe(200);
+      return audit.body.entries.filter((e: { action: string }) => e.action === 'tool.call') as {
+        actor: { keyId?: string };
+        target: { tool: string };
+      }[];
+    };
+    await eventually(async () => (await toolCalls()).length === expected.length);
+    const calls = await toolCalls();
+    expect(calls.every((e) => e.actor.keyId === key.id)).toBe(true);
+    expect(calls.map((e) => e.target.tool).sort()).toEqual(expected);
     await client.close();
   });
 
