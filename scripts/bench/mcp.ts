@@ -151,7 +151,7 @@ async function main(): Promise<number> {
 "Through the gateway" is one JSON-RPC POST to the agent's MCP route with an agent key (scope \`mcp\`),
 stateless (no initialize): bearer, key and owner check (ownerOf on the chain), the tools snapshot
 read, the SDK's server and transport, the owner's tool-server credential opened from the vault, the
-call on the tool server (its kept session), the audit entry. "Directly" is the same \`tools/call\`
+call on the tool server (its kept session); the audit entry is written after the answer. "Directly" is the same \`tools/call\`
 POSTed to the example tool server from the benchmark's process.
 
 ${table}
