@@ -121,6 +121,11 @@ describe('the agent as an MCP server, with the SDK client', () => {
     const stored = await agent.call(`/context/${seg(`mcp/${key.id}`)}/messages`);
     expect(stored.status, stored.text).toBe(200);
     expect(stored.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
+    // Its model calls are counted for the key, as a reply's are.
+    const usage = await agent.call('/usage?groupBy=credential');
+    expect(usage.status, usage.text).toBe(200);
+    const forKey = usage.body.groups.find((g: { credential?: string }) => g.credential === `key:${key.id}`);
+    expect(forKey?.modelCalls, usage.text).toBe(2);
 
     // A tool's failure is a result with isError, not an HTTP error.
     tools.state.mode = '500';
