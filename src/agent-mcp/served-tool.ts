@@ -15,7 +15,13 @@ export interface ServedTool {
    * audits its own tool calls).
    */
   audit: { connectionId: string | null } | null;
-  call(args: Record<string, unknown>, signal: AbortSignal): Promise<ServedCall>;
+  /**
+   * `progress`, when the caller asked for progress (`_meta.progressToken`): the tool reports as it
+   * goes (`ask`: the reply's text and tool calls), and the answer is a server-sent event stream.
+   */
+  call(args: Record<string, unknown>, signal: AbortSignal, progress?: (message: string) => void): Promise<ServedCall>;
+  /** Whether the tool reports progress (then a call that asks for it is answered as a stream). */
+  reportsProgress?: boolean;
 }
 
 /** A call's result, and what the audit trail records of it. */

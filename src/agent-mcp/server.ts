@@ -22,6 +22,14 @@ export interface McpServing {
   called(tool: ServedTool, args: Record<string, unknown>, call: ServedCall, durationMs: number): Promise<void>;
 }
 
+/** A `tools/call` with `_meta.progressToken` of a tool that reports progress. */
+async function asksForProgress(body: unknown, tools: () => Promise<Map<string, ServedTool>>): Promise<boolean> {
+  const message = body as { method?: unknown; params?: { name?: unknown; _meta?: { progressToken?: unknown } } };
+  if (message.method !== 'tools/call' || message.params?._meta?.progressToken === undefined) return false;
+  const name = message.params.name;
+  return typeof name === 'string' && (await tools()).get(name)?.reportsProgress === true;
+}
+
 /** Answers one HTTP request of the Streamable HTTP transport; `body` is the parsed JSON-RPC message. */
 export async function serveMcp(request: Request, body: unknown, serving: McpServing): Promise<Response> {
   const server = new Server(serving.info, {
@@ -38,13 +46,33 @@ export async function serveMcp(request: Request, body: unknown, serving: McpServ
     // A tool outside the caller's allowlist is as unknown as one that does not exist.
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
     const args = req.params.arguments ?? {};
+    const token = req.params._meta?.progressToken;
+    let step = 0;
+    // notifications/progress on the request's own stream, in order (each waits for the one before).
+    let sent: Promise<void> = Promise.resolve();
+    const progress =
+      token === undefined || !tool.reportsProgress
+        ? undefined
+        : (message: string) => {
+            step += 1;
+            const params = { progressToken: token, progress: step, message };
+            sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params })).catch(() => undefined);
+          };
     const started = Date.now();
-    const call = await tool.call(args, extra.signal);
+    const call = await tool.call(args, extra.signal, progress);
+    await sent;
     if (tool.audit) await serving.called(tool, args, call, Date.now() - started);
     return call.result;
   });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  // JSON, unless the request is a call that asked for progress of a tool that reports it: then
+  // server-sent events (the progress notifications, then the result), as Streamable HTTP allows.
+  const streams = await asksForProgress(body, tools);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams });
   await server.connect(transport);
+  if (streams) {
+    // The stream ends when the result is sent (the transport closes it); nothing else to release.
+    return transport.handleRequest(request, { parsedBody: body });
+  }
   try {
     return await transport.handleRequest(request, { parsedBody: body });
   } finally {

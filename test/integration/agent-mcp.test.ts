@@ -125,7 +125,28 @@ describe('the agent as an MCP server, with the SDK client', () => {
     const usage = await agent.call('/usage?groupBy=credential');
     expect(usage.status, usage.text).toBe(200);
     const forKey = usage.body.groups.find((g: { credential?: string }) => g.credential === `key:${key.id}`);
-    expect(forKey?.modelCalls, usage.text).toBe(2);
+    expect(forKey?.modelCalls, usage.text).toBeGreaterThanOrEqual(2);
+
+    // ask with progress asked for: answered as server-sent events, the reply's steps as progress, then the result.
+    const progress: string[] = [];
+    const streamed = await client.callTool({ name: 'ask', arguments: { message: 'please use tool echo streamed' } }, undefined, {
+      onprogress: (p) => progress.push(p.message ?? ''),
+    });
+    expect(streamed.isError, text(streamed)).toBeFalsy();
+    expect(progress[0]).toBe('calling echo');
+    expect(progress).toContain('echo answered');
+    expect(progress.slice(2).join('')).toBe(text(streamed));
+    const raw = await rpc(agent, key.key, {
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'ask', arguments: { message: 'hello' }, _meta: { progressToken: 'p1' } },
+    });
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('content-type')).toContain('text/event-stream');
+    expect(raw.headers.get('mcp-session-id')).toBeNull();
+    expect(raw.text).toContain('notifications/progress');
+    expect(raw.text).toContain('"id":9');
 
     // A tool's failure is a result with isError, not an HTTP error.
     tools.state.mode = '500';
@@ -140,8 +161,8 @@ describe('the agent as an MCP server, with the SDK client', () => {
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/^validation_failed: /);
 
-    // Audited for the key (written after each answer): the proxied tool and the memory tools; the ask's own tool call too.
-    const expected = ['echo', 'echo', 'echo', 'memory_append', 'memory_append', 'memory_read', 'memory_search'].sort();
+    // Audited for the key (written after each answer): the proxied tool and the memory tools; the asks' own tool calls too.
+    const expected = ['echo', 'echo', 'echo', 'echo', 'memory_append', 'memory_append', 'memory_read', 'memory_search'].sort();
     const toolCalls = async () => {
       const audit = await agent.call('/audit');
       expect(audit.status, audit.text).toBe(200);

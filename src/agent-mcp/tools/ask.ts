@@ -38,7 +38,8 @@ export function askTool(deps: ReplyDeps, agent: Agent, caller: McpCaller, mayRea
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     },
     audit: null,
-    async call(raw, signal) {
+    reportsProgress: true,
+    async call(raw, signal, progress) {
       try {
         const args = AskArgs.parse(raw);
         const contextKey = args.contextKey ?? caller.defaultContextKey;
@@ -54,7 +55,14 @@ export function askTool(deps: ReplyDeps, agent: Agent, caller: McpCaller, mayRea
           caller: () => caller.usage,
         };
         const prepared = await onContext(deps.store, agent, contextKey, () => prepareReply(deps, agent, input));
-        const answer = 'remembered' in prepared ? prepared.remembered : await prepared.prepared.run(quiet, signal);
+        const events: LoopEvents = progress
+          ? {
+              delta: (text) => progress(text),
+              toolCall: (e) => progress(`calling ${e.tool}`),
+              toolResult: (e) => progress(`${e.tool} ${e.isError ? 'failed' : 'answered'}`),
+            }
+          : quiet;
+        const answer = 'remembered' in prepared ? prepared.remembered : await prepared.prepared.run(events, signal);
         return {
           result: {
             content: [{ type: 'text', text: answer.reply?.message ?? '' }],
