@@ -39,7 +39,7 @@ export const agentMcp = createRoute({
   operationId: 'agentMcp',
   tags: ['MCP server'],
   summary: 'The agent as an MCP server (Streamable HTTP, stateless)',
-  description: `The Model Context Protocol over Streamable HTTP, on the MCP SDK's server: point Claude, Cursor, the MCP Inspector or another agent at this URL. Stateless: no \`Mcp-Session-Id\` (any request may reach any isolate; \`tools/list\` and \`tools/call\` need no \`initialize\` first); \`initialize\` negotiates the revision (2025-11-25 and 2025-06-18 tested); answers are JSON. GET (no server-sent stream) and DELETE (no session) are 405. Send \`Accept: application/json, text/event-stream\`.
+  description: `The Model Context Protocol over Streamable HTTP, on the MCP SDK's server: point Claude, Cursor, the MCP Inspector or another agent at this URL. Stateless: no \`Mcp-Session-Id\` (any request may reach any isolate; \`tools/list\` and \`tools/call\` need no \`initialize\` first); \`initialize\` negotiates the revision (2025-11-25 and 2025-06-18 tested); answers are JSON, except a \`tools/call\` of \`ask\` with \`params._meta.progressToken\`: server-sent events, the reply's text and tool calls as \`notifications/progress\`, then the result. GET (no server-sent stream) and DELETE (no session) are 405. Send \`Accept: application/json, text/event-stream\`.
 
 Tools: \`ask\` \`{ message, contextKey? }\` (the agent replies as POST …/context/{key}/reply does, in the caller's context, by default \`mcp/{keyId}\` for an agent key and \`mcp/{wallet}\` otherwise, created on first use), \`memory_search\` \`{ query, contextKey?, limit? }\` and \`memory_read\` \`{ contextKey, beforeId?, limit? }\` (read-only), \`memory_append\` \`{ contextKey, message, role? }\` (a missing context is created), and the agent's own MCP tools (named as in a reply, title and annotations kept; called with the owner's credential from the vault, never the caller's). A tool's failure is a result with \`isError\`, never an HTTP error. An agent key needs the scope \`mcp\` (alone enough for every tool); its \`tools\` allowlist narrows both \`tools/list\` and \`tools/call\`. Usage and the audit trail count these calls for the caller's credential.
 
@@ -51,8 +51,12 @@ Without a credential: 401 with \`WWW-Authenticate: Bearer resource_metadata="{or
   },
   responses: {
     200: {
-      description: 'The JSON-RPC answer to a request (protocol errors inside it; no `Mcp-Session-Id`)',
-      content: { 'application/json': { schema: JsonRpcAnswerSchema, example: ANSWER_EXAMPLE } },
+      description:
+        'The JSON-RPC answer to a request (protocol errors inside it; no `Mcp-Session-Id`); for `ask` with a progress token, an event stream of JSON-RPC messages (`notifications/progress`, then the answer)',
+      content: {
+        'application/json': { schema: JsonRpcAnswerSchema, example: ANSWER_EXAMPLE },
+        'text/event-stream': { schema: z.string().openapi({ description: 'Server-sent events, each `data:` one JSON-RPC message' }) },
+      },
     },
     202: { description: 'A notification or a response, accepted: no body' },
     ...agentRoute.errors,
