@@ -12,6 +12,7 @@
  * - the same JSON-RPC `tools/call` on the tool server directly (one POST): the floor;
  * - `tools/list` through the gateway (the gate and the tools snapshot, no tool server);
  * - the same call on the REST route (POST …/mcp/connection/{id}/tools/call, the owner's token);
+ * - `GET /agent/{c}/{t}` with the same key: the gate alone (bearer, the key's row, ownerOf);
  * - the stack's no-I/O request (`GET /no-such-route`: routing and middleware only): a second floor.
  * Prints medians and p99s beside the floors and the goal (tools/call through the gateway ≤ direct
  * + 10 ms); never asserts on them. `--write` replaces the section of BENCHMARKS.md.
@@ -90,13 +91,27 @@ async function main(): Promise<number> {
     const url = agentMcpUrl(testnet.baseUrl, testnet.collection, tokenId);
     const call = { name: 'word_count', arguments: { text: TEXT } };
 
-    const s = { gCall: [] as number[], dCall: [] as number[], gList: [] as number[], noIo: [] as number[], rest: [] as number[] };
+    const s = {
+      gCall: [] as number[],
+      dCall: [] as number[],
+      gList: [] as number[],
+      noIo: [] as number[],
+      rest: [] as number[],
+      gate: [] as number[],
+    };
     let unexpected = 0;
     for (let i = 0; i < WARM_UP + rounds; i++) {
       const g = await viaGateway(url, key, 'tools/call', call);
       const d = await toolRpc(tools.url, toolKey, 'tools/call', call);
       const l = await viaGateway(url, key, 'tools/list', {});
       const n = await noIoRequest(testnet.baseUrl);
+      const k0 = now();
+      const gated = await fetch(`${testnet.baseUrl}/agent/${testnet.collection}/${tokenId}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      await gated.arrayBuffer();
+      const k = now() - k0;
+      if (gated.status !== 200) throw new BenchError(`GET /agent/{c}/{t} with the key answered ${gated.status}`);
       const r0 = now();
       await agent.callMcpTool(connection.id, call);
       const r = now() - r0;
@@ -110,10 +125,11 @@ async function main(): Promise<number> {
       s.gList.push(l.ms);
       s.noIo.push(n.ms);
       s.rest.push(r);
+      s.gate.push(k);
     }
 
     const m = (xs: number[]) => summarize(xs);
-    const [gc, dc, gl, nio, rest] = [m(s.gCall), m(s.dCall), m(s.gList), m(s.noIo), m(s.rest)];
+    const [gc, dc, gl, nio, rest, gate] = [m(s.gCall), m(s.dCall), m(s.gList), m(s.noIo), m(s.rest), m(s.gate)];
     const goal = gc.median <= dc.median + 10 ? 'met' : 'missed';
     const latency = stackLatency(stack);
     const table = markdownTable(
@@ -137,6 +153,7 @@ async function main(): Promise<number> {
           '',
         ],
         ['tools/list through POST …/mcp (no tool server)', ms(gl.median), ms(gl.p99), '', '', ''],
+        ['GET /agent/{c}/{t} with the same key (the gate alone: bearer, key, ownerOf)', ms(gate.median), ms(gate.p99), '', '', ''],
         ['GET /no-such-route (routing and middleware only: floor)', ms(nio.median), ms(nio.p99), '', '', ''],
       ],
       ['left', 'right', 'right', 'right', 'right', 'left'],
