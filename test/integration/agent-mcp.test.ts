@@ -3,23 +3,20 @@
  * in workerd: the stand-in model behind `https://llm.tools.example`, a real tool server behind
  * `https://tools.tools.example` that counts its calls and the credentials it is sent.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { freshAgent, seg, type TestAgent } from '../support/agent';
 import { createKey, eventually } from '../support/agent-keys';
+import { connectMcp, mcpRpc, mcpUrl as agentMcpUrl, resultText } from '../support/agent-mcp';
 import { newWallet, transferFreshAgent } from '../support/chain';
-import { cliEnv, runCli, tempDir } from '../support/cli';
 import { call, expectError } from '../support/http';
-import { agentPath, login } from '../support/login';
+import { login } from '../support/login';
 import { replyAgent, replyWorker, startSwitchableTools } from '../support/replies';
 import { toolServerUrl } from '../support/tool-routing';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
 const TOOL_SECRET = `tool-secret-${crypto.randomUUID()}`;
-const ACCEPT = 'application/json, text/event-stream';
 let llm: StandinLlm;
 let tools: Awaited<ReturnType<typeof startSwitchableTools>>;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
@@ -37,7 +34,11 @@ afterAll(async () => {
   await Promise.all([llm?.close(), tools?.close()]);
 });
 
-const mcpUrl = (agent: TestAgent) => new URL(worker.url + agentPath(agent.collection, agent.tokenId, '/mcp'));
+const mcpUrl = (agent: TestAgent) => agentMcpUrl(worker.url, agent);
+const connect = (agent: TestAgent, credential: string) => connectMcp(mcpUrl(agent), credential);
+const rpc = (agent: TestAgent, credential: string | undefined, message: unknown, headers: Record<string, string> = {}) =>
+  mcpRpc(mcpUrl(agent), credential, message, headers);
+const text = resultText;
 
 /** An agent with LLM settings on the stand-in and the echo tool server (behind a bearer credential). */
 async function mcpAgent() {
@@ -49,28 +50,6 @@ async function mcpAgent() {
   expect(reg.status, reg.text).toBe(200);
   return agent;
 }
-
-/** The SDK's client, connected (initialize + initialized) with `credential` as the bearer. */
-async function connect(agent: TestAgent, credential: string) {
-  const transport = new StreamableHTTPClientTransport(mcpUrl(agent), {
-    requestInit: { headers: { Authorization: `Bearer ${credential}` } },
-  });
-  const client = new Client({ name: 'agent-mcp-test', version: '1.0.0' });
-  await client.connect(transport);
-  return { client, transport };
-}
-
-/** One raw JSON-RPC POST to the MCP route. */
-function rpc(agent: TestAgent, credential: string | undefined, message: unknown, headers: Record<string, string> = {}) {
-  return call(worker.url, agentPath(agent.collection, agent.tokenId, '/mcp'), {
-    method: 'POST',
-    json: message,
-    headers: { accept: ACCEPT, ...headers },
-    ...(credential ? { token: credential } : {}),
-  });
-}
-
-const text = (result: unknown) => (((result as { content: unknown }).content as { type: string; text: string }[])[0]?.text ?? '') as string;
 
 describe('the agent as an MCP server, with the SDK client', () => {
   it('initializes at 2025-11-25 without a session, lists every tool, and calls each of them', async () => {
@@ -285,63 +264,5 @@ describe('the agent as an MCP server, with the SDK client', () => {
     const revoked = await rpc(agent, key.key, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expectError(revoked, 401, 'key_revoked');
     expect(revoked.headers.get('www-authenticate')).toContain('resource_metadata=');
-  });
-
-  it('`agent-gateway mcp url` prints blocks without the key; the Cursor block, its variable filled in, reaches the agent; keys create --tools', async () => {
-    const agent = await mcpAgent();
-    const home = await tempDir();
-    try {
-      const key = await createKey(agent, ['mcp'], { tools: ['memory_read'] });
-      const base = {
-        HOME: home.dir,
-        AGENT_GATEWAY_URL: worker.url,
-        AGENT_COLLECTION: agent.collection,
-        AGENT_TOKEN_ID: String(agent.tokenId),
-      };
-      const printed = await runCli(['mcp', 'url', '--key-env', 'MY_AGENT_KEY', '--json'], cliEnv({ ...base, MY_AGENT_KEY: key.key }));
-      expect(printed.code, printed.output).toBe(0);
-      expect(printed.output).not.toContain(key.key);
-      const configs = JSON.parse(printed.stdout);
-      expect(configs.endpoint).toBe(mcpUrl(agent).href);
-      const cursor = configs.cursor.mcpServers[`agent-${agent.tokenId}`];
-      expect(cursor.headers.Authorization).toBe('Bearer ${env:MY_AGENT_KEY}');
-      const claude = configs.claudeDesktop.mcpServers[`agent-${agent.tokenId}`];
-      expect(claude.args).toContain('Authorization:Bearer ${MY_AGENT_KEY}');
-      expect(claude.env).toEqual({ MY_AGENT_KEY: 'agk_YOUR_AGENT_KEY' });
-      expect(configs.inspector).toContain('--transport http');
-      const transport = new StreamableHTTPClientTransport(new URL(cursor.url), {
-        requestInit: { headers: { Authorization: cursor.headers.Authorization.replace('${env:MY_AGENT_KEY}', key.key) } },
-      });
-      const client = new Client({ name: 'cursor-like', version: '1' });
-      await client.connect(transport);
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['memory_read']);
-      await client.close();
-
-      const plain = await runCli(['mcp', 'url'], cliEnv(base));
-      expect(plain.code, plain.output).toBe(0);
-      expect(plain.stdout).toContain('agk_YOUR_AGENT_KEY');
-      const embedded = await runCli(['mcp', 'url', '--key-env', 'K', '--embed-key', '--client', 'cursor'], cliEnv({ ...base, K: key.key }));
-      expect(embedded.code, embedded.output).toBe(0);
-      expect(embedded.stdout).toContain(`Bearer ${key.key}`);
-      expect(embedded.stdout).not.toContain('mcp-remote');
-
-      // On the stack's own worker (its sign-in domain is the one the CLI checks).
-      const other = await freshAgent(stack.testnet);
-      const owner = cliEnv({
-        HOME: home.dir,
-        AGENT_GATEWAY_URL: stack.testnet.baseUrl,
-        AGENT_COLLECTION: other.collection,
-        AGENT_TOKEN_ID: String(other.tokenId),
-        AGENT_GATEWAY_PRIVATE_KEY: other.owner.privateKey,
-      });
-      const made = await runCli(['keys', 'create', '--name', 'cursor', '--scope', 'mcp', '--tools', 'ask,echo', '--json'], owner);
-      expect(made.code, made.output).toBe(0);
-      expect(JSON.parse(made.stdout)).toMatchObject({ scopes: ['mcp'], tools: ['ask', 'echo'] });
-      const refused = await runCli(['keys', 'create', '--name', 'x', '--scope', 'reply', '--tools', 'ask'], owner);
-      expect(refused.code).not.toBe(0);
-      expect(refused.stderr).toContain('--tools needs --scope mcp');
-    } finally {
-      await home.remove();
-    }
   });
 });
