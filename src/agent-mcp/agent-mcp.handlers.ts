@@ -2,7 +2,7 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { auditToolCalls } from '../audit/entry';
 import { AppError } from '../errors';
-import { auditActor, replyDeps, usageCaller } from '../replies/replies.handlers';
+import { auditActor, replyDeps, usageCaller } from '../replies/request-deps';
 import { agentTools } from '../mcp/agent-tools';
 import type { AppBindings } from '../types';
 import { toolCatalog } from './catalog.service';

@@ -2,75 +2,12 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { idempotencyFor } from '../contexts/contexts.handlers';
-import type { AuditActor } from '../audit/entry';
 import { renderError } from '../errors';
 import type { AppBindings } from '../types';
-import { type Credential, keyCredential, walletCredential } from '../usage/record.service';
-import { keyRing } from '../vault/store';
 import type { LoopEvents } from './loop';
-import type { RuntimeTracing } from './trace';
-import { prepareReply, type ReplyAnswer, type ReplyDeps } from './reply.service';
+import { auditActor, replyDeps, usageCaller } from './request-deps';
+import { prepareReply, type ReplyAnswer } from './reply.service';
 import type * as routes from './replies.routes';
-
-/** The reply service's dependencies from a request (also the agent's MCP server's `ask`: src/agent-mcp). */
-export function replyDeps(c: Context<AppBindings>): ReplyDeps {
-  const { config, db, ownerCheck } = c.var;
-  const ring = () => keyRing(config);
-  const outbound = { loopbackTargets: config.dev.loopbackTargets };
-  return {
-    store: {
-      sql: db.sql,
-      get pool() {
-        return db.pool;
-      },
-      ownerCheck,
-    },
-    db,
-    ring,
-    mcp: { db, ring, timeoutMs: config.mcpTimeoutMs, ceilingMs: config.mcpCallCeilingMs, outbound },
-    ai: c.env.AI,
-    limits: {
-      maxTokensPerRequest: config.maxTokensPerRequest,
-      maxIterations: config.maxIterations,
-      llmTimeoutMs: config.llmTimeoutMs,
-      mcpTimeoutMs: config.mcpTimeoutMs,
-    },
-    later: afterResponse(c),
-    tracing: { api: runtimeTracing(c), messageText: config.traceMessageText },
-  };
-}
-
-/** `waitUntil` of the request (the summary after a reply); undefined without an execution context (app.request in unit tests). */
-function afterResponse(c: Context<AppBindings>): ((work: Promise<unknown>) => void) | undefined {
-  try {
-    const ctx = c.executionCtx;
-    return (work) => ctx.waitUntil(work);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The runtime's tracing API (`ctx.tracing`); none without an execution context (app.request in unit tests). */
-function runtimeTracing(c: Context<AppBindings>): RuntimeTracing | undefined {
-  try {
-    return (c.executionCtx as { tracing?: RuntimeTracing }).tracing;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Who acted, for the audit trail: the agent key, or the owner's wallet (read after the owner check). */
-export function auditActor(c: Context<AppBindings>): AuditActor {
-  return c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet };
-}
-
-/** Who usage is counted for (DESIGN §15): the key (`key:{id}`, with its own daily limit) or the wallet. */
-export function usageCaller(c: Context<AppBindings>): { credential: Credential; tokensPerDay: number | null } {
-  const key = c.var.agentKeyUse;
-  return key
-    ? { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay }
-    : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
-}
 
 const quiet: LoopEvents = { delta: () => undefined, toolCall: () => undefined, toolResult: () => undefined };
 
