@@ -83,6 +83,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./chat')).chatCommand,
   },
   {
+    path: ['mcp', 'url'],
+    summary: "the agent's MCP endpoint and config blocks for Claude Desktop, Cursor, the Inspector",
+    load: async () => (await import('./mcp-url')).mcpUrlCommand,
+  },
+  {
     path: ['mcp', 'check'],
     summary: 'check a tool server against the contract, directly',
     load: async () => (await import('./mcp')).mcpCheckCommand,

@@ -9,6 +9,8 @@ import type {
   AccessToken,
   ChatCompletion,
   ChatCompletionRequest,
+  McpAnswer,
+  McpMessage,
   AgentKeyRevoked,
   AgentKeys,
   AgentRef,
@@ -269,6 +271,13 @@ export interface AgentClient {
    * shape, not streamed (for a stream, point an OpenAI client at `${path}/v1`).
    */
   createChatCompletion(request: Omit<ChatCompletionRequest, 'stream' | 'stream_options'>, options?: CallOptions): Promise<ChatCompletion>;
+
+  /**
+   * `POST …/mcp` (operationId `agentMcp`): one JSON-RPC message to the agent's MCP server (an MCP
+   * client, e.g. the SDK's `StreamableHTTPClientTransport` on `agentMcpUrl`, is the usual way);
+   * null for a notification or response (202, no body).
+   */
+  agentMcp(message: McpMessage, options?: CallOptions): Promise<McpAnswer | null>;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -686,6 +695,17 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       },
       createChatCompletion: async (request, o = {}) =>
         (await post<ChatCompletion>('/v1/chat/completions', { ...request, stream: false }, o.signal)).body,
+      agentMcp: async (message, o = {}) => {
+        const answer = await send({
+          method: 'POST',
+          path: `${prefix}/mcp`,
+          body: message,
+          agent: true,
+          signal: o.signal,
+          headers: { accept: 'application/json, text/event-stream' },
+        });
+        return answer.status === 202 ? null : (answer.body as McpAnswer);
+      },
       replaceMcpAuth: (id, auth, o = {}) =>
         json<McpConnection>({
           method: 'PUT',

@@ -17,4 +17,5 @@
 export { createGatewayClient, tokenExpiresAt } from './client';
 export type { AgentClient, CallOptions, GatewayClient, GatewayClientOptions, LoginAccount, LoginSession } from './client';
 export { GatewayError, isGatewayError } from './errors';
+export { agentMcpUrl, type McpClientConfigs, type McpKeyRef, mcpClientConfigs } from './mcp-url';
 export type * from './types';

@@ -26,6 +26,7 @@ import type { searchMemory } from '../memory/memory.routes';
 import type { readSummary } from '../summaries/summaries.routes';
 import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
 import type { replyToContext } from '../replies/replies.routes';
+import type { agentMcp } from '../agent-mcp/agent-mcp.routes';
 import type { ReplyEventSchema } from '../replies/schemas';
 import type { createChatCompletion } from '../openai-compat/chat.routes';
 import type { ChatCompletionChunkSchema } from '../openai-compat/schemas';
@@ -278,6 +279,10 @@ export type UsageGroup = UsageReport['groups'][number];
 // Replies (the agent answers)
 // ---------------------------------------------------------------------------------------------
 
+/** Component `McpMessage`: one JSON-RPC 2.0 message to the agent's MCP server (`POST …/mcp`). */
+export type McpMessage = RequestBodyOf<typeof agentMcp>;
+/** Component `McpAnswer`: its JSON-RPC answer (`result`, or `error`). */
+export type McpAnswer = ResponseOf<typeof agentMcp>;
 /** Component `ReplyRequest`: body of `POST …/context/{key}/reply` (all optional). */
 export type ReplyRequest = RequestBodyOf<typeof replyToContext>;
 /** Component `ReplyAnswer`: the stored reply (or null), the tool steps, token usage, finish reason. */

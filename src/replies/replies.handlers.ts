@@ -2,57 +2,12 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { idempotencyFor } from '../contexts/contexts.handlers';
-import type { AuditActor } from '../audit/entry';
 import { renderError } from '../errors';
 import type { AppBindings } from '../types';
-import { keyCredential, walletCredential } from '../usage/record.service';
-import { keyRing } from '../vault/store';
 import type { LoopEvents } from './loop';
-import type { RuntimeTracing } from './trace';
-import { prepareReply, type ReplyAnswer, type ReplyDeps, type ReplyInput } from './reply.service';
+import { replyCaller, replyDeps } from './request-deps';
+import { prepareReply, type ReplyAnswer } from './reply.service';
 import type * as routes from './replies.routes';
-import { agentStore } from '../http/agent-store';
-
-/** The reply service's dependencies from a request (also the chat-completions route's, src/openai-compat). */
-export function replyDeps(c: Context<AppBindings>): ReplyDeps {
-  const { config, db } = c.var;
-  const ring = () => keyRing(config);
-  const outbound = { loopbackTargets: config.dev.loopbackTargets };
-  return {
-    store: agentStore(c),
-    db,
-    ring,
-    mcp: { db, ring, timeoutMs: config.mcpTimeoutMs, ceilingMs: config.mcpCallCeilingMs, outbound },
-    ai: c.env.AI,
-    limits: {
-      maxTokensPerRequest: config.maxTokensPerRequest,
-      maxIterations: config.maxIterations,
-      llmTimeoutMs: config.llmTimeoutMs,
-      mcpTimeoutMs: config.mcpTimeoutMs,
-    },
-    later: afterResponse(c),
-    tracing: { api: runtimeTracing(c), messageText: config.traceMessageText },
-  };
-}
-
-/** `waitUntil` of the request (the summary after a reply); undefined without an execution context (app.request in unit tests). */
-function afterResponse(c: Context<AppBindings>): ((work: Promise<unknown>) => void) | undefined {
-  try {
-    const ctx = c.executionCtx;
-    return (work) => ctx.waitUntil(work);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The runtime's tracing API (`ctx.tracing`); none without an execution context (app.request in unit tests). */
-function runtimeTracing(c: Context<AppBindings>): RuntimeTracing | undefined {
-  try {
-    return (c.executionCtx as { tracing?: RuntimeTracing }).tracing;
-  } catch {
-    return undefined;
-  }
-}
 
 const quiet: LoopEvents = { delta: () => undefined, toolCall: () => undefined, toolResult: () => undefined };
 
@@ -92,22 +47,6 @@ export function outliving<T>(c: Context<AppBindings>, work: Promise<T>): Promise
 export function abandoned(c: Context<AppBindings>): Response {
   console.info(JSON.stringify({ level: 'info', requestId: c.get('requestId'), event: 'reply_abandoned' }));
   return new Response(null, { status: 499 });
-}
-
-/** Who asks for a reply, as the reply service wants it (each asked after the owner check). */
-export function replyCaller(c: Context<AppBindings>): Pick<ReplyInput, 'mayReadContexts' | 'actor' | 'caller'> {
-  return {
-    // Memory tools read with the caller's rights: the owner's, or the key's scopes (known once the owner check passed).
-    mayReadContexts: () => !c.var.agentKey || (c.var.agentKeyScopes?.includes('contexts:read') ?? false),
-    actor: (): AuditActor => (c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet }),
-    // Usage is counted for the key (`key:{id}`, with its own daily limit) or the wallet (DESIGN §15).
-    caller: () => {
-      const key = c.var.agentKeyUse;
-      return key
-        ? { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay }
-        : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
-    },
-  };
 }
 
 export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBindings> = async (c) => {

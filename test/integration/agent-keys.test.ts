@@ -38,6 +38,7 @@ describe('managing keys with the owner token', () => {
         id: created.id,
         name: 'nightly hydrate',
         scopes: ['contexts:read', 'contexts:write'],
+        tools: null,
         createdAt: created.createdAt,
         expiresAt: created.expiresAt,
         lastUsedAt: null,

@@ -227,6 +227,13 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await chat({ model: 'x', messages: [{ role: 'system', content: 'no question' }] })).status).toBe(400);
     // Usage: the reply's tokens, grouped; a bad range is 400; a limit reached is 429 with Retry-After.
     expect((await onAgent(agent, 'GET', '/usage?groupBy=context')).status).toBe(200);
+    // The agent's MCP server: a JSON-RPC answer, a notification (202), no credential (401 and its challenge), a wrong Accept.
+    const mcp = (json: unknown, init: Parameters<typeof call>[2] = {}) =>
+      onAgent(agent, 'POST', '/mcp', { json, headers: { accept: 'application/json, text/event-stream' }, ...init });
+    expect((await mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(200);
+    expect((await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+    expect((await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token: undefined })).status).toBe(401);
+    expect((await mcp({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { headers: { accept: 'application/json' } })).status).toBe(406);
     expect((await onAgent(agent, 'GET', '/usage?from=2026-01-02&to=2026-01-01')).status).toBe(400);
     expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...standin, limits: { tokensPerDay: 1 } } })).status).toBe(200);
     expect((await reply({ message: 'over the limit' })).status).toBe(429);

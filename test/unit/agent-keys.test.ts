@@ -28,6 +28,8 @@ describe('the route-to-scope table', () => {
     route('get', `${AGENT}/context/{contextKey}/messages`, 'readMessages'),
     route('post', `${AGENT}/context/{contextKey}/messages`, 'appendMessages'),
     route('post', `${AGENT}/context/{contextKey}/reply`, 'replyToContext'),
+    route('post', `${AGENT}/mcp`, 'agentMcp'),
+    route('post', `${AGENT}/mcp/connection`, 'addMcpConnection'),
     route('get', `${AGENT}/keys`, 'listAgentKeys'),
     route('post', `${AGENT}/llm/settings`, 'saveLlmSettings'),
     { type: 'schema' },
@@ -41,6 +43,9 @@ describe('the route-to-scope table', () => {
     expect(access.scopeFor('POST', `${A}/context/a%2Fb/messages`)).toBe('contexts:write');
     expect(access.scopeFor('POST', `${A}/context/k/message`)).toBe('contexts:write');
     expect(access.scopeFor('POST', `${A}/context/k/reply`)).toBe('reply');
+    expect(access.scopeFor('POST', `${A}/mcp`)).toBe('mcp');
+    expect(access.scopeFor('GET', `${A}/mcp`)).toBeUndefined();
+    expect(access.scopeFor('POST', `${A}/mcp/connection`)).toBeUndefined();
     expect(access.scopeFor('GET', A)).toBe('any');
   });
 
@@ -53,7 +58,9 @@ describe('the route-to-scope table', () => {
 
   it('names no administrative operation', () => {
     const admin = /Key$|Keys$|Llm|PromptTemplate|Database|Mcp/;
-    expect(Object.keys(KEY_ROUTE_SCOPES).filter((id) => admin.test(id) && id !== 'listContextKeys')).toEqual([]);
+    // agentMcp is the agent's own MCP server (scope mcp), not the administration of its tool servers.
+    const notAdmin = new Set(['listContextKeys', 'agentMcp']);
+    expect(Object.keys(KEY_ROUTE_SCOPES).filter((id) => admin.test(id) && !notAdmin.has(id))).toEqual([]);
   });
 });
 

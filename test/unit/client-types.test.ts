@@ -58,6 +58,8 @@ const COMPONENT_TYPES = [
   typeName<T.McpToolCall>('McpToolCall'),
   typeName<T.McpToolResult>('McpToolResult'),
   typeName<T.McpToolSummary>('McpToolSummary'),
+  typeName<T.McpMessage>('McpMessage'),
+  typeName<T.McpAnswer>('McpAnswer'),
   typeName<T.McpToolAnnotations>('McpToolAnnotations'),
   typeName<T.McpIcon>('McpIcon'),
   typeName<T.McpContent>('McpContent'),
@@ -157,6 +159,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   getProfile: (a) => a.getProfile(),
   setProfile: (a) => a.setProfile({ name: 'Desk', description: 'Orders.', image: 'https://example.com/a.png' }),
   getRegistration: (a) => a.getRegistration(),
+  agentMcp: (a) => a.agentMcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
 };
 
 interface Operation {

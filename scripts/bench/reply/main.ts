@@ -19,13 +19,12 @@
  * tool round trip ≤ tool server + 10 ms); never asserts on them. `--write` replaces the section
  * of BENCHMARKS.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Address } from 'viem';
 import type { AgentClient } from '../../../src/client';
 import { mintAgent } from '../../lib/contracts';
-import { freePort, waitForExit } from '../../lib/processes';
+import { waitForExit } from '../../lib/processes';
 import {
   BenchError,
   booleanFlag,
@@ -37,7 +36,6 @@ import {
   parseFlags,
   ratio,
   readStack,
-  REPO_ROOT,
   rejectUnknownFlags,
   runBench,
   runDate,
@@ -46,6 +44,7 @@ import {
   writeBenchmarkSection,
 } from '../lib';
 import { loggedInClient, newWallet, rpc, stackLatency } from '../lib/client';
+import { startToolServer } from '../lib/tool-server';
 import { directToolReply, streamModel } from './direct';
 
 const WARM_UP = 5;
@@ -53,28 +52,6 @@ const HEADING = '## Agent replies (issue 17)';
 const TOOL_MESSAGE = 'use tool word_count one two three';
 
 const log = (line: string) => console.error(`bench:reply: ${line}`);
-
-async function startToolServer(apiKey: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/tool-server/server.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), TOOL_SERVER_API_KEY: apiKey },
-    stdio: 'ignore',
-  });
-  const url = `http://127.0.0.1:${port}/mcp`;
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(url).then(
-        () => true,
-        () => false,
-      )
-    )
-      return { url, child };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGTERM');
-  throw new BenchError('the example tool server did not start');
-}
 
 /** A gateway reply, streamed: ms to the first delta, to each tool event, to done. */
 async function gatewayReply(agent: AgentClient, key: string, request: { message: string; tools?: boolean }) {

@@ -1,0 +1,78 @@
+/**
+ * What the reply service needs from a request (its context's variables and bindings): its deps,
+ * and who asks (for usage and the audit trail). Shared by the reply route, the agent's MCP server
+ * (`ask`, src/agent-mcp) and the chat completions (src/openai-compat), so all count and audit a
+ * reply the same way.
+ */
+import type { Context } from 'hono';
+import type { AuditActor } from '../audit/entry';
+import { agentStore } from '../http/agent-store';
+import type { AppBindings } from '../types';
+import { type Credential, keyCredential, walletCredential } from '../usage/record.service';
+import { keyRing } from '../vault/store';
+import type { ReplyDeps, ReplyInput } from './reply.service';
+import type { RuntimeTracing } from './trace';
+
+/** The reply service's dependencies from a request. */
+export function replyDeps(c: Context<AppBindings>): ReplyDeps {
+  const { config, db } = c.var;
+  const ring = () => keyRing(config);
+  const outbound = { loopbackTargets: config.dev.loopbackTargets };
+  return {
+    store: agentStore(c),
+    db,
+    ring,
+    mcp: { db, ring, timeoutMs: config.mcpTimeoutMs, ceilingMs: config.mcpCallCeilingMs, outbound },
+    ai: c.env.AI,
+    limits: {
+      maxTokensPerRequest: config.maxTokensPerRequest,
+      maxIterations: config.maxIterations,
+      llmTimeoutMs: config.llmTimeoutMs,
+      mcpTimeoutMs: config.mcpTimeoutMs,
+    },
+    later: afterResponse(c),
+    tracing: { api: runtimeTracing(c), messageText: config.traceMessageText },
+  };
+}
+
+/** `waitUntil` of the request (the summary after a reply); undefined without an execution context (app.request in unit tests). */
+function afterResponse(c: Context<AppBindings>): ((work: Promise<unknown>) => void) | undefined {
+  try {
+    const ctx = c.executionCtx;
+    return (work) => ctx.waitUntil(work);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The runtime's tracing API (`ctx.tracing`); none without an execution context (app.request in unit tests). */
+function runtimeTracing(c: Context<AppBindings>): RuntimeTracing | undefined {
+  try {
+    return (c.executionCtx as { tracing?: RuntimeTracing }).tracing;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Who acted, for the audit trail: the agent key, or the owner's wallet (read after the owner check). */
+export function auditActor(c: Context<AppBindings>): AuditActor {
+  return c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet };
+}
+
+/** Who usage is counted for (DESIGN §15): the key (`key:{id}`, with its own daily limit) or the wallet. */
+export function usageCaller(c: Context<AppBindings>): { credential: Credential; tokensPerDay: number | null } {
+  const key = c.var.agentKeyUse;
+  return key
+    ? { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay }
+    : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
+}
+
+/** Who asks for a reply, as the reply service wants it (each asked after the owner check). */
+export function replyCaller(c: Context<AppBindings>): Pick<ReplyInput, 'mayReadContexts' | 'actor' | 'caller'> {
+  return {
+    // Memory tools read with the caller's rights: the owner's, or the key's scopes (known once the owner check passed).
+    mayReadContexts: () => !c.var.agentKey || (c.var.agentKeyScopes?.includes('contexts:read') ?? false),
+    actor: () => auditActor(c),
+    caller: () => usageCaller(c),
+  };
+}
