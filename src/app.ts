@@ -5,6 +5,7 @@ import { audit } from './audit';
 import { auth } from './auth';
 import { contexts, overlapOwnerCheck } from './contexts';
 import { mcp } from './mcp';
+import { oauth, oauthResourceOf, FORM_BODY_PATHS } from './oauth';
 import { memory, memoryOverlapsOwnerCheck } from './memory';
 import { replies, replyOverlapsOwnerCheck } from './replies';
 import { settings } from './settings';
@@ -61,7 +62,7 @@ export function createApp() {
     }),
   );
   app.use('*', clientRateLimit());
-  app.use('*', jsonBody(routes));
+  app.use('*', jsonBody(routes, { formPaths: FORM_BODY_PATHS }));
   app.use('*', withDatabase());
 
   // The three gates of every agent-scoped route, and the per-wallet rate limit after the first;
@@ -69,7 +70,7 @@ export function createApp() {
   // bare agent path, so a second pattern for it would run the gates (and count) twice.
   app.use(
     '/agent/:agentCollectionAddress/:agentTokenId/*',
-    onKnownRoutes(routes, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path) })),
+    onKnownRoutes(routes, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path), oauthResource: oauthResourceOf })),
     onKnownRoutes(routes, walletRateLimit()),
     onKnownRoutes(
       routes,
@@ -89,6 +90,7 @@ export function createApp() {
   app.route('/', keys);
   app.route('/', audit);
   app.route('/', usage);
+  app.route('/', oauth);
   // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).
   documentKeyAccess(app.openAPIRegistry);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);
@@ -129,6 +131,7 @@ export function createApp() {
       { name: 'Audit', description: 'What was done with the agent: administrative changes and tool calls, for its owner' },
       { name: 'Usage', description: "What the agent's model calls used, per day, credential and context; daily limits" },
       { name: 'Settings', description: 'LLM settings and prompt templates (dashboard); secrets go to the vault and are never returned' },
+      { name: 'OAuth', description: "OAuth 2.1 for MCP clients: an agent's MCP server authorized by its owner's wallet in the browser" },
       { name: 'Operations', description: 'Health and documentation' },
     ],
   }));
