@@ -1,4 +1,5 @@
 import { cors } from 'hono/cors';
+import { agentMcp, mcpChallenge } from './agent-mcp';
 import { agents } from './agents';
 import { agentGate } from './agents/gate';
 import { audit } from './audit';
@@ -56,8 +57,8 @@ export function createApp() {
     '*',
     cors({
       origin: '*',
-      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-      exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Mcp-Protocol-Version'],
+      exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate'],
       maxAge: 600,
     }),
   );
@@ -68,6 +69,8 @@ export function createApp() {
   // The three gates of every agent-scoped route, and the per-wallet rate limit after the first;
   // unknown paths and methods fall through to 404/405. One pattern: hono's `/*` also matches the
   // bare agent path, so a second pattern for it would run the gates (and count) twice.
+  // The agent's MCP server: its 401s name the OAuth metadata (RFC 9728), whichever gate refused.
+  app.use('/agent/:agentCollectionAddress/:agentTokenId/mcp', onKnownRoutes(routes, mcpChallenge()));
   app.use(
     '/agent/:agentCollectionAddress/:agentTokenId/*',
     onKnownRoutes(routes, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path), oauthResource: oauthResourceOf })),
@@ -87,6 +90,7 @@ export function createApp() {
   app.route('/', settings);
   app.route('/', mcp);
   app.route('/', replies);
+  app.route('/', agentMcp);
   app.route('/', keys);
   app.route('/', audit);
   app.route('/', usage);
@@ -123,6 +127,7 @@ export function createApp() {
         description: "Search across the agent's contexts: full text with stemming, trigram similarity for identifiers and misspellings",
       },
       { name: 'Replies', description: 'The agent answers: its model over its memory, prompt template and tools' },
+      { name: 'MCP server', description: 'The agent as an MCP server: ask it, use its memory and its tools from any MCP client' },
       { name: 'Tool servers', description: 'External MCP tool servers an agent may call; credentials go to the vault' },
       {
         name: 'Agent keys',

@@ -67,6 +67,8 @@ export const ERROR_STATUS = {
   database_setup_not_found: 404,
   agent_key_not_found: 404,
   method_not_allowed: 405,
+  /** The agent's MCP server: the Accept header must name both application/json and text/event-stream (Streamable HTTP). */
+  not_acceptable: 406,
   /** A secret entered by an earlier owner of the agent (DESIGN §8), or an LLM key entered for another provider or baseUrl (§11): enter it again. */
   credential_reentry_required: 409,
   // Agent replies (DESIGN §11)

@@ -22,8 +22,11 @@ export interface AppVariables {
   agentKey: AgentKeyCredential | undefined;
   /** Set by `agentGate()` once the agent key passed its own checks: every scope the key has (`KeyScope`s of src/keys/scopes.ts). */
   agentKeyScopes?: readonly string[];
-  /** Set by `agentGate()` with `agentKeyScopes`: the key's id and its daily token limit (DESIGN §15; null: none). */
-  agentKeyUse?: { id: string; tokensPerDay: number | null };
+  /**
+   * Set by `agentGate()` with `agentKeyScopes`: the key's id, its daily token limit (DESIGN §15;
+   * null: none) and the MCP tools it may use (DESIGN §14; null: every tool).
+   */
+  agentKeyUse?: { id: string; tokensPerDay: number | null; tools: readonly string[] | null };
   /**
    * Set by `agentGate()`: the agent of the path; `owner` is `wallet`, which `ownerCheck` confirms
    * (on most routes before the handler runs). With an agent key, `owner` is known only once the

@@ -50,7 +50,7 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
     const key = agentKey
       ? verifyAgentKey(db, agentKey, identity).then(async (verified) => {
           c.set('agentKeyScopes', verified.scopes);
-          c.set('agentKeyUse', { id: verified.id, tokensPerDay: verified.tokensPerDay });
+          c.set('agentKeyUse', { id: verified.id, tokensPerDay: verified.tokensPerDay, tools: verified.tools });
           await options.onAgentKey?.(c, identity);
           return verified;
         })

@@ -4,7 +4,8 @@ import { stringValue, type Command, type OptionValues } from './command';
 import { UsageError } from './output';
 import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
 
-const SCOPES: readonly AgentKeyScope[] = ['contexts:read', 'contexts:write', 'reply'];
+const SCOPES: readonly AgentKeyScope[] = ['contexts:read', 'contexts:write', 'reply', 'mcp'];
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
 
 /** `--expires-in 30d` (s, m, h or d; a bare number is seconds) as seconds; undefined: never expires. */
@@ -25,26 +26,44 @@ function scopesOf(values: OptionValues): AgentKeyScope[] {
   return list as AgentKeyScope[];
 }
 
+/** `--tools a,b`: the MCP tools the key may use; undefined: every tool. */
+export function toolsOf(value: string | undefined, scopes: readonly AgentKeyScope[]): string[] | undefined {
+  if (value === undefined) return undefined;
+  const tools = value
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  if (tools.length === 0 || tools.length > 100) throw new UsageError('--tools takes 1 to 100 comma-separated tool names');
+  for (const tool of tools) {
+    if (!TOOL_NAME.test(tool)) throw new UsageError(`tool name ${JSON.stringify(tool)} must be 1-64 of A-Z a-z 0-9 _ -`);
+  }
+  if (!scopes.includes('mcp')) throw new UsageError('--tools needs --scope mcp');
+  return tools;
+}
+
 const NEEDS = "Needs the owner's login (agent-gateway login; an agent key cannot manage keys) and the agent (--collection, --token-id).";
 
 export const keysCreateCommand: Command = {
   path: ['keys', 'create'],
-  usage: 'agent-gateway keys create --name NAME --scope SCOPE [--scope SCOPE] [--expires-in 30d] [--tokens-per-day N] [--json]',
+  usage: 'agent-gateway keys create --name NAME --scope SCOPE [--scope SCOPE] [--tools a,b] [--expires-in 30d] [--tokens-per-day N] [--json]',
   help: `Creates an agent key for automation and prints it once on stdout (nothing else goes to
 stdout), so KEY=$(agent-gateway keys create ...) captures it. Store it as a secret: it is never
 shown again. It works on this agent only, within its scopes, while your wallet owns the agent.
 
 Options:
   --name NAME        what the key is for, shown in the list (required)
-  --scope SCOPE      contexts:read, contexts:write or reply; repeat or comma-separate (required)
+  --scope SCOPE      contexts:read, contexts:write, reply or mcp; repeat or comma-separate (required)
+  --tools a,b        scope mcp: the tools of the agent's MCP server the key may list and call
+                     (ask, memory_search, memory_read, memory_append, or an MCP tool's name); default: all
   --expires-in TIME  lifetime: seconds, or with a unit s, m, h, d (60 s .. 365 d); default: none
   --tokens-per-day N the key's own daily limit of input + output tokens (UTC days); default: none
-  --json             print { id, key, name, scopes, createdAt, expiresAt, limits } instead of the key
+  --json             print { id, key, name, scopes, tools, createdAt, expiresAt, limits } instead of the key
 
 ${NEEDS}`,
   options: {
     name: { type: 'string' },
     scope: { type: 'string', multiple: true },
+    tools: { type: 'string' },
     'expires-in': { type: 'string' },
     'tokens-per-day': { type: 'string' },
     json: { type: 'boolean' },
@@ -54,6 +73,7 @@ ${NEEDS}`,
     const name = stringValue(values, 'name');
     if (!name) throw new UsageError('--name is required');
     const scopes = scopesOf(values);
+    const tools = toolsOf(stringValue(values, 'tools'), scopes);
     const lifetime = expiresInSeconds(stringValue(values, 'expires-in'));
     const tokensPerDay = stringValue(values, 'tokens-per-day');
     if (tokensPerDay !== undefined && !/^[1-9]\d{0,11}$/.test(tokensPerDay)) {
@@ -65,14 +85,16 @@ ${NEEDS}`,
       const created = await agent.createAgentKey({
         name,
         scopes,
+        ...(tools === undefined ? {} : { tools }),
         ...(lifetime === undefined ? {} : { expiresInSeconds: lifetime }),
         ...(tokensPerDay === undefined ? {} : { limits: { tokensPerDay: Number(tokensPerDay) } }),
       });
       // The one deliberate print of the key: unscrubbed, on stdout only.
       io.rawOut(values.json === true ? `${JSON.stringify(created, null, 2)}\n` : `${created.key}\n`);
       const limit = created.limits.tokensPerDay === null ? '' : `, at most ${created.limits.tokensPerDay} tokens a day`;
+      const only = created.tools === null ? '' : `, tools ${created.tools.join(', ')}`;
       io.err(
-        `keys create: key ${created.id} (${created.scopes.join(', ')}), expires ${created.expiresAt ?? 'never'}${limit}; it is not shown again`,
+        `keys create: key ${created.id} (${created.scopes.join(', ')}${only}), expires ${created.expiresAt ?? 'never'}${limit}; it is not shown again`,
       );
     } catch (err) {
       gatewayFailure(err, 'creating a key');

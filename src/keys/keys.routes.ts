@@ -4,7 +4,14 @@ import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
 import { UsageLimitsInputSchema, UsageLimitsSchema } from '../usage/schemas';
-import { KeyScopeSchema } from './scopes';
+import { KEY_SCOPES, KeyScopeSchema } from './scopes';
+
+/** A key's tool allowlist: 1..100 tool names as the agent's MCP server lists them. */
+const KeyToolsSchema = z
+  .array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a tool name is 1-64 of A-Z a-z 0-9 _ -'))
+  .min(1)
+  .max(100)
+  .openapi({ example: ['ask', 'memory_search'] });
 
 /** Longest lifetime a key may be given: one year. Without `expiresInSeconds` a key lives until revoked. */
 export const MAX_KEY_LIFETIME_SECONDS = 31_536_000;
@@ -22,8 +29,12 @@ const NewAgentKeySchema = z
     scopes: z
       .array(KeyScopeSchema)
       .min(1)
-      .max(3)
+      .max(KEY_SCOPES.length)
       .openapi({ example: ['contexts:write'] }),
+    tools: KeyToolsSchema.optional().openapi({
+      description:
+        "Scope `mcp` only: the tools of the agent's MCP server this key may list and call (`ask`, `memory_search`, `memory_read`, `memory_append`, or an MCP tool's name as the server lists it); without it, every tool",
+    }),
     expiresInSeconds: z
       .number()
       .int()
@@ -36,6 +47,7 @@ const NewAgentKeySchema = z
     }),
   })
   .strict()
+  .refine((k) => k.tools === undefined || k.scopes.includes('mcp'), { message: '`tools` needs the scope `mcp`', path: ['tools'] })
   .openapi('NewAgentKey');
 
 const CreatedAgentKeySchema = z
@@ -47,6 +59,7 @@ const CreatedAgentKeySchema = z
     }),
     name: z.string(),
     scopes: z.array(KeyScopeSchema),
+    tools: z.array(z.string()).nullable().openapi({ description: 'The MCP tools the key may use; null: every tool' }),
     createdAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
     expiresAt: z.string().nullable().openapi({ example: '2026-12-22T07:30:00.000Z' }),
     limits: UsageLimitsSchema,
@@ -58,6 +71,7 @@ const AgentKeySchema = z
     id: KeyIdSchema,
     name: z.string(),
     scopes: z.array(KeyScopeSchema),
+    tools: z.array(z.string()).nullable().openapi({ description: 'The MCP tools the key may use; null: every tool' }),
     createdAt: z.string(),
     expiresAt: z.string().nullable(),
     lastUsedAt: z.string().nullable().openapi({ description: 'Recorded off the request path: up to a minute behind' }),
@@ -82,7 +96,7 @@ export const createAgentKey = createRoute({
     200: jsonResponse('The key, shown once', CreatedAgentKeySchema),
     ...agentRoute.errors,
     400: errorResponse(
-      '`validation_failed` (name, scopes, lifetime of 60 s .. 1 year, `limits.tokensPerDay` not 1 .. 10^12, or a bad path), `agent_key_limit` (100 live keys: revoke one first)',
+      '`validation_failed` (name, scopes, `tools` (given without the scope `mcp`, or a bad name), lifetime of 60 s .. 1 year, `limits.tokensPerDay` not 1 .. 10^12, or a bad path), `agent_key_limit` (100 live keys: revoke one first)',
     ),
   },
 });

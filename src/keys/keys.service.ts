@@ -14,6 +14,8 @@ export interface AgentKeyView {
   id: string;
   name: string;
   scopes: KeyScope[];
+  /** The MCP tools the key may list and call; null: every tool. */
+  tools: string[] | null;
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;
@@ -27,6 +29,7 @@ export interface CreatedAgentKey {
   key: string;
   name: string;
   scopes: KeyScope[];
+  tools: string[] | null;
   createdAt: string;
   expiresAt: string | null;
   limits: { tokensPerDay: number | null };
@@ -35,6 +38,8 @@ export interface CreatedAgentKey {
 export interface NewAgentKey {
   name: string;
   scopes: KeyScope[];
+  /** Scope `mcp`: the tools of the agent's MCP server the key may use (DESIGN §14); absent: every tool. */
+  tools?: string[] | undefined;
   expiresInSeconds?: number | undefined;
   /** The key's own daily token limit (DESIGN §15); absent or null: none. */
   limits?: { tokensPerDay?: number | null | undefined } | undefined;
@@ -50,6 +55,7 @@ function toView(row: typeof agentKeys.$inferSelect): AgentKeyView {
     id: row.id,
     name: row.name,
     scopes: row.scopes as KeyScope[],
+    tools: row.tools,
     createdAt: row.createdAt.toISOString(),
     expiresAt: iso(row.expiresAt),
     lastUsedAt: iso(row.lastUsedAt),
@@ -75,6 +81,7 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
   const key = newAgentKey();
   const keyHash = await hashAgentKey(key);
   const scopes = [...new Set(input.scopes)];
+  const tools = input.tools === undefined ? null : [...new Set(input.tools)];
   try {
     const created = await db.orm.transaction(async (tx) => {
       await revokeEarlierOwnersKeys(tx, agent, owner);
@@ -93,6 +100,7 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
           keyHash,
           name: input.name,
           scopes,
+          tools,
           createdByWallet: owner.toLowerCase(),
           expiresAt: input.expiresInSeconds === undefined ? null : sql`now() + make_interval(secs => ${input.expiresInSeconds})`,
           tokensPerDay: input.limits?.tokensPerDay ?? null,
@@ -106,6 +114,7 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
       key,
       name: created.name,
       scopes,
+      tools,
       createdAt: created.createdAt.toISOString(),
       expiresAt: iso(created.expiresAt),
       limits: { tokensPerDay: created.tokensPerDay },

@@ -2,12 +2,12 @@ import { z } from '@hono/zod-openapi';
 import { compileRouteTable, type RouteTable } from '../http/routes-table';
 
 /** What an agent key may be allowed to do (DESIGN §12). */
-export const KEY_SCOPES = ['contexts:read', 'contexts:write', 'reply'] as const;
+export const KEY_SCOPES = ['contexts:read', 'contexts:write', 'reply', 'mcp'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export const KeyScopeSchema = z.enum(KEY_SCOPES).openapi('AgentKeyScope', {
   description:
-    "`contexts:read`: list context keys, read messages and summaries, search memory. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent's reply endpoint.",
+    "`contexts:read`: list context keys, read messages and summaries, search memory. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent's reply endpoint. `mcp`: the agent's MCP server (POST /agent/{c}/{t}/mcp), every tool on it (alone enough for `ask` and the memory tools; narrowed by the key's `tools`).",
 });
 
 /** What a route asks of an agent key: one scope, or `any` (every valid key of the agent). */
@@ -30,6 +30,7 @@ export const KEY_ROUTE_SCOPES: Readonly<Record<string, KeyRequirement>> = {
   appendMessage: 'contexts:write',
   appendMessages: 'contexts:write',
   replyToContext: 'reply',
+  agentMcp: 'mcp',
 };
 
 interface RouteDefinitionLike {

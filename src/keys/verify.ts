@@ -15,6 +15,8 @@ export interface VerifiedKey {
   scopes: KeyScope[];
   /** The key's own daily token limit (DESIGN §15); null: none. */
   tokensPerDay: number | null;
+  /** The MCP tools the key may list and call (DESIGN §14); null: every tool. */
+  tools: string[] | null;
 }
 
 interface KeyVerdictRow {
@@ -22,6 +24,7 @@ interface KeyVerdictRow {
   created_by_wallet: string;
   scopes: KeyScope[];
   tokens_per_day: string | null;
+  tools: string[] | null;
   same_agent: boolean;
   in_scope: boolean;
   revoked: boolean;
@@ -39,7 +42,7 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
   let row: KeyVerdictRow | undefined;
   try {
     const { rows } = await db.sql.query<KeyVerdictRow>(
-      `select id, created_by_wallet, scopes, tokens_per_day,
+      `select id, created_by_wallet, scopes, tokens_per_day, tools,
               (chain_id = $2 and collection = $3 and token_id = $4) as same_agent,
               ($5 = 'any' or $5 = any(scopes)) as in_scope,
               revoked_at is not null as revoked,
@@ -61,6 +64,7 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
     wallet: getAddress(row.created_by_wallet),
     scopes: row.scopes,
     tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
+    tools: row.tools,
   };
 }
 

@@ -5,14 +5,15 @@ import { idempotencyFor } from '../contexts/contexts.handlers';
 import type { AuditActor } from '../audit/entry';
 import { renderError } from '../errors';
 import type { AppBindings } from '../types';
-import { keyCredential, walletCredential } from '../usage/record.service';
+import { type Credential, keyCredential, walletCredential } from '../usage/record.service';
 import { keyRing } from '../vault/store';
 import type { LoopEvents } from './loop';
 import type { RuntimeTracing } from './trace';
 import { prepareReply, type ReplyAnswer, type ReplyDeps } from './reply.service';
 import type * as routes from './replies.routes';
 
-function replyDeps(c: Context<AppBindings>): ReplyDeps {
+/** The reply service's dependencies from a request (also the agent's MCP server's `ask`: src/agent-mcp). */
+export function replyDeps(c: Context<AppBindings>): ReplyDeps {
   const { config, db, ownerCheck } = c.var;
   const ring = () => keyRing(config);
   const outbound = { loopbackTargets: config.dev.loopbackTargets };
@@ -56,6 +57,19 @@ function runtimeTracing(c: Context<AppBindings>): RuntimeTracing | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Who acted, for the audit trail: the agent key, or the owner's wallet (read after the owner check). */
+export function auditActor(c: Context<AppBindings>): AuditActor {
+  return c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet };
+}
+
+/** Who usage is counted for (DESIGN §15): the key (`key:{id}`, with its own daily limit) or the wallet. */
+export function usageCaller(c: Context<AppBindings>): { credential: Credential; tokensPerDay: number | null } {
+  const key = c.var.agentKeyUse;
+  return key
+    ? { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay }
+    : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
 }
 
 const quiet: LoopEvents = { delta: () => undefined, toolCall: () => undefined, toolResult: () => undefined };
@@ -106,15 +120,7 @@ export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBinding
   const gone = c.req.raw.signal;
   // Memory tools read with the caller's rights: the owner's, or the key's scopes (known once the owner check passed).
   const mayReadContexts = () => !c.var.agentKey || (c.var.agentKeyScopes?.includes('contexts:read') ?? false);
-  const actor = (): AuditActor => (c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet });
-  // Usage is counted for the key (`key:{id}`, with its own daily limit) or the wallet (DESIGN §15).
-  const caller = () => {
-    const key = c.var.agentKeyUse;
-    return key
-      ? { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay }
-      : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
-  };
-  const input = { contextKey, ...body, mayReadContexts, actor, caller, idempotency };
+  const input = { contextKey, ...body, mayReadContexts, actor: () => auditActor(c), caller: () => usageCaller(c), idempotency };
   const prepared = await outliving(c, prepareReply(replyDeps(c), c.var.agent, input));
   const streaming = (c.req.header('accept') ?? '').includes('text/event-stream');
   if ('remembered' in prepared) c.header('Idempotent-Replayed', 'true');

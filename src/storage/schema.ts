@@ -276,6 +276,8 @@ export const agentKeys = gateway.table(
     useCount: bigint('use_count', { mode: 'number' }).notNull().default(0),
     /** This key's daily token limit (DESIGN §15): its own usage of the UTC day, input + output. Null: none. */
     tokensPerDay: bigint('tokens_per_day', { mode: 'number' }),
+    /** The tools the key may list and call on the agent's MCP server (DESIGN §14). Null: every tool. */
+    tools: text('tools').array(),
   },
   (t) => [
     unique('agent_keys_key_hash').on(t.keyHash),
@@ -284,6 +286,7 @@ export const agentKeys = gateway.table(
     check('agent_keys_created_by_wallet', sql`${t.createdByWallet} ~ '^0x[0-9a-f]{40}$'`),
     check('agent_keys_revoked_reason', sql`${t.revokedReason} in ('owner', 'owner_changed')`),
     check('agent_keys_tokens_per_day', sql`${t.tokensPerDay} > 0`),
+    check('agent_keys_tools', sql`cardinality(${t.tools}) between 1 and 100`),
   ],
 );
 

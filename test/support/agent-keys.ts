@@ -8,6 +8,7 @@ export interface CreatedKey {
   key: string;
   name: string;
   scopes: string[];
+  tools: string[] | null;
   createdAt: string;
   expiresAt: string | null;
   limits: { tokensPerDay: number | null };
@@ -17,7 +18,7 @@ export interface CreatedKey {
 export async function createKey(
   agent: TestAgent,
   scopes: string[],
-  extra: { name?: string; expiresInSeconds?: number; limits?: { tokensPerDay?: number | null } } = {},
+  extra: { name?: string; expiresInSeconds?: number; limits?: { tokensPerDay?: number | null }; tools?: string[] } = {},
 ): Promise<CreatedKey> {
   const res = await agent.call<CreatedKey>('/keys', { method: 'POST', json: { name: extra.name ?? 'pipeline', scopes, ...extra } });
   expect(res.status, res.text).toBe(200);

@@ -101,20 +101,26 @@ export function parseSse(text: string): { event: string; data: any }[] {
 
 export type ToolMode = 'good' | '401' | '424' | '500';
 
-/** A plain JSON-RPC tool server with `echo` (text), whose failure mode a test switches after registration. */
-export async function startSwitchableTools() {
-  const state = { mode: 'good' as ToolMode, calls: 0 };
+/**
+ * A plain JSON-RPC tool server with `echo` (text), whose failure mode a test switches after
+ * registration; `extra` adds fields to the tool (`title`, `annotations`...). It counts calls and
+ * keeps the Authorization header of the last request it received.
+ */
+export async function startSwitchableTools(extra: Record<string, unknown> = {}) {
+  const state = { mode: 'good' as ToolMode, calls: 0, authorizations: [] as (string | undefined)[] };
   const tools = [
     {
       name: 'echo',
       description: 'Echoes the text back',
       inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      ...extra,
     },
   ];
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      state.authorizations.push(req.headers.authorization);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { id?: unknown; method?: string; params?: any };
       const send = (status: number, value: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });

@@ -56,6 +56,18 @@ function upstreamStatus(err: AppError): number | undefined {
   return typeof details?.upstreamStatus === 'number' ? details.upstreamStatus : undefined;
 }
 
+/** A tool call that failed before or at its tool server, as an error result to read (never thrown). */
+export function failedCall(err: unknown): ToolOutcome {
+  if (!(err instanceof AppError)) return { text: 'internal_error: the tool call failed', isError: true, code: 'internal_error' };
+  const status = upstreamStatus(err);
+  return {
+    text: `${err.code}: ${err.message}${status !== undefined ? ` (upstream HTTP ${status})` : ''}`,
+    isError: true,
+    code: err.code,
+    ...(status !== undefined ? { upstreamStatus: status } : {}),
+  };
+}
+
 /** The tools of `connections` (the agent's, as the reply read them) for one reply. */
 export function mcpSource(deps: McpDeps, agent: Agent, connections: readonly ConnectionTools[]): ToolSource {
   // Each connection's credential is opened once per reply, at its first call (after the owner check).
@@ -75,14 +87,7 @@ export function mcpSource(deps: McpDeps, agent: Agent, connections: readonly Con
       const result = await callConnectionTool(deps, agent, t.connection.row, { name: t.toolName, arguments: args }, auth, signal);
       return { text: resultText(result), isError: result.isError === true };
     } catch (err) {
-      if (!(err instanceof AppError)) return { text: 'internal_error: the tool call failed', isError: true, code: 'internal_error' };
-      const status = upstreamStatus(err);
-      return {
-        text: `${err.code}: ${err.message}${status !== undefined ? ` (upstream HTTP ${status})` : ''}`,
-        isError: true,
-        code: err.code,
-        ...(status !== undefined ? { upstreamStatus: status } : {}),
-      };
+      return failedCall(err);
     }
   };
   return {

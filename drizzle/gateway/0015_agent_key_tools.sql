@@ -1,0 +1,2 @@
+ALTER TABLE "gateway"."agent_keys" ADD COLUMN "tools" text[];--> statement-breakpoint
+ALTER TABLE "gateway"."agent_keys" ADD CONSTRAINT "agent_keys_tools" CHECK (cardinality("gateway"."agent_keys"."tools") between 1 and 100);

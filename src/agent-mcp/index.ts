@@ -1,0 +1,8 @@
+import { createRouter } from '../http/router';
+import * as handlers from './agent-mcp.handlers';
+import * as routes from './agent-mcp.routes';
+
+/** The agent as an MCP server (DESIGN §14): a room above replies, memory, contexts and mcp. */
+export const agentMcp = createRouter().openapi(routes.agentMcp, handlers.mcpHandler);
+
+export { mcpChallenge } from './challenge';
