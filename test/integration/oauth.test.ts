@@ -7,7 +7,7 @@
 import { getAddress } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshAgent } from '../support/agent';
-import { newWallet } from '../support/chain';
+import { newWallet, transferFreshAgent } from '../support/chain';
 import { call, deployment, expectError } from '../support/http';
 import { agentPath } from '../support/login';
 import {
@@ -294,5 +294,63 @@ describe('where an access token is accepted', () => {
     const res = await call(testnet.baseUrl, agentPath(agent.collection, agent.tokenId, '/contexts/keys'), { token: tokens.access_token });
     expectError(res, 401, 'invalid_token');
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+});
+
+describe('on the MCP route', () => {
+  const rpc = (collection: string, tokenId: bigint, credential: string) =>
+    call<any>(testnet.baseUrl, agentPath(collection, tokenId, '/mcp'), {
+      method: 'POST',
+      token: credential,
+      headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+
+  it("works on its own agent's MCP URL, also spelled in lower case", async () => {
+    const agent = await freshAgent(testnet);
+    const { tokens } = await oauthTokens(testnet, agent);
+    const res = await rpc(agent.collection, agent.tokenId, tokens.access_token);
+    expect(res.status, res.text).toBe(200);
+    expect((res.body.result.tools as { name: string }[]).map((t) => t.name)).toEqual(expect.arrayContaining(['ask', 'memory_search']));
+    expect((await rpc(agent.collection.toLowerCase(), agent.tokenId, tokens.access_token)).status).toBe(200);
+  });
+
+  it("is refused on another agent's MCP URL of the same owner: 401 invalid_token naming that resource's metadata", async () => {
+    const agent = await freshAgent(testnet);
+    const other = await freshAgent(testnet, { owner: agent.owner, token: agent.token });
+    const { tokens } = await oauthTokens(testnet, agent);
+    const res = await rpc(other.collection, other.tokenId, tokens.access_token);
+    expectError(res, 401, 'invalid_token');
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain('error="invalid_token"');
+    expect(challenge).toContain(
+      `resource_metadata="${origin}/.well-known/oauth-protected-resource/agent/${getAddress(other.collection)}/${other.tokenId}/mcp"`,
+    );
+  });
+
+  it('refuses an unknown, a forged and a revoked token (401 invalid_token)', async () => {
+    const agent = await freshAgent(testnet);
+    const { clientId, tokens } = await oauthTokens(testnet, agent);
+    const [userId, grantId] = tokens.access_token.split(':');
+    expectError(await rpc(agent.collection, agent.tokenId, `${userId}:${grantId}:${'x'.repeat(32)}`), 401, 'invalid_token');
+    expectError(await rpc(agent.collection, agent.tokenId, 'a:b:c'), 401, 'invalid_token');
+    const revoked = await tokenRequest(testnet, { token: tokens.access_token, client_id: clientId });
+    expect(revoked.status, revoked.text).toBe(200);
+    expectError(await rpc(agent.collection, agent.tokenId, tokens.access_token), 401, 'invalid_token');
+  });
+
+  it('after a transfer of the agent: 403 not_owner on the next call, and the refreshed token too', async () => {
+    const agent = await freshAgent(testnet);
+    const { clientId, tokens } = await oauthTokens(testnet, agent);
+    expect((await rpc(agent.collection, agent.tokenId, tokens.access_token)).status).toBe(200);
+    await transferFreshAgent(testnet, agent.owner, newWallet().address, agent.tokenId);
+    expectError(await rpc(agent.collection, agent.tokenId, tokens.access_token), 403, 'not_owner');
+    const refreshed = await tokenRequest(testnet, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(refreshed.status, refreshed.text).toBe(200);
+    expectError(await rpc(agent.collection, agent.tokenId, refreshed.body.access_token), 403, 'not_owner');
   });
 });
