@@ -22,7 +22,7 @@ export interface GrantProps {
 export async function walletOfAccessToken(env: Env, origin: string, resource: string, token: string): Promise<Address | null> {
   const subject = subjectOfCredential(token);
   if (!subject) return null;
-  const validated = await authorizationServerFor(origin, resource).validateToken<GrantProps>(resource, token, oauthEnv(env));
+  const validated = await (await authorizationServerFor(origin, resource)).validateToken<GrantProps>(resource, token, oauthEnv(env));
   if (!validated || validated.audience !== resource) return null;
   // The props were sealed with the grant; the token's prefix must name the same subject.
   const props = validated.props;

@@ -1,4 +1,4 @@
-import { type ApprovedConsent, type AuthRequest, AuthorizationError, authorizationErrorRedirect } from '@cloudflare/workers-oauth-provider';
+import type { ApprovedConsent, AuthRequest } from '@cloudflare/workers-oauth-provider';
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ownerOf } from '../agents/ownership';
@@ -12,7 +12,7 @@ import type { GrantProps } from './access-token';
 import { authorizePageHtml, authorizeErrorHtml } from './authorize-page';
 import type * as routes from './oauth.routes';
 import { grantUserId, mcpResource, parseMcpResource, subjectOfCredential } from './resource';
-import { anyResourceServer, authorizationServerFor, MCP_SCOPE, oauthEnv } from './server';
+import { anyResourceServer, authorizationServerFor, MCP_SCOPE, oauthEnv, oauthLibrary } from './server';
 
 const originOf = (c: Context<AppBindings>) => new URL(c.req.url).origin;
 /** hono's view of the execution context is narrower than the Workers type the library names. */
@@ -45,7 +45,7 @@ export const protectedResourceMetadataHandler: RouteHandler<typeof routes.protec
 };
 
 export const authorizationServerMetadataHandler: RouteHandler<typeof routes.authorizationServerMetadata, AppBindings> = async (c) => {
-  const res = await anyResourceServer(originOf(c)).fetch(c.req.raw, oauthEnv(c.env), ctxOf(c));
+  const res = await (await anyResourceServer(originOf(c))).fetch(c.req.raw, oauthEnv(c.env), ctxOf(c));
   // Every agent is a resource of its own; the placeholder the library lists here is none of them.
   const { protected_resources: _placeholder, ...metadata } = (await res.json()) as Record<string, unknown> & {
     protected_resources?: unknown;
@@ -55,7 +55,7 @@ export const authorizationServerMetadataHandler: RouteHandler<typeof routes.auth
 
 /** Registration (RFC 7591) is the library's, with our bounds in its callback (registration.ts). */
 export const registerClientHandler: RouteHandler<typeof routes.registerClient, AppBindings> = async (c) =>
-  asDocumented(await anyResourceServer(originOf(c)).fetch(await replayable(c), oauthEnv(c.env), ctxOf(c)));
+  asDocumented(await (await anyResourceServer(originOf(c))).fetch(await replayable(c), oauthEnv(c.env), ctxOf(c)));
 
 /**
  * The token endpoint is the library's; what we add is which agent's resource the request is
@@ -68,9 +68,9 @@ export const tokenHandler: RouteHandler<typeof routes.token, AppBindings> = asyn
   const credential = form.get('code') ?? form.get('refresh_token') ?? form.get('token');
   const subject = credential ? subjectOfCredential(credential) : null;
   const origin = originOf(c);
-  const server = subject
+  const server = await (subject
     ? authorizationServerFor(origin, mcpResource(origin, subject.collection, subject.tokenId))
-    : anyResourceServer(origin);
+    : anyResourceServer(origin));
   return asDocumented(await server.fetch(request, oauthEnv(c.env), ctxOf(c)));
 };
 
@@ -80,7 +80,8 @@ export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, App
   const agent = resource === undefined ? null : parseMcpResource(origin, resource);
   // A resource that is no agent's MCP URL is left to the library to refuse (invalid_target,
   // redirected) against a placeholder that matches nothing a client can send.
-  const server = agent && resource ? authorizationServerFor(origin, resource) : anyResourceServer(origin);
+  const { AuthorizationError, authorizationErrorRedirect } = await oauthLibrary();
+  const server = await (agent && resource ? authorizationServerFor(origin, resource) : anyResourceServer(origin));
   const oauth = server.getOAuthApi(oauthEnv(c.env));
   let request: AuthRequest;
   try {
@@ -113,11 +114,10 @@ export const approveHandler: RouteHandler<typeof routes.approve, AppBindings> = 
   const body = c.req.valid('json');
   const origin = originOf(c);
   const env = oauthEnv(c.env);
+  const { AuthorizationError } = await oauthLibrary();
   let approved: ApprovedConsent;
   try {
-    approved = await anyResourceServer(origin)
-      .getOAuthApi(env)
-      .approveConsent(c.req.raw, body.handle, { scope: [MCP_SCOPE] });
+    approved = await (await anyResourceServer(origin)).getOAuthApi(env).approveConsent(c.req.raw, body.handle, { scope: [MCP_SCOPE] });
   } catch (err) {
     if (!(err instanceof AuthorizationError)) throw err;
     throw new AppError(
@@ -143,7 +143,7 @@ export const approveHandler: RouteHandler<typeof routes.approve, AppBindings> = 
   if (owner.toLowerCase() !== wallet.toLowerCase()) throw new AppError('not_owner', 'You are not the owner of this agent');
   const subject = { wallet, ...agent };
   const props: GrantProps = { wallet, collection: agent.collection, tokenId: String(agent.tokenId) };
-  const { redirectTo } = await authorizationServerFor(origin, resource)
+  const { redirectTo } = await (await authorizationServerFor(origin, resource))
     .getOAuthApi(env)
     .completeAuthorization({ request: approved.request, userId: grantUserId(subject), metadata: { wallet }, scope: [MCP_SCOPE], props });
   approved.headers.forEach((value, name) => {

@@ -76,7 +76,7 @@ export const authorizationServerMetadata = createRoute({
   responses: { 200: jsonResponse('The metadata', AuthorizationServerMetadataSchema), 429: RATE_LIMITED_RESPONSE },
 });
 
-const ClientInformationSchema = z
+export const ClientInformationSchema = z
   .object({
     client_id: z.string(),
     client_secret: z.string().optional().openapi({ description: 'Only for a confidential client, and only here, once' }),
@@ -108,7 +108,7 @@ export const registerClient = createRoute({
 });
 
 const bounded = (max: number) => z.string().max(max).optional();
-const TokenRequestSchema = z
+export const TokenRequestSchema = z
   .object({
     grant_type: bounded(100).openapi({ example: 'authorization_code', description: '`authorization_code` or `refresh_token`' }),
     code: bounded(512),
@@ -124,7 +124,7 @@ const TokenRequestSchema = z
   })
   .openapi('OAuthTokenRequest');
 
-const TokenResponseSchema = z
+export const TokenResponseSchema = z
   .object({
     access_token: z.string(),
     token_type: z.literal('bearer'),

@@ -1,4 +1,4 @@
-import { OAuthAuthorizationServer, type OAuthHelpers } from '@cloudflare/workers-oauth-provider';
+import type { OAuthAuthorizationServer } from '@cloudflare/workers-oauth-provider';
 import type { Env } from '../env';
 import { checkRegistration } from './registration';
 
@@ -42,7 +42,8 @@ export function oauthEnv(env: Env): OAuthEnv {
  * request for the one resource that request is about (the `resource` parameter, or the prefix of
  * the presented code or token); building one is a few object allocations and no I/O.
  */
-export function authorizationServerFor(origin: string, resource: string): OAuthAuthorizationServer<OAuthEnv> {
+export async function authorizationServerFor(origin: string, resource: string): Promise<OAuthAuthorizationServer<OAuthEnv>> {
+  const { OAuthAuthorizationServer } = await oauthLibrary();
   return new OAuthAuthorizationServer<OAuthEnv>({
     issuer: origin,
     resources: [resource],
@@ -65,8 +66,15 @@ export function authorizationServerFor(origin: string, resource: string): OAuthA
  * Requests that concern no agent yet (metadata, registration) are served by a server built for a
  * placeholder resource; what they answer does not depend on it (and the metadata drops it).
  */
-export function anyResourceServer(origin: string): OAuthAuthorizationServer<OAuthEnv> {
+export function anyResourceServer(origin: string): Promise<OAuthAuthorizationServer<OAuthEnv>> {
   return authorizationServerFor(origin, `${origin}/agent`);
 }
 
-export type { OAuthHelpers };
+/**
+ * The library, loaded by the first OAuth request or token only: it imports `cloudflare:workers`,
+ * which exists only in workerd (the OpenAPI document and the client are built in Node), and start-up
+ * stays the entry's alone.
+ */
+export function oauthLibrary() {
+  return import('@cloudflare/workers-oauth-provider');
+}

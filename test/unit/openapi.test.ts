@@ -95,7 +95,18 @@ describe('the served OpenAPI document, for tools', () => {
     const open = operations(doc)
       .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
       .map(({ name }) => name);
-    expect(open.sort()).toEqual(['GET /health', 'POST /auth/jwt/finish', 'POST /auth/jwt/init', 'POST /wallet/verify']);
+    expect(open.sort()).toEqual([
+      'GET /.well-known/oauth-authorization-server',
+      'GET /.well-known/oauth-protected-resource/agent/{agentCollectionAddress}/{agentTokenId}/mcp',
+      'GET /health',
+      'GET /oauth/authorize',
+      'POST /auth/jwt/finish',
+      'POST /auth/jwt/init',
+      'POST /oauth/authorize',
+      'POST /oauth/register',
+      'POST /oauth/token',
+      'POST /wallet/verify',
+    ]);
   });
 
   it('documents 405 with Allow, 500, X-Request-Id everywhere; 413, 415 and invalid_json on bodies; Retry-After on 429 and 503', async () => {
