@@ -294,6 +294,12 @@ describe('where an access token is accepted', () => {
     const res = await call(testnet.baseUrl, agentPath(agent.collection, agent.tokenId, '/contexts/keys'), { token: tokens.access_token });
     expectError(res, 401, 'invalid_token');
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    const write = await call(testnet.baseUrl, agentPath(agent.collection, agent.tokenId, '/contexts'), {
+      method: 'POST',
+      token: tokens.access_token,
+      json: { keys: ['oauth-must-not-write'] },
+    });
+    expectError(write, 401, 'invalid_token');
   });
 });
 
