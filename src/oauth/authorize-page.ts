@@ -45,8 +45,8 @@ const SCRIPT = `(() => {
       say('Done: returning to the app.');
       window.location.assign(done.redirectTo);
     } catch (err) {
-      say(err && err.message ? err.message : String(err), true);
-      button.disabled = false;
+      // The consent handle is single use once posted: a new attempt starts from a reload.
+      say((err && err.message ? err.message : String(err)) + ' Reload this page to try again.', true);
     }
   });
 })();`;
