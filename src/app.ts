@@ -7,6 +7,7 @@ import { auth } from './auth';
 import { contexts, overlapOwnerCheck } from './contexts';
 import { mcp } from './mcp';
 import { chatCompletionOverlapsOwnerCheck, openaiCompat } from './openai-compat';
+import { oauth, oauthResourceOf, FORM_BODY_PATHS } from './oauth';
 import { memory, memoryOverlapsOwnerCheck } from './memory';
 import { replies, replyOverlapsOwnerCheck } from './replies';
 import { settings } from './settings';
@@ -68,7 +69,7 @@ export function createApp() {
     }),
   );
   app.use('*', clientRateLimit());
-  app.use('*', jsonBody(routes));
+  app.use('*', jsonBody(routes, { formPaths: FORM_BODY_PATHS }));
   app.use('*', withDatabase());
 
   // The three gates of every agent-scoped route, and the per-wallet rate limit after the first;
@@ -78,7 +79,7 @@ export function createApp() {
   app.use('/agent/:agentCollectionAddress/:agentTokenId/mcp', onKnownRoutes(routes, mcpChallenge()));
   app.use(
     '/agent/:agentCollectionAddress/:agentTokenId/*',
-    onKnownRoutes(gated, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path) })),
+    onKnownRoutes(gated, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path), oauthResource: oauthResourceOf })),
     onKnownRoutes(gated, walletRateLimit()),
     onKnownRoutes(
       gated,
@@ -101,6 +102,7 @@ export function createApp() {
   app.route('/', audit);
   app.route('/', usage);
   app.route('/', profile);
+  app.route('/', oauth);
   // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).
   documentKeyAccess(app.openAPIRegistry);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);
@@ -142,6 +144,7 @@ export function createApp() {
       { name: 'Audit', description: 'What was done with the agent: administrative changes and tool calls, for its owner' },
       { name: 'Usage', description: "What the agent's model calls used, per day, credential and context; daily limits" },
       { name: 'Settings', description: 'LLM settings and prompt templates (dashboard); secrets go to the vault and are never returned' },
+      { name: 'OAuth', description: "OAuth 2.1 for MCP clients: an agent's MCP server authorized by its owner's wallet in the browser" },
       { name: 'Operations', description: 'Health and documentation' },
     ],
   }));

@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   invalid_llm_base_url: 400,
   prompt_variable_missing: 400,
   prompt_too_large: 400,
+  /** OAuth (DESIGN §14): the authorize page's consent handle is unknown, used, expired or from another browser. */
+  consent_invalid: 400,
   unauthorized: 401,
   token_expired: 401,
   token_wrong_chain: 401,
@@ -46,6 +48,8 @@ export const ERROR_STATUS = {
   key_invalid: 401,
   key_revoked: 401,
   key_expired: 401,
+  /** An OAuth access token (DESIGN §14) that is unknown, expired, revoked, for another agent, or off the MCP route. */
+  invalid_token: 401,
   not_owner: 403,
   /** An agent key on a route keys never use (key, settings, template, tool-server, database admin). */
   key_not_allowed: 403,

@@ -11,6 +11,8 @@ export function mcpChallenge(): MiddlewareHandler<AppBindings> {
   return async function mcpChallengeMiddleware(c, next) {
     await next();
     if (c.res.status !== 401) return;
+    // A refused OAuth token's challenge already names it, with `error="invalid_token"` (RFC 6750 §3).
+    if (c.res.headers.get('WWW-Authenticate')?.includes('resource_metadata=')) return;
     const metadata = `${new URL(c.req.url).origin}/.well-known/oauth-protected-resource${c.req.path}`;
     c.res.headers.set('WWW-Authenticate', `Bearer resource_metadata="${metadata}"`);
   };

@@ -6,7 +6,7 @@ import type { AppBindings } from '../types';
 import type { finishLogin as finishRoute, initLogin as initRoute, verifyWalletRoute } from './auth.routes';
 import { finishLogin, startLogin, verifyWallet, type AuthDeps } from './auth.service';
 
-function authDeps(c: Context<AppBindings>, wallet: { walletAddress: string; chainId: number }): AuthDeps {
+export function authDeps(c: Context<AppBindings>, wallet: { walletAddress: string; chainId: number }): AuthDeps {
   let charged: Promise<void> | undefined;
   return {
     config: c.var.config,

@@ -4,12 +4,12 @@ import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonBody } from '../http/openapi';
 import { isAcceptedSignatureShape } from './signature';
 
-const ChainIdSchema = z
+export const ChainIdSchema = z
   .number()
   .int()
   .openapi({ example: 80002, description: 'Chain of this deployment: 137 (mainnet) or 80002 (testnet)' });
 
-const SignatureSchema = z
+export const SignatureSchema = z
   .string()
   .refine(isAcceptedSignatureShape, 'must be 0x-prefixed hex of a 65-byte signature (or a smart-wallet signature)')
   .transform((value) => value as `0x${string}`)

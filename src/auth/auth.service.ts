@@ -110,10 +110,30 @@ export async function finishLogin(
   deps: AuthDeps,
   input: { wallet: Address; chainId: number; signature: Hex; nonce?: string | undefined },
 ): Promise<{ token: string }> {
+  return tokenFor(deps, input.wallet, await signedNonce(deps, input));
+}
+
+/**
+ * The same proof as finish (a signature over a pending login message, its nonce consumed once),
+ * without a token: the OAuth authorize page (DESIGN §14) logs the wallet in for one grant.
+ */
+export async function proveLogin(
+  deps: AuthDeps,
+  input: { wallet: Address; chainId: number; signature: Hex; nonce: string },
+): Promise<Address> {
+  await consumeOrReject(deps, await signedNonce(deps, input));
+  return input.wallet;
+}
+
+/** The nonce of the pending login message the signature is over; throws the login's 401s. */
+async function signedNonce(
+  deps: AuthDeps,
+  input: { wallet: Address; chainId: number; signature: Hex; nonce?: string | undefined },
+): Promise<string> {
   const { config } = deps;
   requireDeploymentChain(config, input.chainId);
   if (input.nonce !== undefined && (await rebuiltSignedLogin(deps, input.wallet, input.nonce, input.signature, deps.now()))) {
-    return tokenFor(deps, input.wallet, input.nonce);
+    return input.nonce;
   }
   if (input.nonce === undefined) await deps.chargeCostlyCheck();
   const pending =
@@ -145,7 +165,7 @@ export async function finishLogin(
   if (live.length === 0) throw input.nonce === undefined ? notSigned() : messageRejected(failures[0] ?? 'malformed');
   const signed = await findSignedLogin(deps, input.wallet, live, input.signature);
   if (!signed) throw notSigned();
-  return tokenFor(deps, input.wallet, signed.nonce);
+  return signed.nonce;
 }
 
 /** Consumes the nonce (once, in the database) while the token is signed; the token leaves only if the nonce was fresh. */

@@ -4,13 +4,20 @@ import type { KeyRequirement } from '../keys/scopes';
 import { AGENT_KEY_PATTERN, hashAgentKey } from '../keys/secret';
 import type { AppBindings } from '../types';
 import { verifyAccessToken } from './jwt';
+import { OAUTH_TOKEN_PATTERN, walletOfAccessToken } from '../oauth/access-token';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 const BEARER_KEY = /^Bearer (agk_\S*)$/;
+const BEARER_OAUTH = /^Bearer (\S+)$/;
 
 export interface BearerOptions {
   /** The scope an agent key needs on this request's route; undefined: keys are not allowed there. */
   keyScope: (c: Context<AppBindings>) => KeyRequirement | undefined;
+  /**
+   * The OAuth resource of this request's route (an agent's MCP URL) and where its RFC 9728
+   * metadata lives; undefined: OAuth access tokens are not accepted here (401 `invalid_token`).
+   */
+  oauthResource?: (c: Context<AppBindings>) => { resource: string; metadataUrl: string } | undefined;
 }
 
 /**
@@ -33,6 +40,12 @@ export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
       return;
     }
     c.set('agentKey', undefined);
+    const oauthToken = BEARER_OAUTH.exec(header.trim())?.[1];
+    if (oauthToken !== undefined && OAUTH_TOKEN_PATTERN.test(oauthToken)) {
+      c.set('wallet', await oauthWallet(c, options, oauthToken));
+      await next();
+      return;
+    }
     const match = BEARER.exec(header.trim());
     if (!match?.[1]) throw new AppError('unauthorized', 'The Authorization header must be "Bearer <token>"');
     const { config } = c.var;
@@ -54,4 +67,31 @@ export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
     c.set('wallet', result.claims.sub);
     await next();
   };
+}
+
+/**
+ * An OAuth access token (DESIGN §14) is good only on the MCP route of the agent it was issued
+ * for; anywhere else, and when unknown, expired or revoked, 401 `invalid_token` with a Bearer
+ * challenge (RFC 6750 §3) naming the resource's metadata on the MCP route.
+ */
+async function oauthWallet(c: Context<AppBindings>, options: BearerOptions, token: string) {
+  const target = options.oauthResource?.(c);
+  if (!target) {
+    throw new AppError('invalid_token', 'OAuth access tokens are accepted only on the MCP route of the agent they were issued for', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
+  }
+  const wallet = await walletOfAccessToken(c.env, new URL(c.req.url).origin, target.resource, token);
+  if (!wallet) {
+    throw new AppError(
+      'invalid_token',
+      'The OAuth access token is not valid for this agent (unknown, expired, revoked or issued for another agent)',
+      {
+        headers: {
+          'WWW-Authenticate': `Bearer error="invalid_token", error_description="The access token is not valid for this resource", resource_metadata="${target.metadataUrl}"`,
+        },
+      },
+    );
+  }
+  return wallet;
 }

@@ -67,6 +67,14 @@ import type {
   UsageReport,
   WalletVerification,
   WalletVerified,
+  AuthorizationServerMetadata,
+  OAuthApproval,
+  OAuthApproved,
+  OAuthClientInformation,
+  OAuthClientRegistration,
+  OAuthTokenRequest,
+  OAuthTokenResponse,
+  ProtectedResourceMetadata,
 } from './types';
 
 /**
@@ -139,6 +147,21 @@ export interface GatewayClient {
   verifyWallet(body: WalletVerification, options?: CallOptions): Promise<WalletVerified>;
   /** init → `account.signMessage({ message })` → finish; stores the token and returns the session. */
   login(options?: CallOptions): Promise<LoginSession>;
+
+  /** `GET /.well-known/oauth-protected-resource/agent/{c}/{t}/mcp` (RFC 9728). */
+  getProtectedResourceMetadata(
+    collection: AgentRef['collection'],
+    tokenId: AgentRef['tokenId'],
+    options?: CallOptions,
+  ): Promise<ProtectedResourceMetadata>;
+  /** `GET /.well-known/oauth-authorization-server` (RFC 8414). */
+  getAuthorizationServerMetadata(options?: CallOptions): Promise<AuthorizationServerMetadata>;
+  /** `POST /oauth/register` (RFC 7591). Its errors are OAuth's `{ error, error_description }`. */
+  registerOAuthClient(body: OAuthClientRegistration, options?: CallOptions): Promise<OAuthClientInformation>;
+  /** `POST /oauth/token`, form-encoded (code or refresh exchange; revocation with `token`). */
+  oauthToken(form: OAuthTokenRequest, options?: CallOptions): Promise<OAuthTokenResponse>;
+  /** `POST /oauth/authorize`: what the authorize page posts after the wallet signed. */
+  oauthApprove(body: OAuthApproval, options?: CallOptions): Promise<OAuthApproved>;
 
   /** The agent-scoped API of one agent (`/agent/{collection}/{tokenId}/…`). */
   agent(collection: AgentRef['collection'], tokenId: AgentRef['tokenId']): AgentClient;
@@ -288,6 +311,8 @@ interface Operation {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** A form-encoded body (OAuth's token endpoint) instead of JSON. */
+  form?: Record<string, string | undefined>;
   /** Agent-scoped: sends the token, logs in when needed. */
   agent?: boolean;
   signal?: AbortSignal | undefined;
@@ -371,6 +396,9 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const url = `${baseUrl}${op.path}${qs ? `?${qs}` : ''}`;
     const headers: Record<string, string> = { accept: 'application/json', ...op.headers };
     if (op.body !== undefined) headers['content-type'] = 'application/json';
+    const form = new URLSearchParams();
+    for (const [name, value] of Object.entries(op.form ?? {})) if (value !== undefined) form.set(name, value);
+    if (op.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
     if (bearer) headers.authorization = `Bearer ${bearer}`;
 
     const controller = new AbortController();
@@ -394,7 +422,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       res = await doFetch(url, {
         method: op.method,
         headers,
-        body: op.body === undefined ? undefined : JSON.stringify(op.body),
+        body: op.form !== undefined ? form.toString() : op.body === undefined ? undefined : JSON.stringify(op.body),
         signal: controller.signal,
         redirect: 'manual',
       });
@@ -525,6 +553,18 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     finishLogin: (body, o = {}) => json<AccessToken>({ method: 'POST', path: '/auth/jwt/finish', body, signal: o.signal }),
     verifyWallet: (body, o = {}) => json<WalletVerified>({ method: 'POST', path: '/wallet/verify', body, signal: o.signal }),
     login,
+    getProtectedResourceMetadata: (collection, tokenId, o = {}) =>
+      json<ProtectedResourceMetadata>({
+        method: 'GET',
+        path: `/.well-known/oauth-protected-resource/agent/${encodeURIComponent(String(collection))}/${String(tokenId)}/mcp`,
+        signal: o.signal,
+      }),
+    getAuthorizationServerMetadata: (o = {}) =>
+      json<AuthorizationServerMetadata>({ method: 'GET', path: '/.well-known/oauth-authorization-server', signal: o.signal }),
+    registerOAuthClient: (body, o = {}) =>
+      json<OAuthClientInformation>({ method: 'POST', path: '/oauth/register', body, signal: o.signal }),
+    oauthToken: (form, o = {}) => json<OAuthTokenResponse>({ method: 'POST', path: '/oauth/token', form, signal: o.signal }),
+    oauthApprove: (body, o = {}) => json<OAuthApproved>({ method: 'POST', path: '/oauth/authorize', body, signal: o.signal }),
     agent(collection, tokenId) {
       return agentClient(String(collection), typeof tokenId === 'string' ? tokenId : tokenId.toString());
     },

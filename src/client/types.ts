@@ -35,6 +35,16 @@ import type { firstStep, getDatabaseSettings, secondStep } from '../settings/dat
 import type { getLlmSettings, getPromptTemplate, saveLlmSettings, savePromptTemplate } from '../settings/settings.routes';
 import type { getUsage } from '../usage/usage.routes';
 import type { getProfile, getRegistration, setProfile } from '../profile/profile.routes';
+import type {
+  approve,
+  authorizationServerMetadata,
+  ClientInformationSchema,
+  OAuthErrorSchema,
+  protectedResourceMetadata,
+  registerClient,
+  TokenRequestSchema,
+  TokenResponseSchema,
+} from '../oauth/oauth.routes';
 
 /** `0x` + 40 hex. Mixed case must be a valid EIP-55 checksum. */
 export type Address = `0x${string}`;
@@ -352,3 +362,26 @@ export type McpResourceLink = Extract<McpContent, { type: 'resource_link' }>;
 export type McpEmbeddedResource = Extract<McpContent, { type: 'resource' }>;
 /** Component `McpContentAnnotations`. */
 export type McpContentAnnotations = NonNullable<McpTextContent['annotations']>;
+
+// ---------------------------------------------------------------------------------------------
+// OAuth for MCP clients (DESIGN §14)
+// ---------------------------------------------------------------------------------------------
+
+/** Component `ProtectedResourceMetadata` (RFC 9728) of an agent's MCP URL. */
+export type ProtectedResourceMetadata = ResponseOf<typeof protectedResourceMetadata>;
+/** Component `AuthorizationServerMetadata` (RFC 8414). */
+export type AuthorizationServerMetadata = ResponseOf<typeof authorizationServerMetadata>;
+/** Component `OAuthClientRegistration`: body of `POST /oauth/register` (RFC 7591). */
+export type OAuthClientRegistration = RequestBodyOf<typeof registerClient>;
+/** Component `OAuthClientInformation`: the 201 of `POST /oauth/register`. */
+export type OAuthClientInformation = z.output<typeof ClientInformationSchema>;
+/** Component `OAuthTokenRequest`: the form of `POST /oauth/token`. */
+export type OAuthTokenRequest = z.input<typeof TokenRequestSchema>;
+/** Component `OAuthTokenResponse`. */
+export type OAuthTokenResponse = z.output<typeof TokenResponseSchema>;
+/** Component `OAuthApproval`: what the authorize page posts. */
+export type OAuthApproval = RequestBodyOf<typeof approve>;
+/** Component `OAuthApproved`. */
+export type OAuthApproved = ResponseOf<typeof approve>;
+/** Component `OAuthError`: the OAuth endpoints' error shape (RFC 6749 §5.2, RFC 7591 §3.2.2). */
+export type OAuthError = z.output<typeof OAuthErrorSchema>;

@@ -20,9 +20,11 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * `nul_character`. Unknown routes fall through to the 404/405 handler. The body stays cached on
  * the request for the route's validator.
  */
-export function jsonBody(routes: () => RouteTable): MiddlewareHandler<AppBindings> {
+export function jsonBody(routes: () => RouteTable, options: { formPaths?: readonly string[] } = {}): MiddlewareHandler<AppBindings> {
+  const formPaths = new Set(options.formPaths ?? []);
   return async function jsonBodyMiddleware(c, next) {
-    if (!BODY_METHODS.has(c.req.method) || !routes().methodsFor(c.req.path).includes(c.req.method)) {
+    // A form-encoded route (the OAuth token endpoint) is checked by its own schema.
+    if (!BODY_METHODS.has(c.req.method) || formPaths.has(c.req.path) || !routes().methodsFor(c.req.path).includes(c.req.method)) {
       return next();
     }
     const type = c.req.header('content-type') ?? '';

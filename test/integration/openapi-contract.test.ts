@@ -4,7 +4,7 @@
  * on a real worker (Miniflare, Postgres, anvil, a loopback tool server and database), and every
  * answer is checked against the document the same worker serves (test/support/openapi-contract).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -305,6 +305,50 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(bought, 'GET', '/database/settings')).status).toBe(200); // a pending setup to re-enter
     expect((await onAgent(sold, 'GET', '')).status).toBe(403);
 
+    // OAuth for MCP clients (DESIGN §14): metadata, registration, the page, the approval, the exchange.
+    const oauthAgent = await freshAgent(deployment);
+    const oauthCollection = getAddress(oauthAgent.collection);
+    const resource = `${new URL(worker.url).origin}/agent/${oauthCollection}/${oauthAgent.tokenId}/mcp`;
+    const prm = `/.well-known/oauth-protected-resource/agent/${oauthCollection}/${oauthAgent.tokenId}/mcp`;
+    expect((await send('GET', prm)).status).toBe(200);
+    expect((await send('GET', `/.well-known/oauth-protected-resource/agent/${newWallet().address}/1/mcp`)).status).toBe(404);
+    expect((await send('GET', '/.well-known/oauth-authorization-server')).status).toBe(200);
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const registered = await send('POST', '/oauth/register', {
+      json: { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' },
+    });
+    expect(registered.status).toBe(201);
+    expect((await send('POST', '/oauth/register', { json: { redirect_uris: ['http://example.com/cb'] } })).status).toBe(400);
+    const clientId = (registered.body as { client_id: string }).client_id;
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorize = (extra: Record<string, string> = {}) =>
+      `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', resource, ...extra })}`;
+    const page = await send('GET', authorize());
+    expect(page.status).toBe(200);
+    expect((await send('GET', authorize({ code_challenge_method: 'plain' }))).status).toBe(302);
+    expect((await send('GET', authorize({ client_id: 'no-such-client' }))).status).toBe(400);
+    const oauthLogin = await initLogin(deployment, oauthAgent.owner.address);
+    const approval = {
+      handle: /data-handle="([^"]+)"/.exec(page.text)?.[1],
+      walletAddress: oauthAgent.owner.address,
+      chainId,
+      nonce: oauthLogin.nonce,
+      signature: await oauthAgent.owner.signMessage({ message: oauthLogin.message }),
+    };
+    expect((await send('POST', '/oauth/authorize', { json: approval })).status).toBe(400);
+    const consentCookie = (page.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+    const approved = await send('POST', '/oauth/authorize', { json: approval, headers: { cookie: consentCookie } });
+    expect(approved.status, approved.text).toBe(200);
+    const code = new URL((approved.body as { redirectTo: string }).redirectTo).searchParams.get('code') ?? '';
+    const form = (fields: Record<string, string>) => ({
+      body: new URLSearchParams(fields).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    const exchange = { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, resource };
+    expect((await send('POST', '/oauth/token', form({ ...exchange, code_verifier: 'x'.repeat(43) }))).status).toBe(400);
+    expect((await send('POST', '/oauth/token', form({ ...exchange, code_verifier: verifier }))).status).toBe(200);
+
     // Rate limits: a burst of inits for one wallet (the login limit is 30 a minute).
     await earlyInWindow(5_000);
     const flooded = newWallet().address;
@@ -320,7 +364,9 @@ describe('the gateway answers as its OpenAPI document says', () => {
     const statuses = new Set(exchanges.map((e) => e.res.status));
     for (const status of [200, 400, 401, 403, 404, 405, 409, 413, 415, 424, 429]) expect(statuses, String(status)).toContain(status);
     const succeeded = new Set(
-      exchanges.filter((e) => e.res.status === 200).map((e) => checker.operationFor(e.method, e.path)?.operation?.operationId),
+      exchanges
+        .filter((e) => e.res.status === 200 || e.res.status === 201)
+        .map((e) => checker.operationFor(e.method, e.path)?.operation?.operationId),
     );
     const every = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect([...every].filter((operationId) => !succeeded.has(operationId))).toEqual([]);

@@ -96,10 +96,16 @@ describe('the served OpenAPI document, for tools', () => {
       .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
       .map(({ name }) => name);
     expect(open.sort()).toEqual([
+      'GET /.well-known/oauth-authorization-server',
+      'GET /.well-known/oauth-protected-resource/agent/{agentCollectionAddress}/{agentTokenId}/mcp',
       'GET /agent/{agentCollectionAddress}/{agentTokenId}/registration.json',
       'GET /health',
+      'GET /oauth/authorize',
       'POST /auth/jwt/finish',
       'POST /auth/jwt/init',
+      'POST /oauth/authorize',
+      'POST /oauth/register',
+      'POST /oauth/token',
       'POST /wallet/verify',
     ]);
   });

@@ -1,0 +1,94 @@
+import type { ConsentDescription } from '@cloudflare/workers-oauth-provider';
+import type { Address } from 'viem';
+
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+function randomNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes));
+}
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#111}
+code{word-break:break-all}.warn{background:#fff4e5;padding:.5rem .75rem;border-radius:6px}
+button{font-size:1rem;padding:.5rem 1rem}#status{min-height:1.5rem}.error{color:#b00020}`;
+
+/**
+ * The page's script: connect the EIP-1193 wallet, ask the gateway for its login message (the
+ * same POST /auth/jwt/init as any login), have the wallet sign it, post the signature with the
+ * consent handle, and follow the answer to the client's redirect URI. Nothing else is loaded.
+ */
+const SCRIPT = `(() => {
+  const data = document.getElementById('consent').dataset;
+  const chainId = Number(data.chainId);
+  const status = document.getElementById('status');
+  const button = document.getElementById('sign');
+  const say = (text, isError) => { status.textContent = text; status.className = isError ? 'error' : ''; };
+  const post = async (path, body) => {
+    const res = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const json = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error((json.error && json.error.message) || 'HTTP ' + res.status);
+    return json;
+  };
+  const hex = (text) => '0x' + Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, '0')).join('');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      if (!window.ethereum) throw new Error('No browser wallet found: install or unlock one, then reload this page.');
+      say('Connecting your wallet...');
+      const [account] = await window.ethereum.request({ method: 'eth_requestAccounts' });
+      if (!account) throw new Error('The wallet shared no account.');
+      const login = await post('/auth/jwt/init', { walletAddress: account, chainId, purpose: 'login' });
+      say('Sign the message in your wallet...');
+      const signature = await window.ethereum.request({ method: 'personal_sign', params: [hex(login.message), account] });
+      say('Checking the signature and the agent\\'s owner...');
+      const done = await post('/oauth/authorize', { handle: data.handle, walletAddress: account, chainId, nonce: login.nonce, signature });
+      say('Done: returning to the app.');
+      window.location.assign(done.redirectTo);
+    } catch (err) {
+      // The consent handle is single use once posted: a new attempt starts from a reload.
+      say((err && err.message ? err.message : String(err)) + ' Reload this page to try again.', true);
+    }
+  });
+})();`;
+
+/** The authorize page: who asks (the client's self-asserted name), for which agent, where the code goes. */
+export function authorizePageHtml(input: {
+  details: ConsentDescription;
+  handle: string;
+  agent: { collection: Address; tokenId: bigint };
+  chainId: number;
+}): { html: string; csp: string } {
+  const { details, agent } = input;
+  const nonce = randomNonce();
+  const name = escapeHtml(details.clientName);
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Authorize ${name}</title><style nonce="${nonce}">${STYLE}</style></head>
+<body>
+<h1>Allow ${name} to use your agent?</h1>
+<p><strong>${name}</strong> asks to use agent <strong>#${escapeHtml(String(agent.tokenId))}</strong> of collection <code>${escapeHtml(agent.collection)}</code> through its MCP server: ask it, and read and append to its memory, as you, while your wallet owns the agent.</p>
+<p>This app registered itself; its name is not verified. Access will be sent to <strong>${escapeHtml(details.redirectHost)}</strong>.</p>
+${details.redirectIsLoopback ? '<p class="warn"><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>' : ''}
+<p>Sign in with the wallet that owns the agent to allow it. Close this page to refuse.</p>
+<div id="consent" data-handle="${escapeHtml(input.handle)}" data-chain-id="${input.chainId}"></div>
+<p><button id="sign" type="button">Connect wallet and sign</button></p>
+<p id="status" role="status"></p>
+<script nonce="${nonce}">${SCRIPT}</script>
+</body></html>`;
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return { html, csp };
+}
+
+/** A request the page cannot send back to its client (unknown client, unregistered redirect URI). */
+export function authorizeErrorHtml(code: string, description: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed</title></head>
+<body><h1>Authorization failed</h1><p><code>${escapeHtml(code)}</code>: ${escapeHtml(description)}</p></body></html>`;
+}

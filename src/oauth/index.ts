@@ -1,0 +1,58 @@
+import type { Hook } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { createRouter } from '../http/router';
+import type { AppBindings } from '../types';
+import {
+  approveHandler,
+  authorizationServerMetadataHandler,
+  authorizePageHandler,
+  protectedResourceMetadataHandler,
+  registerClientHandler,
+  tokenHandler,
+} from './oauth.handlers';
+import * as routes from './oauth.routes';
+import { authorizeErrorHtml } from './authorize-page';
+import { resourceOfMcpPath } from './resource';
+import { TOKEN_PATH } from './server';
+
+/** Routes whose body is form-encoded (OAuth's token endpoint), not JSON. */
+export const FORM_BODY_PATHS = [TOKEN_PATH] as const;
+
+/**
+ * For `bearer()`: an OAuth access token is a credential on the agent's MCP route only (POST
+ * /agent/{c}/{t}/mcp), for that agent's resource; undefined everywhere else.
+ */
+export function oauthResourceOf(c: Context<AppBindings>): { resource: string; metadataUrl: string } | undefined {
+  if (c.req.method !== 'POST') return undefined;
+  const origin = new URL(c.req.url).origin;
+  const resource = resourceOfMcpPath(origin, c.req.path);
+  if (resource === undefined) return undefined;
+  return { resource, metadataUrl: resource.replace(origin, `${origin}/.well-known/oauth-protected-resource`) };
+}
+
+/** OAuth clients parse RFC 6749 / RFC 7591 errors, so a bad form or registration is answered in that shape. */
+const oauthHook =
+  // biome-ignore lint/suspicious/noExplicitAny: one hook serves routes of different inputs, as validationHook does
+    (code: string): Hook<any, AppBindings, any, any> =>
+    (result, c) => {
+      if (result.success) return;
+      const issue = result.error.issues[0];
+      const where = issue?.path.map(String).join('.') ?? '';
+      const field = String(issue?.path[0] ?? '');
+      const error = code === 'invalid_client_metadata' && field === 'redirect_uris' ? 'invalid_redirect_uri' : code;
+      return c.json({ error, error_description: `${where}: ${issue?.message ?? 'invalid'}` }, 400, { 'Cache-Control': 'no-store' });
+    };
+
+// biome-ignore lint/suspicious/noExplicitAny: as above
+const pageHook: Hook<any, AppBindings, any, any> = (result, c) => {
+  if (result.success) return;
+  return c.html(authorizeErrorHtml('invalid_request', 'A parameter of the authorization request is too long'), 400);
+};
+
+export const oauth = createRouter()
+  .openapi(routes.protectedResourceMetadata, protectedResourceMetadataHandler)
+  .openapi(routes.authorizationServerMetadata, authorizationServerMetadataHandler)
+  .openapi(routes.registerClient, registerClientHandler, oauthHook('invalid_client_metadata'))
+  .openapi(routes.token, tokenHandler, oauthHook('invalid_request'))
+  .openapi(routes.authorizePage, authorizePageHandler, pageHook)
+  .openapi(routes.approve, approveHandler);

@@ -1,0 +1,153 @@
+import type { ApprovedConsent, AuthRequest } from '@cloudflare/workers-oauth-provider';
+import type { RouteHandler } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { ownerOf } from '../agents/ownership';
+import { collectionKind } from '../agents/registry';
+import { authDeps } from '../auth/auth.handlers';
+import { proveLogin } from '../auth/auth.service';
+import { chainClient } from '../chain/client';
+import { AppError } from '../errors';
+import type { AppBindings } from '../types';
+import type { GrantProps } from './access-token';
+import { authorizePageHtml, authorizeErrorHtml } from './authorize-page';
+import type * as routes from './oauth.routes';
+import { grantUserId, mcpResource, parseMcpResource, subjectOfCredential } from './resource';
+import { anyResourceServer, authorizationServerFor, MCP_SCOPE, oauthEnv, oauthLibrary } from './server';
+
+const originOf = (c: Context<AppBindings>) => new URL(c.req.url).origin;
+/** hono's view of the execution context is narrower than the Workers type the library names. */
+const ctxOf = (c: Context<AppBindings>) => c.executionCtx as unknown as ExecutionContext;
+/**
+ * The library's own response (its status, body and headers: `Cache-Control: no-store`, CORS
+ * safe), handed back as is; its shapes are the ones the route documents.
+ */
+const asDocumented = (res: Response): never => res as never;
+
+/** The request as it came, body included (middleware read it already; hono keeps it cached). */
+async function replayable(c: Context<AppBindings>): Promise<Request> {
+  return new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: await c.req.text() });
+}
+
+export const protectedResourceMetadataHandler: RouteHandler<typeof routes.protectedResourceMetadata, AppBindings> = async (c) => {
+  const { agentCollectionAddress: collection, agentTokenId: tokenId } = c.req.valid('param');
+  if ((await collectionKind(c.var.db, c.var.config.chainId, collection)) === null) throw new AppError('agent_not_found', 'Agent not found');
+  const origin = originOf(c);
+  return c.json(
+    {
+      resource: mcpResource(origin, collection, tokenId),
+      authorization_servers: [origin],
+      scopes_supported: [MCP_SCOPE],
+      bearer_methods_supported: ['header' as const],
+      resource_name: `MCP server of agent ${tokenId} in collection ${collection}`,
+    },
+    200,
+  );
+};
+
+export const authorizationServerMetadataHandler: RouteHandler<typeof routes.authorizationServerMetadata, AppBindings> = async (c) => {
+  const res = await (await anyResourceServer(originOf(c))).fetch(c.req.raw, oauthEnv(c.env), ctxOf(c));
+  // Every agent is a resource of its own; the placeholder the library lists here is none of them.
+  const { protected_resources: _placeholder, ...metadata } = (await res.json()) as Record<string, unknown> & {
+    protected_resources?: unknown;
+  };
+  return c.json(metadata as unknown as routes.AuthorizationServerMetadata, 200);
+};
+
+/** Registration (RFC 7591) is the library's, with our bounds in its callback (registration.ts). */
+export const registerClientHandler: RouteHandler<typeof routes.registerClient, AppBindings> = async (c) =>
+  asDocumented(await (await anyResourceServer(originOf(c))).fetch(await replayable(c), oauthEnv(c.env), ctxOf(c)));
+
+/**
+ * The token endpoint is the library's; what we add is which agent's resource the request is
+ * about, read from the prefix of the code, refresh token or token to revoke (resource.ts). The
+ * library then finds the grant under that prefix and checks its resource, PKCE and rotation.
+ */
+export const tokenHandler: RouteHandler<typeof routes.token, AppBindings> = async (c) => {
+  const request = await replayable(c);
+  const form = new URLSearchParams(await request.clone().text());
+  const credential = form.get('code') ?? form.get('refresh_token') ?? form.get('token');
+  const subject = credential ? subjectOfCredential(credential) : null;
+  const origin = originOf(c);
+  const server = await (subject
+    ? authorizationServerFor(origin, mcpResource(origin, subject.collection, subject.tokenId))
+    : anyResourceServer(origin));
+  return asDocumented(await server.fetch(request, oauthEnv(c.env), ctxOf(c)));
+};
+
+export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, AppBindings> = async (c) => {
+  const origin = originOf(c);
+  const resource = c.req.valid('query').resource;
+  const agent = resource === undefined ? null : parseMcpResource(origin, resource);
+  // A resource that is no agent's MCP URL is left to the library to refuse (invalid_target,
+  // redirected) against a placeholder that matches nothing a client can send.
+  const { AuthorizationError, authorizationErrorRedirect } = await oauthLibrary();
+  const server = await (agent && resource ? authorizationServerFor(origin, resource) : anyResourceServer(origin));
+  const oauth = server.getOAuthApi(oauthEnv(c.env));
+  let request: AuthRequest;
+  try {
+    request = await oauth.parseAuthRequest(c.req.raw);
+  } catch (err) {
+    if (!(err instanceof AuthorizationError)) throw err;
+    if (err.redirectTo) return c.redirect(err.redirectTo, 302);
+    return c.html(authorizeErrorHtml(err.code, err.description), 400, { 'Cache-Control': 'no-store' });
+  }
+  if (!agent) return c.redirect(authorizationErrorRedirect(request, 'invalid_target', "resource is required: the agent's MCP URL"), 302);
+  // PKCE for every client, confidential ones too (the library asks it of public clients only).
+  if (!request.codeChallenge)
+    return c.redirect(authorizationErrorRedirect(request, 'invalid_request', 'PKCE code_challenge (S256) is required'), 302);
+  const details = await oauth.describeConsent(request);
+  const consent = await oauth.beginConsent(request);
+  const page = authorizePageHtml({ details, handle: consent.handle, agent, chainId: c.var.config.chainId });
+  const headers = new Headers(consent.headers);
+  headers.set('Content-Type', 'text/html; charset=utf-8');
+  headers.set('Content-Security-Policy', page.csp);
+  headers.set('Referrer-Policy', 'no-referrer');
+  return asDocumented(new Response(page.html, { status: 200, headers }));
+};
+
+/**
+ * The page's post: the consent handle (the library's: bound to this browser, single use), then
+ * the wallet's SIWE proof (as /auth/jwt/finish, nonce consumed once), then the owner on-chain
+ * now, and only then the grant and its code.
+ */
+export const approveHandler: RouteHandler<typeof routes.approve, AppBindings> = async (c) => {
+  const body = c.req.valid('json');
+  const origin = originOf(c);
+  const env = oauthEnv(c.env);
+  const { AuthorizationError } = await oauthLibrary();
+  let approved: ApprovedConsent;
+  try {
+    approved = await (await anyResourceServer(origin)).getOAuthApi(env).approveConsent(c.req.raw, body.handle, { scope: [MCP_SCOPE] });
+  } catch (err) {
+    if (!(err instanceof AuthorizationError)) throw err;
+    throw new AppError(
+      'consent_invalid',
+      'This authorization is unknown, used, expired or was started in another browser: open the authorize URL again',
+    );
+  }
+  const resource = approved.request.resource ?? '';
+  const agent = parseMcpResource(origin, resource);
+  if (!agent) throw new AppError('consent_invalid', 'This authorization names no agent: open the authorize URL again');
+  const { config } = c.var;
+  const wallet = await proveLogin(authDeps(c, body), {
+    wallet: body.walletAddress,
+    chainId: body.chainId,
+    signature: body.signature,
+    nonce: body.nonce,
+  });
+  const [kind, owner] = await Promise.all([
+    collectionKind(c.var.db, config.chainId, agent.collection),
+    ownerOf(chainClient(config), agent.collection, agent.tokenId),
+  ]);
+  if (kind === null || owner === null) throw new AppError('agent_not_found', 'Agent not found');
+  if (owner.toLowerCase() !== wallet.toLowerCase()) throw new AppError('not_owner', 'You are not the owner of this agent');
+  const subject = { wallet, ...agent };
+  const props: GrantProps = { wallet, collection: agent.collection, tokenId: String(agent.tokenId) };
+  const { redirectTo } = await (await authorizationServerFor(origin, resource))
+    .getOAuthApi(env)
+    .completeAuthorization({ request: approved.request, userId: grantUserId(subject), metadata: { wallet }, scope: [MCP_SCOPE], props });
+  approved.headers.forEach((value, name) => {
+    c.header(name, value, { append: true });
+  });
+  return c.json({ redirectTo }, 200);
+};

@@ -1,0 +1,228 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { AddressSchema } from '../agents/identity';
+import { AgentParamsSchema } from '../agents/identity';
+import { ChainIdSchema, SignatureSchema } from '../auth/auth.routes';
+import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
+import { jsonBody, jsonResponse } from '../http/openapi';
+import { ClientRegistrationSchema } from './registration';
+import { AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH } from './server';
+
+const TAG = ['OAuth'];
+
+/** RFC 6749 §5.2 / RFC 7591 §3.2.2: what OAuth clients parse, so these endpoints answer in it. */
+export const OAuthErrorSchema = z
+  .object({
+    error: z.string().openapi({ example: 'invalid_grant' }),
+    error_description: z.string().optional().openapi({ example: 'Invalid PKCE code_verifier' }),
+  })
+  .openapi('OAuthError');
+
+const oauthError = (description: string) => jsonResponse(description, OAuthErrorSchema);
+
+export const ProtectedResourceMetadataSchema = z
+  .object({
+    resource: z.string().openapi({ example: 'https://gateway.example.org/agent/0x5FbDB2315678afecb367f032d93F642f64180aa3/1/mcp' }),
+    authorization_servers: z.array(z.string()).openapi({ example: ['https://gateway.example.org'] }),
+    scopes_supported: z.array(z.string()).openapi({ example: ['mcp'] }),
+    bearer_methods_supported: z.array(z.literal('header')),
+    resource_name: z.string(),
+  })
+  .openapi('ProtectedResourceMetadata');
+
+export const protectedResourceMetadata = createRoute({
+  method: 'get',
+  path: '/.well-known/oauth-protected-resource/agent/{agentCollectionAddress}/{agentTokenId}/mcp',
+  operationId: 'getProtectedResourceMetadata',
+  tags: TAG,
+  summary: "RFC 9728 metadata of an agent's MCP server",
+  description:
+    "The document a `401` from `POST /agent/{c}/{t}/mcp` points to (`WWW-Authenticate: Bearer resource_metadata=...`): the resource (the agent's MCP URL, to send as `resource` when authorizing) and this gateway as its authorization server. Public.",
+  security: [],
+  request: { params: AgentParamsSchema },
+  responses: {
+    200: jsonResponse('The metadata', ProtectedResourceMetadataSchema),
+    400: errorResponse('`validation_failed`: bad collection address or token id'),
+    404: errorResponse('`agent_not_found`: the collection is not registered on this deployment'),
+    429: RATE_LIMITED_RESPONSE,
+    503: errorResponse('`dependency_unavailable`: the database did not answer'),
+  },
+});
+
+export const AuthorizationServerMetadataSchema = z
+  .object({
+    issuer: z.string().openapi({ example: 'https://gateway.example.org' }),
+    authorization_endpoint: z.string(),
+    token_endpoint: z.string(),
+    registration_endpoint: z.string(),
+    revocation_endpoint: z.string(),
+    scopes_supported: z.array(z.string()),
+    response_types_supported: z.array(z.string()),
+    grant_types_supported: z.array(z.string()),
+    token_endpoint_auth_methods_supported: z.array(z.string()),
+    code_challenge_methods_supported: z.array(z.string()).openapi({ example: ['S256'] }),
+  })
+  .passthrough()
+  .openapi('AuthorizationServerMetadata');
+
+export const authorizationServerMetadata = createRoute({
+  method: 'get',
+  path: '/.well-known/oauth-authorization-server',
+  operationId: 'getAuthorizationServerMetadata',
+  tags: TAG,
+  summary: 'RFC 8414 authorization-server metadata',
+  description:
+    'Endpoints and capabilities of the gateway as an OAuth 2.1 authorization server: PKCE `S256` only, dynamic registration, rotating refresh tokens.',
+  security: [],
+  responses: { 200: jsonResponse('The metadata', AuthorizationServerMetadataSchema), 429: RATE_LIMITED_RESPONSE },
+});
+
+export const ClientInformationSchema = z
+  .object({
+    client_id: z.string(),
+    client_secret: z.string().optional().openapi({ description: 'Only for a confidential client, and only here, once' }),
+    redirect_uris: z.array(z.string()),
+    client_name: z.string().optional(),
+    token_endpoint_auth_method: z.string(),
+    client_id_issued_at: z.number().int(),
+  })
+  .passthrough()
+  .openapi('OAuthClientInformation');
+
+export const registerClient = createRoute({
+  method: 'post',
+  path: REGISTER_PATH,
+  operationId: 'registerOAuthClient',
+  tags: TAG,
+  summary: 'Register an OAuth client (RFC 7591)',
+  description:
+    'Dynamic client registration, open to anyone (rate limited per client address). Redirect URIs must be `https`, or `http` on 127.0.0.1, [::1] or localhost; at most 10, each at most 2000 characters; `client_name` at most 100 characters; at most 30 fields and 8 KiB in all. A client is forgotten after 90 days. Errors use the OAuth shape `{ error, error_description }`.',
+  security: [],
+  request: { body: jsonBody(ClientRegistrationSchema) },
+  responses: {
+    201: jsonResponse('The registered client', ClientInformationSchema),
+    400: oauthError(
+      '`invalid_redirect_uri` (a redirect URI breaks the rules above) or `invalid_client_metadata` (any other field out of bounds)',
+    ),
+    429: RATE_LIMITED_RESPONSE,
+  },
+});
+
+const bounded = (max: number) => z.string().max(max).optional();
+export const TokenRequestSchema = z
+  .object({
+    grant_type: bounded(100).openapi({ example: 'authorization_code', description: '`authorization_code` or `refresh_token`' }),
+    code: bounded(512),
+    redirect_uri: bounded(2000),
+    code_verifier: bounded(128).openapi({ description: 'PKCE: the verifier whose S256 hash was the code_challenge' }),
+    refresh_token: bounded(512),
+    resource: bounded(2000).openapi({ description: "The agent's MCP URL (RFC 8707); must be the one the grant was made for" }),
+    client_id: bounded(512),
+    client_secret: bounded(512),
+    scope: bounded(200),
+    token: bounded(512).openapi({ description: 'Revocation (RFC 7009): the access or refresh token to revoke' }),
+    token_type_hint: bounded(100),
+  })
+  .openapi('OAuthTokenRequest');
+
+export const TokenResponseSchema = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal('bearer'),
+    expires_in: z.number().int().openapi({ example: 600 }),
+    refresh_token: z
+      .string()
+      .openapi({ description: 'Single use: each refresh answers a new one; the one before stops working once the new one is used' }),
+    scope: z.string().openapi({ example: 'mcp' }),
+    resource: z.string(),
+  })
+  .openapi('OAuthTokenResponse');
+
+export const token = createRoute({
+  method: 'post',
+  path: TOKEN_PATH,
+  operationId: 'oauthToken',
+  tags: TAG,
+  summary: 'Exchange a code or refresh token for tokens (and revoke, RFC 7009)',
+  description:
+    '`grant_type=authorization_code` with `code`, `redirect_uri`, `code_verifier` (PKCE S256) and `resource`; `grant_type=refresh_token` with `refresh_token`. The access token lives 10 minutes and is good only on the MCP route of the agent it was issued for; the refresh token rotates. With `token` instead of `grant_type`, revokes it. Form-encoded, as OAuth requires. Errors use the OAuth shape.',
+  security: [],
+  request: { body: { content: { 'application/x-www-form-urlencoded': { schema: TokenRequestSchema } }, required: true } },
+  responses: {
+    200: jsonResponse('Tokens (or, for a revocation, an empty object)', TokenResponseSchema),
+    400: oauthError(
+      '`invalid_request` (a field missing or out of bounds), `invalid_grant` (unknown, used or expired code or refresh token, wrong PKCE verifier, another redirect URI), `invalid_target` (another resource), `unsupported_grant_type`',
+    ),
+    401: oauthError('`invalid_client`: unknown client, or a confidential client with a wrong secret'),
+    429: RATE_LIMITED_RESPONSE,
+  },
+});
+
+const AuthorizeQuerySchema = z.object({
+  response_type: bounded(20).openapi({ example: 'code' }),
+  client_id: bounded(512),
+  redirect_uri: bounded(2000),
+  state: bounded(1000),
+  code_challenge: bounded(128),
+  code_challenge_method: bounded(10).openapi({ example: 'S256', description: 'Only `S256`; `plain` is refused' }),
+  resource: bounded(2000).openapi({ description: "Required: the agent's MCP URL, from its protected-resource metadata" }),
+  scope: bounded(200),
+});
+
+const html = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
+
+export const authorizePage = createRoute({
+  method: 'get',
+  path: AUTHORIZE_PATH,
+  operationId: 'oauthAuthorizePage',
+  tags: TAG,
+  summary: 'The authorize page: sign in with the wallet that owns the agent',
+  description:
+    "An HTML page (strict Content-Security-Policy, no third-party script) naming the client and the agent; the user connects their browser wallet (EIP-1193), signs the gateway's Sign-In with Ethereum message, and the page posts the signature to `POST /oauth/authorize`. A bad client or redirect URI is shown on the page; any other error goes back to the client's redirect URI.",
+  security: [],
+  request: { query: AuthorizeQuerySchema },
+  responses: {
+    200: html('The page'),
+    302: { description: "Back to the client's redirect URI with `error` (`invalid_request`, `invalid_target`...), `state` and `iss`" },
+    400: html(
+      '`invalid_request` (unknown client, redirect URI not registered) or `invalid_target` (no `resource`, or not an agent MCP URL of this gateway), shown on the page',
+    ),
+    429: RATE_LIMITED_RESPONSE,
+  },
+});
+
+const ApproveBodySchema = z
+  .object({
+    handle: z.string().min(1).max(256).openapi({ description: 'The consent handle the page was rendered with' }),
+    walletAddress: AddressSchema,
+    chainId: ChainIdSchema,
+    nonce: z.string().regex(/^[A-Za-z0-9]{16,96}$/, 'must be the nonce init returned'),
+    signature: SignatureSchema,
+  })
+  .openapi('OAuthApproval');
+
+export const approve = createRoute({
+  method: 'post',
+  path: AUTHORIZE_PATH,
+  operationId: 'oauthApprove',
+  tags: TAG,
+  summary: 'Complete an authorization with a wallet signature',
+  description:
+    "What the authorize page posts: the consent handle (bound to the browser by a cookie, single use) and a signature over a login message from `POST /auth/jwt/init`. The signature is checked as for `/auth/jwt/finish`, the wallet must own the agent named by `resource` right now, and the answer is where to send the browser: the client's redirect URI with `code`, `state` and `iss`.",
+  security: [],
+  request: { body: jsonBody(ApproveBodySchema) },
+  responses: {
+    200: jsonResponse('Where to send the browser', z.object({ redirectTo: z.string() }).openapi('OAuthApproved')),
+    400: errorResponse(
+      '`validation_failed`; `consent_invalid` (the handle is unknown, used, expired, or not bound to this browser: open the authorize URL again)',
+    ),
+    401: errorResponse(
+      '`signature_invalid`, `login_not_started`, `login_expired`, `login_message_invalid`, `nonce_used` (as for /auth/jwt/finish)',
+    ),
+    403: errorResponse('`not_owner`: the wallet does not own the agent'),
+    404: errorResponse('`agent_not_found`: the agent does not exist'),
+    429: RATE_LIMITED_RESPONSE,
+    503: errorResponse('`dependency_unavailable`: the chain RPC or the database did not answer'),
+  },
+});
+
+export type AuthorizationServerMetadata = z.infer<typeof AuthorizationServerMetadataSchema>;

@@ -1,0 +1,80 @@
+import type { OAuthAuthorizationServer } from '@cloudflare/workers-oauth-provider';
+import type { Env } from '../env';
+import { checkRegistration } from './registration';
+
+/** The scope every grant carries: the agent's MCP server, nothing else. */
+export const MCP_SCOPE = 'mcp';
+/** Access tokens live 10 minutes; refresh tokens 30 days and rotate on every use. */
+export const ACCESS_TOKEN_TTL_SECONDS = 600;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+/** A client registered with POST /oauth/register is forgotten after 90 days. */
+export const CLIENT_REGISTRATION_TTL_SECONDS = 90 * 24 * 3600;
+
+export const AUTHORIZE_PATH = '/oauth/authorize';
+export const TOKEN_PATH = '/oauth/token';
+export const REGISTER_PATH = '/oauth/register';
+
+/** What the library reads from `env`: its grants, clients and tokens go to the login KV namespace. */
+export interface OAuthEnv {
+  OAUTH_KV: KVNamespace;
+}
+
+/**
+ * The library's view of our bindings. Its keys (`client:`, `grant:`, `token:`, consent
+ * transactions) never meet the login store's `login:` keys, so one namespace holds both.
+ */
+export function oauthEnv(env: Env): OAuthEnv {
+  return { OAUTH_KV: env.NONCES };
+}
+
+/**
+ * The authorization server for one agent's MCP URL (`resource`), on the library's role-based
+ * `OAuthAuthorizationServer`. Not `OAuthProvider`: that one wants to be the Worker's fetch
+ * handler (every request through it, ours behind `defaultHandler`), and serves one fixed
+ * resource; here the hono app keeps its middleware (request ids, body limits, rate limits, error
+ * shape) and the MCP route keeps its three gates, with an OAuth token as one more credential in
+ * `bearer()`. Not `OAuthResourceServer` either, for the same reason: the token is checked with
+ * `validateToken()` inside our gate. And not `resolveExternalToken`, which validates foreign
+ * tokens on the provider's own resource, the opposite direction.
+ *
+ * The library fixes its resource registry at construction, while every agent is its own resource
+ * (RFC 8707: a token for one agent's MCP URL is refused on another's). So a server is built per
+ * request for the one resource that request is about (the `resource` parameter, or the prefix of
+ * the presented code or token); building one is a few object allocations and no I/O.
+ */
+export async function authorizationServerFor(origin: string, resource: string): Promise<OAuthAuthorizationServer<OAuthEnv>> {
+  const { OAuthAuthorizationServer } = await oauthLibrary();
+  return new OAuthAuthorizationServer<OAuthEnv>({
+    issuer: origin,
+    resources: [resource],
+    authorizeEndpoint: AUTHORIZE_PATH,
+    tokenEndpoint: TOKEN_PATH,
+    clientRegistrationEndpoint: REGISTER_PATH,
+    scopesSupported: [MCP_SCOPE],
+    accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
+    clientRegistrationTTL: CLIENT_REGISTRATION_TTL_SECONDS,
+    clientRegistrationCallback: ({ clientMetadata }) => checkRegistration(clientMetadata),
+    // The internal reason goes to the log (never a token: the library puts none there).
+    onError: ({ status, code, internal }) => {
+      console.warn(JSON.stringify({ msg: 'oauth error', status, code, category: internal.category, reason: internal.reason }));
+    },
+  });
+}
+
+/**
+ * Requests that concern no agent yet (metadata, registration) are served by a server built for a
+ * placeholder resource; what they answer does not depend on it (and the metadata drops it).
+ */
+export function anyResourceServer(origin: string): Promise<OAuthAuthorizationServer<OAuthEnv>> {
+  return authorizationServerFor(origin, `${origin}/agent`);
+}
+
+/**
+ * The library, loaded by the first OAuth request or token only: it imports `cloudflare:workers`,
+ * which exists only in workerd (the OpenAPI document and the client are built in Node), and start-up
+ * stays the entry's alone.
+ */
+export function oauthLibrary() {
+  return import('@cloudflare/workers-oauth-provider');
+}

@@ -1,0 +1,112 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { getAddress } from 'viem';
+import type { TestAccount } from './chain';
+import { call, type JsonResponse } from './http';
+import { initLogin } from './login';
+import type { DeploymentInfo } from './stack-info';
+
+export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+/** The MCP URL (RFC 8707 resource) of an agent, as the gateway spells it. */
+export function mcpUrl(deployment: DeploymentInfo, collection: string, tokenId: bigint): string {
+  return `${deployment.baseUrl}/agent/${getAddress(collection)}/${tokenId}/mcp`;
+}
+
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export async function registerClient(deployment: DeploymentInfo, metadata: Record<string, unknown> = {}): Promise<JsonResponse<any>> {
+  return call(deployment.baseUrl, '/oauth/register', {
+    method: 'POST',
+    json: { redirect_uris: [REDIRECT_URI], client_name: 'Test MCP client', token_endpoint_auth_method: 'none', ...metadata },
+  });
+}
+
+export async function publicClient(deployment: DeploymentInfo): Promise<string> {
+  const res = await registerClient(deployment);
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
+  return res.body.client_id as string;
+}
+
+export function authorizeUrl(deployment: DeploymentInfo, params: Record<string, string | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, value);
+  return `${deployment.baseUrl}/oauth/authorize?${query}`;
+}
+
+/** GET the authorize page; returns the consent handle and the cookie that binds it to "this browser". */
+export async function openAuthorizePage(url: string): Promise<{ res: Response; html: string; handle: string; cookie: string }> {
+  const res = await fetch(url, { redirect: 'manual' });
+  const html = await res.text();
+  const handle = /data-handle="([^"]+)"/.exec(html)?.[1] ?? '';
+  const cookie = (res.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+  return { res, html, handle, cookie };
+}
+
+/** What the page's script does: init a login, sign it, post it with the handle. */
+export async function approve(
+  deployment: DeploymentInfo,
+  page: { handle: string; cookie: string },
+  signer: TestAccount,
+): Promise<JsonResponse<{ redirectTo: string }>> {
+  const login = await initLogin(deployment, signer.address);
+  const signature = await signer.signMessage({ message: login.message });
+  return call(deployment.baseUrl, '/oauth/authorize', {
+    method: 'POST',
+    headers: { cookie: page.cookie },
+    json: { handle: page.handle, walletAddress: signer.address, chainId: deployment.chainId, nonce: login.nonce, signature },
+  });
+}
+
+export function tokenRequest(deployment: DeploymentInfo, form: Record<string, string>): Promise<JsonResponse<any>> {
+  return call(deployment.baseUrl, '/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+}
+
+export interface Tokens {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  resource: string;
+  scope: string;
+}
+
+/** The whole flow for the agent's owner: register, authorize, sign, exchange. */
+export async function oauthTokens(
+  deployment: DeploymentInfo,
+  agent: { owner: TestAccount; collection: string; tokenId: bigint },
+): Promise<{ clientId: string; tokens: Tokens }> {
+  const clientId = await publicClient(deployment);
+  const { verifier, challenge } = pkce();
+  const resource = mcpUrl(deployment, agent.collection, agent.tokenId);
+  const page = await openAuthorizePage(
+    authorizeUrl(deployment, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT_URI,
+      state: 'st',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource,
+    }),
+  );
+  if (page.res.status !== 200) throw new Error(`authorize page: ${page.res.status} ${page.html.slice(0, 300)}`);
+  const approved = await approve(deployment, page, agent.owner);
+  if (approved.status !== 200) throw new Error(`approve: ${approved.status} ${approved.text}`);
+  const code = new URL(approved.body.redirectTo).searchParams.get('code') ?? '';
+  const res = await tokenRequest(deployment, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: clientId,
+    resource,
+  });
+  if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
+  return { clientId, tokens: res.body as Tokens };
+}
