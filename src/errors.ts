@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from '@hono/zod-openapi';
 import { scrubLogLine } from './scrub';
@@ -146,12 +147,27 @@ export const RATE_LIMITED_RESPONSE = {
 };
 
 /**
+ * The one refusal the route framework throws itself: @hono/zod-openapi's 415 for a body whose
+ * media type the route does not declare (JSON routes meet the JSON gate first; this reaches the
+ * form-encoded OAuth token endpoint). Anything else it throws stays a 500.
+ */
+function fromFramework(err: unknown): AppError | undefined {
+  if (err instanceof HTTPException && err.status === 415) {
+    return new AppError(
+      'unsupported_media_type',
+      "This operation does not take this body's Content-Type: see its requestBody in /openapi.json",
+    );
+  }
+  return undefined;
+}
+
+/**
  * Turns any thrown value into the client-facing error response. Unexpected errors become a
  * generic 500; their cause goes to the log with the request id, never to the client.
  */
 export function renderError(c: Context, err: unknown): Response {
   const requestId = (c.get('requestId') as string | undefined) ?? 'unknown';
-  const appError = err instanceof AppError ? err : undefined;
+  const appError = err instanceof AppError ? err : fromFramework(err);
   if ((!appError || appError.status >= 500) && !alreadyLogged(err)) {
     console.error(
       JSON.stringify({

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { resourceOfMcpPath } from '../oauth/resource';
 import type { AppBindings } from '../types';
 
 /**
@@ -13,7 +14,12 @@ export function mcpChallenge(): MiddlewareHandler<AppBindings> {
     if (c.res.status !== 401) return;
     // A refused OAuth token's challenge already names it, with `error="invalid_token"` (RFC 6750 §3).
     if (c.res.headers.get('WWW-Authenticate')?.includes('resource_metadata=')) return;
-    const metadata = `${new URL(c.req.url).origin}/.well-known/oauth-protected-resource${c.req.path}`;
+    // Built from the parsed agent, never from the request's own path text (no quotes or line
+    // breaks reach the header); a path naming no agent gets no challenge, only its 401.
+    const origin = new URL(c.req.url).origin;
+    const resource = resourceOfMcpPath(origin, c.req.path);
+    if (resource === undefined) return;
+    const metadata = `${origin}/.well-known/oauth-protected-resource${new URL(resource).pathname}`;
     c.res.headers.set('WWW-Authenticate', `Bearer resource_metadata="${metadata}"`);
   };
 }

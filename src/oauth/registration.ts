@@ -10,7 +10,7 @@ export const MAX_REGISTRATION_FIELDS = 30;
 export const MAX_REGISTRATION_BYTES = 8192;
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-const NO_CONTROL_CHARS = /^[^\p{Cc}]*$/u;
+const NO_CONTROL_CHARS = /^[^\p{Cc}\p{Cf}]*$/u;
 
 /** `https`, or `http` on a loopback host (RFC 8252 §7.3, as MCP and OAuth 2.1 ask); no fragment, no user info. */
 export function isAllowedRedirectUri(value: string): boolean {
@@ -37,7 +37,7 @@ export const ClientRegistrationSchema = z
       .array(z.string().max(MAX_URI_LENGTH).refine(isAllowedRedirectUri, 'must be https, or http on 127.0.0.1, [::1] or localhost'))
       .min(1)
       .max(MAX_REDIRECT_URIS),
-    client_name: z.string().min(1).max(MAX_CLIENT_NAME).regex(NO_CONTROL_CHARS, 'must not hold control characters').optional(),
+    client_name: z.string().min(1).max(MAX_CLIENT_NAME).regex(NO_CONTROL_CHARS, 'must not hold control or format characters').optional(),
     client_uri: HttpsUri.optional(),
     logo_uri: HttpsUri.optional(),
     policy_uri: HttpsUri.optional(),

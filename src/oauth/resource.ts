@@ -67,14 +67,15 @@ export function subjectOfCredential(credential: string): GrantSubject | null {
 
 /**
  * The resource a request to an agent's MCP route is for: its URL with the collection in EIP-55
- * form (a token was issued for that spelling). Undefined for any other path: OAuth tokens are
- * for the MCP route only.
+ * form (a token was issued for that spelling). Undefined for any other path, and for an MCP
+ * path whose collection or token id does not parse: OAuth tokens are for the MCP route only.
  */
 export function resourceOfMcpPath(origin: string, path: string): string | undefined {
   const match = MCP_PATH.exec(path);
   if (!match) return undefined;
   const collection = AddressSchema.safeParse(match[1]);
   const tokenId = TokenIdSchema.safeParse(match[2]);
-  if (!collection.success || !tokenId.success) return `${origin}${path}`;
+  // A path naming no agent has no resource: a token there is refused as for any other route.
+  if (!collection.success || !tokenId.success) return undefined;
   return mcpResource(origin, collection.data, tokenId.data);
 }

@@ -77,6 +77,11 @@ export interface ReplyInput {
   memoryTools: boolean;
   /** Whether the caller may read the agent's contexts (asked after the owner check): memory tools only then. */
   mayReadContexts(): boolean;
+  /**
+   * The tools the caller may have called for it, by the name the model sees (an agent key's
+   * `tools` allowlist on the MCP server's `ask`, DESIGN §14); absent or null: every tool.
+   */
+  allowedTools?: readonly string[] | null;
   /** Who the tool calls are audited for: the owner's wallet or the agent key (asked after the owner check). */
   actor(): AuditActor;
   /** Who asks (asked after the owner check): the credential usage is counted for, and its own daily limit (null: none). */
@@ -198,10 +203,11 @@ export async function prepareReply(deps: ReplyDeps, agent: Agent, input: ReplyIn
   const system = template === null ? null : renderTemplate(template, input.variables);
   const connections = usableBy(readValue(reads[3]), agent.owner);
   // Every source's tools, offered alike (tool-sources/): memory ones read with the caller's rights.
+  const allowed = input.allowedTools ?? null;
   const offered = gatherTools([
     mcpSource(deps.mcp, agent, connections),
     memorySource(deps.store, agent, input.tools && input.memoryTools && input.mayReadContexts()),
-  ]);
+  ]).filter((t) => allowed === null || allowed.includes(t.name));
   const connectionOf = new Map(offered.map((t) => [t.name, t.connectionId]));
   // The system prompt and the tools go with every request: when they leave no room, refused before anything is stored.
   const definitions = offered.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));

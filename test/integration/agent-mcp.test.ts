@@ -220,9 +220,62 @@ describe('the agent as an MCP server, with the SDK client', () => {
     expect(refused.body.error.code).toBe(-32602);
     expect(tools.state.calls).toBe(calls);
 
+    // Nor through ask: the model is offered only the tools the key may call, and the key converses
+    // in its own contexts (another context's history would reach it through the answer).
+    const before = llm.completions().length;
+    const asked = await rpc(agent, askOnly.key, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'ask', arguments: { message: 'please use tool echo hi' } },
+    });
+    expect(asked.status, asked.text).toBe(200);
+    expect(asked.body.result.isError, asked.text).toBeFalsy();
+    const offered = llm
+      .completions()
+      .slice(before)
+      .flatMap((r) => (r.body.tools ?? []).map((t) => t.function.name));
+    expect(offered).toEqual([]);
+    expect(tools.state.calls).toBe(calls);
+    const elsewhere = await rpc(agent, askOnly.key, {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'ask', arguments: { message: 'what was said here?', contextKey: 'notes' } },
+    });
+    expect(elsewhere.body.result.isError).toBe(true);
+    expect(elsewhere.body.result.content[0].text).toMatch(/^validation_failed: contextKey/);
+    const own = await rpc(agent, askOnly.key, {
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'ask', arguments: { message: 'hello', contextKey: `mcp/${askOnly.id}/side` } },
+    });
+    expect(own.body.result.isError, own.text).toBeFalsy();
+
     // The allowlist belongs to the scope mcp.
     const withoutMcp = await agent.call('/keys', { method: 'POST', json: { name: 'x', scopes: ['reply'], tools: ['ask'] } });
     expectError(withoutMcp, 400, 'validation_failed');
+  });
+
+  it('an MCP path naming no agent: 401 without a challenge built from its text, an OAuth-shaped token 401, never 500', async () => {
+    const body = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const wallet = `0x${'a'.repeat(40)}`;
+    for (const collection of ['x%22%2C%20error%3D%22y', 'x%0D%0ASet-Cookie%3A%20a%3Db', 'x%20y']) {
+      const path = `/agent/${collection}/1/mcp`;
+      const none = await call(worker.url, path, { method: 'POST', json: body, headers: { accept: 'application/json, text/event-stream' } });
+      expect(none.status, `${path}: ${none.text}`).toBe(401);
+      expect(none.headers.get('www-authenticate') ?? '').not.toContain('resource_metadata');
+      expect(none.headers.get('set-cookie')).toBeNull();
+      const token = `${wallet}.${wallet}.1:grant:secret`;
+      const oauthShaped = await call(worker.url, path, {
+        method: 'POST',
+        json: body,
+        token,
+        headers: { accept: 'application/json, text/event-stream' },
+      });
+      expect(oauthShaped.status, `${path}: ${oauthShaped.text}`).toBe(401);
+    }
   });
 
   it('refuses: no credential 401 with the resource metadata, a stranger 403, a key without mcp 403, a wrong Accept 406, GET and DELETE 405', async () => {

@@ -274,6 +274,13 @@ describe('refresh tokens', () => {
     expect(reused.body.error).toBe('invalid_grant');
   });
 
+  it('refuses a body that is not a form, on either spelling of the path (415 unsupported_media_type, never 500)', async () => {
+    for (const path of ['/oauth/token', '/oauth/token/']) {
+      const res = await call(testnet.baseUrl, path, { method: 'POST', json: [[[{ grant_type: 'authorization_code' }]]] });
+      expectError(res, 415, 'unsupported_media_type');
+    }
+  });
+
   it("refuses another client's refresh token and a forged prefix (invalid_grant)", async () => {
     const agent = await freshAgent(testnet);
     const { tokens } = await oauthTokens(testnet, agent);

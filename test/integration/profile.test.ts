@@ -159,6 +159,19 @@ describe('registration.json, the one public agent route', () => {
       }
     }
     expect(checked).toBeGreaterThanOrEqual(30);
-    expect(open.filter((id) => !['getHealth', 'initLogin', 'finishLogin', 'verifyWallet'].includes(id))).toEqual(['getRegistration']);
+    // Public outside /agent: health, login, wallet verification and OAuth (its metadata, registration, token and authorize page).
+    const publicElsewhere = [
+      'getHealth',
+      'initLogin',
+      'finishLogin',
+      'verifyWallet',
+      'getProtectedResourceMetadata',
+      'getAuthorizationServerMetadata',
+      'registerOAuthClient',
+      'oauthToken',
+      'oauthAuthorizePage',
+      'oauthApprove',
+    ];
+    expect(open.filter((id) => !publicElsewhere.includes(id))).toEqual(['getRegistration']);
   });
 });

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { Agent } from '../../agents/agent';
 import type { LoopEvents } from '../../replies/loop';
+import { AppError } from '../../errors';
 import { prepareReply, type ReplyDeps } from '../../replies/reply.service';
 import type { McpCaller, ServedTool } from '../served-tool';
 import { ContextKeyArg, failure, MessageArg } from './arguments';
@@ -19,6 +20,11 @@ export const ASK = 'ask';
 const quiet: LoopEvents = { delta: () => undefined, toolCall: () => undefined, toolResult: () => undefined };
 
 const AskArgs = z.object({ message: MessageArg, contextKey: ContextKeyArg.optional() });
+
+/** The caller's default context, or one under it (`mcp/{keyId}/…`). */
+function ownContext(key: string, own: string): boolean {
+  return key === own || key.startsWith(`${own}/`);
+}
 
 export function askTool(deps: ReplyDeps, agent: Agent, caller: McpCaller, mayReadContexts: boolean): ServedTool {
   return {
@@ -42,6 +48,14 @@ export function askTool(deps: ReplyDeps, agent: Agent, caller: McpCaller, mayRea
     async call(raw, signal, progress) {
       try {
         const args = AskArgs.parse(raw);
+        // A caller that may not read the agent's memory here converses in its own contexts only:
+        // another context's history would reach it through the answer.
+        if (args.contextKey !== undefined && !mayReadContexts && !ownContext(args.contextKey, caller.defaultContextKey)) {
+          throw new AppError(
+            'validation_failed',
+            `contextKey: without memory_search and memory_read allowed, ask converses in ${caller.defaultContextKey} or a context under ${caller.defaultContextKey}/ only`,
+          );
+        }
         const contextKey = args.contextKey ?? caller.defaultContextKey;
         const input = {
           contextKey,
@@ -51,6 +65,8 @@ export function askTool(deps: ReplyDeps, agent: Agent, caller: McpCaller, mayRea
           tools: true,
           memoryTools: true,
           mayReadContexts: () => mayReadContexts,
+          // The model calls for the caller only the tools the caller may call itself.
+          allowedTools: caller.allowedTools,
           actor: () => caller.actor,
           caller: () => caller.usage,
         };
