@@ -78,9 +78,14 @@ export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, App
   const origin = originOf(c);
   const resource = c.req.valid('query').resource;
   const agent = resource === undefined ? null : parseMcpResource(origin, resource);
-  // A resource that is no agent's MCP URL is left to the library to refuse (invalid_target,
-  // redirected) against a placeholder that matches nothing a client can send.
-  const { AuthorizationError, authorizationErrorRedirect } = await oauthLibrary();
+  // A resource that is no agent's MCP URL is left to the library to refuse (invalid_target)
+  // against a placeholder that matches nothing a client can send.
+  const { AuthorizationError } = await oauthLibrary();
+  // Before the user consented, a refusal is shown here, never redirected: anyone can register a
+  // client with any redirect URI, so an error redirect would make this an open redirect through
+  // the gateway's domain (RFC 9700 §4.11.2).
+  const refused = (code: string, description: string) =>
+    c.html(authorizeErrorHtml(code, description), 400, { 'Cache-Control': 'no-store' });
   const server = await (agent && resource ? authorizationServerFor(origin, resource) : anyResourceServer(origin));
   const oauth = server.getOAuthApi(oauthEnv(c.env));
   let request: AuthRequest;
@@ -88,13 +93,11 @@ export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, App
     request = await oauth.parseAuthRequest(c.req.raw);
   } catch (err) {
     if (!(err instanceof AuthorizationError)) throw err;
-    if (err.redirectTo) return c.redirect(err.redirectTo, 302);
-    return c.html(authorizeErrorHtml(err.code, err.description), 400, { 'Cache-Control': 'no-store' });
+    return refused(err.code, err.description);
   }
-  if (!agent) return c.redirect(authorizationErrorRedirect(request, 'invalid_target', "resource is required: the agent's MCP URL"), 302);
+  if (!agent) return refused('invalid_target', "resource is required: the agent's MCP URL");
   // PKCE for every client, confidential ones too (the library asks it of public clients only).
-  if (!request.codeChallenge)
-    return c.redirect(authorizationErrorRedirect(request, 'invalid_request', 'PKCE code_challenge (S256) is required'), 302);
+  if (!request.codeChallenge) return refused('invalid_request', 'PKCE code_challenge (S256) is required');
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
   const page = authorizePageHtml({ details, handle: consent.handle, agent, chainId: c.var.config.chainId });

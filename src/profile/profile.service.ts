@@ -105,15 +105,15 @@ export interface RegistrationDeps {
 /**
  * The public registration file of `agent`, its MCP endpoint under `origin`. The collection must be
  * registered (404 `agent_not_found`, as the gate says) and a profile set (404 `profile_not_found`);
- * `active` costs one ownerOf read, asked beside the profile's.
+ * `active` costs one ownerOf read, asked once a profile is there to present.
  */
 export async function readRegistration(deps: RegistrationDeps, agent: AgentIdentity, origin: string): Promise<Registration> {
-  const owner = ownerOf(deps.chain, agent.collection, agent.tokenId);
-  owner.catch(() => undefined); // awaited below, only once a profile is there to present
   const [kind, row] = await Promise.all([collectionKind(deps.db, agent.chainId, agent.collection), readRow(deps.db, agent)]);
   if (kind === null) throw new AppError('agent_not_found', 'Agent not found');
   if (!row) throw new AppError('profile_not_found', 'The owner has not set a profile for this agent');
-  const current = await owner;
+  // Asked only now: a caller without a token must not spend the chain RPC's quota on agents
+  // that have nothing to present (one more round trip for a document cached 60 s).
+  const current = await ownerOf(deps.chain, agent.collection, agent.tokenId);
   return {
     type: REGISTRATION_TYPE,
     name: row.name,

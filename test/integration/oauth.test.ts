@@ -114,26 +114,22 @@ describe('the authorize request', () => {
       }),
     );
   };
-  const redirectError = (res: Response) => {
-    expect(res.status).toBe(302);
-    const to = new URL(res.headers.get('location') ?? '');
-    expect(`${to.origin}${to.pathname}`).toBe(REDIRECT_URI);
-    expect(to.searchParams.get('state')).toBe('s1');
-    expect(to.searchParams.get('iss')).toBe(origin);
-    return to.searchParams.get('error');
+  /** The refusal shown on the page (400, no redirect): its error code. */
+  const pageError = ({ res, html }: { res: Response; html: string }) => {
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    return /<code>([a-z_]+)<\/code>/.exec(html)?.[1];
   };
 
-  it('refuses PKCE plain, and no PKCE at all, back at the redirect URI (invalid_request)', async () => {
-    expect(redirectError((await request({ code_challenge_method: 'plain' })).res)).toBe('invalid_request');
-    expect(redirectError((await request({ code_challenge: undefined, code_challenge_method: undefined })).res)).toBe('invalid_request');
+  it('refuses PKCE plain, and no PKCE at all, on the page: never redirected before consent (invalid_request)', async () => {
+    expect(pageError(await request({ code_challenge_method: 'plain' }))).toBe('invalid_request');
+    expect(pageError(await request({ code_challenge: undefined, code_challenge_method: undefined }))).toBe('invalid_request');
   });
 
-  it('requires resource: missing, another origin, or no agent MCP URL is invalid_target', async () => {
-    expect(redirectError((await request({ resource: undefined })).res)).toBe('invalid_target');
-    expect(redirectError((await request({ resource: 'https://elsewhere.example/agent/x/1/mcp' })).res)).toBe('invalid_target');
-    expect(redirectError((await request({ resource: `${origin}/agent/${testnet.collection.toLowerCase()}/1/mcp` })).res)).toBe(
-      'invalid_target',
-    );
+  it('requires resource: missing, another origin, or no agent MCP URL is invalid_target, on the page', async () => {
+    expect(pageError(await request({ resource: undefined }))).toBe('invalid_target');
+    expect(pageError(await request({ resource: 'https://elsewhere.example/agent/x/1/mcp' }))).toBe('invalid_target');
+    expect(pageError(await request({ resource: `${origin}/agent/${testnet.collection.toLowerCase()}/1/mcp` }))).toBe('invalid_target');
   });
 
   it('shows an unknown client or an unregistered redirect URI on the page, never redirecting (400)', async () => {

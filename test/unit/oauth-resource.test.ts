@@ -31,7 +31,8 @@ describe('the resource of an agent', () => {
   it('of a request path: the MCP route only, the address made canonical', () => {
     expect(resourceOfMcpPath(ORIGIN, `/agent/${COLLECTION.toLowerCase()}/7/mcp`)).toBe(`${ORIGIN}/agent/${COLLECTION}/7/mcp`);
     expect(resourceOfMcpPath(ORIGIN, `/agent/${COLLECTION}/7/contexts`)).toBeUndefined();
-    expect(resourceOfMcpPath(ORIGIN, '/agent/0x12/7/mcp')).toBe(`${ORIGIN}/agent/0x12/7/mcp`);
+    // A malformed agent names no resource: a token there is refused like anywhere else.
+    expect(resourceOfMcpPath(ORIGIN, '/agent/0x12/7/mcp')).toBeUndefined();
   });
 });
 
