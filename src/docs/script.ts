@@ -5,8 +5,8 @@
  *
  * This works because the bundler (wrangler's esbuild) renames a function and every reference to
  * it alike, and the browser functions use only their parameters, browser globals and each other.
- * esbuild's keepNames wraps nested named functions in `__name(fn, "name")`; the page defines
- * `__name` as the identity. test/unit/reference-page.test.ts bundles the page as wrangler does
+ * esbuild's keepNames wraps nested named functions in `__name(fn, "name")` (renamed too when the
+ * bundle is minified); the page defines that helper, as the bundle spells it, as the identity. test/unit/reference-page.test.ts bundles the page as wrangler does
  * and runs it; test/browser/docs.test.ts runs it in Chromium.
  */
 import { entry, functions } from './browser-app.js';
@@ -16,6 +16,19 @@ export function declaredName(source: string): string {
   const match = /^(?:async\s+)?function\s*\*?\s*([\w$]+)\s*\(/.exec(source);
   if (!match?.[1]) throw new Error(`not a named function declaration: ${source.slice(0, 60)}`);
   return match[1];
+}
+
+/**
+ * esbuild's keepNames helper as this bundle spells it: `__name`, or a short name once the bundle
+ * is minified (the wrangler files set `minify = true`). Read from a probe compiled alongside the
+ * browser functions, whose nested arrow the bundler wraps the same way; null when nothing wraps.
+ */
+function keepNamesHelper(): string | null {
+  const probe = function probe() {
+    const inner = () => 0;
+    return inner;
+  };
+  return /([\w$]+)\(\s*\(\)\s*=>\s*0\s*,\s*"inner"\s*\)/.exec(Function.prototype.toString.call(probe))?.[1] ?? null;
 }
 
 let cached: string | undefined;
@@ -29,7 +42,7 @@ export function docsScript(): string {
     return source;
   });
   const script = [
-    'const __name = (fn) => fn;',
+    `const ${keepNamesHelper() ?? '__name'} = (fn) => fn;`,
     ...sources,
     `${declaredName(Function.prototype.toString.call(entry))}().catch(() => document.body.setAttribute('data-state', 'error'));`,
   ].join('\n');

@@ -368,10 +368,13 @@ describe('/docs in headless Chromium', () => {
       expect(authorizations).toEqual([`Bearer ${owner.token}`, 'Bearer agk_not_a_real_key_0123456789abcdef']);
       await agent.screenshot({ path: '/tmp/docs-testnet-credentials.png' });
 
-      // A streamed response: its events, in order, in the examples.
-      const stream = page.locator('[data-stream]').first();
+      // A streamed response (the reply's; chat completions stream OpenAI's unnamed events): its
+      // events, in order, in the examples.
+      const streamSection = page.locator(
+        'section[data-operation="POST /agent/{agentCollectionAddress}/{agentTokenId}/context/{contextKey}/reply"]',
+      );
+      const stream = streamSection.locator('[data-stream]').first();
       expect(await stream.textContent()).toContain('text/event-stream');
-      const streamSection = page.locator('section[data-operation]', { has: stream });
       await streamSection
         .getByRole('tab', { name: /stream/ })
         .first()

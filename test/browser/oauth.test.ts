@@ -98,7 +98,9 @@ async function authorizeInBrowser(context: BrowserContext, url: string, wallet: 
       throw new Error(`the page says: ${await el.textContent()}`);
     }),
   ]);
-  await page.close();
+  // Closing a page that ended on the loopback callback can take Chromium two minutes (seen with
+  // the callback server's kept-alive connection); its work is done, the browser closes at the end.
+  await Promise.race([page.close(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
   return { callback, text, problems };
 }
 
