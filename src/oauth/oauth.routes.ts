@@ -177,14 +177,13 @@ export const authorizePage = createRoute({
   tags: TAG,
   summary: 'The authorize page: sign in with the wallet that owns the agent',
   description:
-    "An HTML page (strict Content-Security-Policy, no third-party script) naming the client and the agent; the user connects their browser wallet (EIP-1193), signs the gateway's Sign-In with Ethereum message, and the page posts the signature to `POST /oauth/authorize`. A bad client or redirect URI is shown on the page; any other error goes back to the client's redirect URI.",
+    "An HTML page (strict Content-Security-Policy, no third-party script) naming the client and the agent; the user connects their browser wallet (EIP-1193), signs the gateway's Sign-In with Ethereum message, and the page posts the signature to `POST /oauth/authorize`. Every refusal before consent is shown on the page (400), never redirected: anyone can register a client, so an error redirect would be an open redirect.",
   security: [],
   request: { query: AuthorizeQuerySchema },
   responses: {
     200: html('The page'),
-    302: { description: "Back to the client's redirect URI with `error` (`invalid_request`, `invalid_target`...), `state` and `iss`" },
     400: html(
-      '`invalid_request` (unknown client, redirect URI not registered) or `invalid_target` (no `resource`, or not an agent MCP URL of this gateway), shown on the page',
+      '`invalid_request` (unknown client, redirect URI not registered, no PKCE or PKCE `plain`) or `invalid_target` (no `resource`, or not an agent MCP URL of this gateway), shown on the page',
     ),
     429: RATE_LIMITED_RESPONSE,
   },

@@ -326,7 +326,7 @@ describe('the gateway answers as its OpenAPI document says', () => {
       `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', resource, ...extra })}`;
     const page = await send('GET', authorize());
     expect(page.status).toBe(200);
-    expect((await send('GET', authorize({ code_challenge_method: 'plain' }))).status).toBe(302);
+    expect((await send('GET', authorize({ code_challenge_method: 'plain' }))).status).toBe(400);
     expect((await send('GET', authorize({ client_id: 'no-such-client' }))).status).toBe(400);
     const oauthLogin = await initLogin(deployment, oauthAgent.owner.address);
     const approval = {
