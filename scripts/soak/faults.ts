@@ -19,7 +19,10 @@ export const FAULT_TEXT: Record<FaultKind, string> = {
   tool: 'tool server answering 500 for 10 s',
 };
 export const EXPLAINED_CODES: Record<FaultKind, readonly string[]> = {
-  postgres: ['dependency_unavailable'],
+  // reply_in_progress: the lease of the reply the kill interrupted, whose release waits for the
+  // database (retried once a second, so the context is free within a second of Postgres being
+  // back). A lease left behind for good still fails the run: its 409s outlast the window.
+  postgres: ['dependency_unavailable', 'reply_in_progress'],
   rpc: ['dependency_unavailable'],
   model: ['llm_timeout', 'llm_unavailable'],
   tool: ['tool_server_error'],

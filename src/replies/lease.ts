@@ -38,8 +38,12 @@ async function retryAfterSeconds(db: Database, ref: string): Promise<number> {
   }
 }
 
-/** Pauses between attempts to release a lease while the database does not answer (about 12 s in all). */
-const RELEASE_RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 4_000, 4_000];
+/**
+ * Pauses between attempts to release a lease while the database does not answer (about 15 s in
+ * all): once a second after the first, so the context is free within a second of the database
+ * being back rather than waiting out a long back-off.
+ */
+const RELEASE_RETRY_DELAYS_MS = [250, 500, ...Array<number>(14).fill(1_000)];
 
 /**
  * Whether a reply holds the context's lease now: a read, safe before the owner check. A hint only

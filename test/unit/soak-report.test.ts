@@ -67,6 +67,13 @@ describe('soak judging', () => {
     expect(explainedBy(sample(25_000, 50, 504, 'llm_timeout'), [rpcFault])).toBeUndefined();
   });
 
+  it('explains a 409 reply_in_progress only by a Postgres kill (the release it held up), up to 10 s after it', () => {
+    const pgFault: FaultWindow = { ...rpcFault, kind: 'postgres' };
+    expect(explainedBy(sample(32_000, 20, 409, 'reply_in_progress'), [pgFault])).toBe(pgFault);
+    expect(explainedBy(sample(41_000, 20, 409, 'reply_in_progress'), [pgFault])).toBeUndefined();
+    expect(explainedBy(sample(32_000, 20, 409, 'reply_in_progress'), [rpcFault])).toBeUndefined();
+  });
+
   it('measures recovery from the end of the fault to the end of the last bad answer', () => {
     const p99 = 100;
     // Good at once: 0. No request after the end: null. Never good again: Infinity.
