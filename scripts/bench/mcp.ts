@@ -42,7 +42,7 @@ import {
 } from './lib';
 import { writeBenchmarkSection } from './lib';
 import { loggedInClient, newWallet, noIoRequest, rpc, stackLatency } from './lib/client';
-import { startToolServer } from './lib/tool-server';
+import { startToolServer } from '../lib/tool-server';
 import { toolRpc } from './reply/direct';
 
 const WARM_UP = 5;

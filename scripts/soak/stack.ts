@@ -6,17 +6,16 @@
  * that can be SIGKILLed and started again the way the stack starts it (same data dir and port).
  * Only the testnet worker runs (both chains start, as in `npm run dev`).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { REPO_ROOT } from '../lib/migrate';
 import { removePostgresData } from '../lib/postgres-placement';
 import { startPostgres, type RunningPostgres } from '../lib/postgres';
 import { freePort, sleep, waitForExit } from '../lib/processes';
+import { startToolServer } from '../lib/tool-server';
 import { newJwtSecret, newVaultKek, startBackends, workerBindings, type Backends } from '../lib/stack';
 import { standinSettings } from '../lib/stack-llm';
 import { type ProcessRef, descendantsOf, killAll, processRef, stillRunning } from '../lib/stack-processes';
@@ -56,26 +55,6 @@ export interface SoakStack {
   leftovers(): { pid: number; cmdline: string }[];
 }
 
-async function startToolServer(apiKey: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/tool-server/server.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), TOOL_SERVER_API_KEY: apiKey },
-    stdio: 'ignore',
-  });
-  const url = `http://127.0.0.1:${port}/mcp`;
-  for (let i = 0; i < 200; i++) {
-    const up = await fetch(url).then(
-      () => true,
-      () => false,
-    );
-    if (up) return { url, child };
-    await sleep(100);
-  }
-  child.kill('SIGKILL');
-  throw new Error('the example tool server did not start');
-}
-
 export async function startSoakStack(log: (line: string) => void): Promise<SoakStack> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-gateway-soak-'));
   const known = new Map<number, ProcessRef>();
@@ -105,7 +84,7 @@ export async function startSoakStack(log: (line: string) => void): Promise<SoakS
     stops.push(async () => postgres?.stop()); // the latest incarnation (backends.stop holds the first)
     const chain = backends.chains.testnet;
     const toolKey = randomUUID();
-    const tools = await startToolServer(toolKey);
+    const tools = await startToolServer(toolKey, 200);
     stops.push(async () => {
       tools.child.kill('SIGTERM');
       if (tools.child.pid !== undefined && !(await waitForExit(tools.child.pid, 3_000))) tools.child.kill('SIGKILL');

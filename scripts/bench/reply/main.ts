@@ -44,7 +44,7 @@ import {
   writeBenchmarkSection,
 } from '../lib';
 import { loggedInClient, newWallet, rpc, stackLatency } from '../lib/client';
-import { startToolServer } from '../lib/tool-server';
+import { startToolServer } from '../../lib/tool-server';
 import { directToolReply, streamModel } from './direct';
 
 const WARM_UP = 5;
