@@ -1,0 +1,105 @@
+/**
+ * README.md and the guides under docs/ hold together: every relative link names a file that
+ * exists and every `#anchor` a heading of its file; each guide opens with a paragraph that links
+ * back to README, and README links every guide.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { docFiles, headingAnchors, headingSlug, markdownLinks, REPO_ROOT } from '../support/docs';
+
+/**
+ * Guides another helper of this round writes on their own branch (README already links them).
+ * While one is absent here a link to it is allowed; once it exists, its links and anchors are
+ * checked like any other's.
+ */
+const ARRIVING = new Set(['docs/dashboard.md']);
+
+const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), 'utf8');
+
+/** The broken links of one markdown file (repo-relative path), as `line: target (why)`. */
+function brokenLinks(file: string, markdown: string): string[] {
+  const broken: string[] = [];
+  for (const { line, target } of markdownLinks(markdown)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:: not ours to check offline
+    const [pathPart = '', anchor] = target.split('#', 2);
+    if (pathPart === '') {
+      if (!headingAnchors(markdown).has(anchor ?? '')) broken.push(`${line}: ${target} (no heading #${anchor} in ${file})`);
+      continue;
+    }
+    const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), decodeURI(pathPart)));
+    const absolute = path.join(REPO_ROOT, resolved);
+    if (resolved.startsWith('..') || !existsSync(absolute)) {
+      if (!ARRIVING.has(resolved)) broken.push(`${line}: ${target} (no such file)`);
+      continue;
+    }
+    if (anchor === undefined) continue;
+    if (statSync(absolute).isDirectory() || !resolved.endsWith('.md')) {
+      broken.push(`${line}: ${target} (an anchor into something that is not a markdown file)`);
+    } else if (!headingAnchors(read(resolved)).has(anchor)) {
+      broken.push(`${line}: ${target} (no heading #${anchor} in ${resolved})`);
+    }
+  }
+  return broken;
+}
+
+describe('links in README.md and docs/*.md', () => {
+  it.each(docFiles())('%s: every relative link and #anchor resolves', (file) => {
+    expect(brokenLinks(file, read(file))).toEqual([]);
+  });
+
+  it('each guide opens with a paragraph that links back to README', () => {
+    const without = docFiles()
+      .filter((file) => file !== 'README.md')
+      .filter((file) => {
+        const [title = '', paragraph = ''] = read(file).split('\n\n', 2);
+        return !/^# [^\n]+$/.test(title) || !markdownLinks(paragraph).some((link) => link.target.startsWith('../README.md'));
+      });
+    expect(without).toEqual([]);
+  });
+
+  it('README links every guide', () => {
+    const linked = new Set(markdownLinks(read('README.md')).map((link) => link.target.split('#')[0]));
+    expect(docFiles().filter((file) => file !== 'README.md' && !linked.has(file))).toEqual([]);
+  });
+});
+
+describe('the link check itself', () => {
+  const sample = [
+    '# Top',
+    '## What `npm run dev` starts',
+    '## Top',
+    'See [ok](#what-npm-run-dev-starts), [twice](#top-1), [README](../README.md#two-commands).',
+    'Broken: [a](#nowhere), [b](missing.md), [c](../README.md#no-such-heading), [d](../../outside.md).',
+    '`[not a link](#in-code)`',
+    '```md',
+    '[not a link either](#in-a-fence)',
+    '```',
+  ].join('\n');
+
+  it('finds links outside code only, and GitHub anchors for headings', () => {
+    expect(markdownLinks(sample).map((link) => link.target)).toEqual([
+      '#what-npm-run-dev-starts',
+      '#top-1',
+      '../README.md#two-commands',
+      '#nowhere',
+      'missing.md',
+      '../README.md#no-such-heading',
+      '../../outside.md',
+    ]);
+    expect([...headingAnchors(sample)]).toEqual(['top', 'what-npm-run-dev-starts', 'top-1']);
+    expect(headingSlug('OpenAI clients: `…/v1/chat/completions`')).toBe('openai-clients-v1chatcompletions');
+    expect(headingSlug('Five minutes: from clone to an agent that answers, with memory and a tool')).toBe(
+      'five-minutes-from-clone-to-an-agent-that-answers-with-memory-and-a-tool',
+    );
+  });
+
+  it('reports each broken link with its line', () => {
+    expect(brokenLinks('docs/sample.md', sample)).toEqual([
+      '5: #nowhere (no heading #nowhere in docs/sample.md)',
+      '5: missing.md (no such file)',
+      '5: ../README.md#no-such-heading (no heading #no-such-heading in README.md)',
+      '5: ../../outside.md (no such file)',
+    ]);
+  });
+});
