@@ -1,11 +1,13 @@
 /**
  * README.md and the guides under docs/ hold together: every relative link names a file that
  * exists and every `#anchor` a heading of its file; each guide opens with a paragraph that links
- * back to README, and README links every guide.
+ * back to README, and README links every guide. The /docs page names every guide, and
+ * docs/cli.md has a row for every command of the CLI.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/main';
 import { GUIDES } from '../../src/docs/guides';
 import { ARRIVING_GUIDES, brokenLinks, docFiles, headingAnchors, headingSlug, markdownLinks, REPO_ROOT } from '../support/docs';
 
@@ -79,5 +81,13 @@ describe('the /docs page names the guides', () => {
       .map((file) => file.slice('docs/'.length));
     const arriving = [...ARRIVING_GUIDES].map((file) => file.slice('docs/'.length)).filter((file) => !onDisk.includes(file));
     expect(GUIDES.map((g) => g.file).sort()).toEqual([...onDisk, ...arriving].sort());
+  });
+});
+
+describe('docs/cli.md', () => {
+  it('has a row for every command of the CLI', () => {
+    const rows = new Set([...read('docs/cli.md').matchAll(/^\| `agent-gateway ([^`]+)` \|/gm)].map((m) => m[1]));
+    expect(COMMANDS.map((c) => c.path.join(' ')).filter((command) => !rows.has(command))).toEqual([]);
+    expect(rows.size).toBe(COMMANDS.length);
   });
 });
