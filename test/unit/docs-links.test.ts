@@ -13,8 +13,8 @@ import { ARRIVING_GUIDES, brokenLinks, docFiles, headingAnchors, headingSlug, ma
 
 const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), 'utf8');
 
-describe('links in README.md and docs/*.md', () => {
-  it.each(docFiles())('%s: every relative link and #anchor resolves', (file) => {
+describe('links in README.md, docs/*.md, SECURITY.md and BENCHMARKS.md', () => {
+  it.each([...docFiles(), 'SECURITY.md', 'BENCHMARKS.md'])('%s: every relative link and #anchor resolves', (file) => {
     expect(brokenLinks(REPO_ROOT, file, read(file), (missing) => ARRIVING_GUIDES.has(missing))).toEqual([]);
   });
 
