@@ -4,7 +4,8 @@
  * npm's cache where it can), and checks there that plain Node imports `agent-gateway/client`, that
  * `npx agent-gateway --help` runs, and that a strict TypeScript file using the client type-checks
  * under `module`/`moduleResolution: nodenext` (this repository's typescript). Also: the tarball
- * holds only what users need, and src/client takes nothing but types from outside src/client.
+ * holds only what users need, README's guides (docs/*.md) travel with it so its links resolve
+ * there, and src/client takes nothing but types from outside src/client.
  * Prints a PASS or FAIL line per check and the tarball's size; exits 1 when any check fails.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,11 +13,17 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ARRIVING_GUIDES, brokenLinks } from './lib/markdown';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 /** The client is plain fetch and small; a bundle past this has pulled in something it should not. */
 const CLIENT_JS_MAX_BYTES = 64 * 1024;
+/** Files the docs link that stay in the repository (figures and the security policy, not for using the package). */
+const REPOSITORY_ONLY = new Set(['SECURITY.md', 'BENCHMARKS.md']);
+const GUIDES = readdirSync(path.join(ROOT, 'docs'))
+  .filter((name) => name.endsWith('.md'))
+  .map((name) => `docs/${name}`);
 
 let failures = 0;
 function report(ok: boolean, what: string, detail = ''): void {
@@ -95,10 +102,12 @@ try {
   );
 
   const paths = packed.files.map((f) => f.path);
-  const needed = ['bin/agent-gateway.mjs', 'dist/client.js', 'dist/client.d.ts', 'dist/cli.js', 'package.json', 'README.md'];
+  const needed = ['bin/agent-gateway.mjs', 'dist/client.js', 'dist/client.d.ts', 'dist/cli.js', 'package.json', 'README.md', ...GUIDES];
   const missing = needed.filter((p) => !paths.includes(p));
-  report(missing.length === 0, 'tarball has the client, its declarations, the CLI and its bin', missing.join(', '));
-  const extra = paths.filter((p) => !/^(bin\/agent-gateway\.mjs|dist\/[\w.-]+\.(js|d\.ts)|package\.json|README\.md)$/.test(p));
+  report(missing.length === 0, 'tarball has the client, its declarations, the CLI and its bin, README and its guides', missing.join(', '));
+  const extra = paths.filter(
+    (p) => !/^(bin\/agent-gateway\.mjs|dist\/[\w.-]+\.(js|d\.ts)|package\.json|README\.md|docs\/[\w.-]+\.md)$/.test(p),
+  );
   report(extra.length === 0, 'tarball holds nothing else (no src, tests, migrations, contracts)', extra.join(', '));
   const clientBytes = statSync(path.join(ROOT, 'dist/client.js')).size;
   report(clientBytes <= CLIENT_JS_MAX_BYTES, `dist/client.js is at most ${CLIENT_JS_MAX_BYTES / 1024} KiB`, `${clientBytes} bytes`);
@@ -109,6 +118,22 @@ try {
   const install = run('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], app);
   report(install.ok, 'npm install --omit=dev of the tarball into an empty project', install.ok ? '' : tail(install.out));
   if (!install.ok) throw new Error('not installed');
+  const installed = path.join(app, 'node_modules/agent-gateway');
+  const dangling = paths
+    .filter((p) => p.endsWith('.md'))
+    .flatMap((file) =>
+      brokenLinks(
+        installed,
+        file,
+        readFileSync(path.join(installed, file), 'utf8'),
+        (p) => REPOSITORY_ONLY.has(p) || ARRIVING_GUIDES.has(p),
+      ).map((b) => `${file}:${b}`),
+    );
+  report(
+    dangling.length === 0,
+    `README's links resolve inside the package (but to ${[...REPOSITORY_ONLY].join(', ')})`,
+    dangling.join('; '),
+  );
   // zod, hono and @hono/zod-openapi are installed (the client's declarations name their types:
   // the types come from the route schemas), but the client's JavaScript never loads them.
   const devOnly = ['tsx', 'typescript', 'drizzle-orm', 'pg', '@neondatabase/serverless', 'jose', '@foundry-rs'].filter((name) =>

@@ -50,7 +50,7 @@ Options:
 Each message carries a fresh Idempotency-Key; a reply refused with 429/502/503/504 (or without
 an answer) is retried twice with the same key, so the model never runs twice for it.
 Exit code 1 when a reply fails (its error code is printed), e.g. 409 llm_not_configured: save
-LLM settings first (README, "Point the agent at a model"). Needs a login and the agent
+LLM settings first (docs/replies.md, "Point the agent at a model"). Needs a login and the agent
 (--collection, --token-id).`,
   options: {
     key: { type: 'string' },

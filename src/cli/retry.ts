@@ -5,8 +5,9 @@ import { GatewayError } from '../client/errors';
 export const RETRY = { attempts: 8, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
 
 /**
- * The policy in words, as `--help` and README say it (a unit test keeps README in step). Writes
- * are retried only where a repeat cannot store twice (Idempotency-Key, batch create).
+ * The policy in words, as `--help` and the docs say it (docs/memory.md, docs/keys-and-automation.md;
+ * a unit test keeps them in step). Writes are retried only where a repeat cannot store twice
+ * (Idempotency-Key, batch create).
  */
 export const RETRY_POLICY = `Retries: 429, 502, 503, 504 and network errors are retried, up to 8 attempts
 in all, waiting 0.5 s, then twice as long each time (with jitter) up to 10 s, or the Retry-After

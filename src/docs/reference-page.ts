@@ -6,6 +6,7 @@
  * The script fetches the OpenAPI document at `specUrl` (the page's `data-spec-url`) and renders
  * it; text from the document is inserted as text nodes, never as HTML.
  */
+import { guidesNote } from './guides';
 import { docsScript } from './script';
 import { DOCS_CSS } from './styles';
 
@@ -72,6 +73,7 @@ export async function referencePage(options: { specUrl: string; title: string })
 <div class="headbar"><div><h1 id="title">${title}</h1><span class="version" id="version"></span></div>
 <button type="button" class="secondary theme" id="theme" aria-label="Colour theme: follows the system" title="Colour theme">Theme: auto</button></div>
 <p class="desc" id="description"></p>
+${guidesNote()}
 <div class="creds" id="creds">
 <div class="token" data-scheme="bearer">
 <label for="token">Bearer token <code>bearer</code></label>

@@ -5,7 +5,7 @@
  * request names its revision, client and capabilities in `params._meta` and in headers, and
  * `server/discover` tells what a server speaks.
  *
- * What we assumed of 2026-07-28 (README "MCP revisions tested"): the `_meta` keys
+ * What we assumed of 2026-07-28 (docs/tools.md "MCP revisions tested"): the `_meta` keys
  * `io.modelcontextprotocol/protocolVersion`, `…/clientInfo` and `…/clientCapabilities` on every
  * request; the `MCP-Protocol-Version`, `Mcp-Method` and (for tools/call) `Mcp-Name` headers;
  * `server/discover` answering `{ supportedVersions, capabilities, serverInfo }`; a request

@@ -1,20 +1,20 @@
 /**
- * One retry policy, said the same way: README's hydrate and login sections and the `--help` of
- * hydrate and login carry the words of RETRY_POLICY, and the numbers in them are RETRY's.
+ * One retry policy, said the same way: the docs' hydrate and login sections (docs/memory.md,
+ * docs/keys-and-automation.md) and the `--help` of hydrate and login carry the words of
+ * RETRY_POLICY, and the numbers in them are RETRY's.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hydrateCommand } from '../../src/cli/hydrate';
 import { loginCommand } from '../../src/cli/login';
 import { RETRY, RETRY_POLICY } from '../../src/cli/retry';
+import { readDocs } from '../support/docs';
 
 const words = (text: string) => text.replace(/\s+/g, ' ').trim();
-const README = words(readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8'));
+const DOCS = words(readDocs());
 
 describe('the retry policy', () => {
-  it('README says it in the words of --help, twice (hydrate, login)', () => {
-    expect(README.split(words(RETRY_POLICY)).length - 1).toBe(2);
+  it('the docs say it in the words of --help, twice (hydrate, login)', () => {
+    expect(DOCS.split(words(RETRY_POLICY)).length - 1).toBe(2);
   });
 
   it('hydrate --help and login --help say it', () => {

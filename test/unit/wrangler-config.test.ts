@@ -1,15 +1,16 @@
 /**
  * The two deployments' wrangler files must stay twins: same code, same runtime, same bindings,
  * differing only in name, chain and URLs. And every binding must be one the code (src/env.ts)
- * and the README know about.
+ * and the docs (README.md, docs/configuration.md) know about.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../scripts/lib/migrate';
 import { readWranglerConfig, type WranglerConfig } from '../../scripts/lib/worker-bundle';
 import { SECRET_NAMES } from '../../src/env';
 import { RATE_LIMIT_PERIOD_SECONDS, RATE_LIMITERS } from '../../src/http/rate-limit';
+import { readDocs } from '../support/docs';
 
 type Deployment = 'mainnet' | 'testnet';
 const DEPLOYMENTS: Deployment[] = ['mainnet', 'testnet'];
@@ -54,9 +55,6 @@ const envInterface = (() => {
   return envSource.slice(start, end);
 })();
 const declaredInEnv = (name: string) => new RegExp(`^\\s*${name}\\??:`, 'm').test(envInterface);
-
-const readmePath = path.join(REPO_ROOT, 'README.md');
-const hasReadme = existsSync(readmePath);
 
 describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
   it.each(DEPLOYMENTS)('%s has its own name and chain', (d) => {
@@ -152,15 +150,12 @@ describe('wrangler.mainnet.toml and wrangler.testnet.toml', () => {
     expect(missing).toEqual([]);
   });
 
-  const readmeTitle = hasReadme
-    ? 'README.md mentions every var, secret and binding'
-    : 'README.md mentions every var, secret and binding (skipped: README.md does not exist)';
-  it.skipIf(!hasReadme)(readmeTitle, () => {
-    const readme = readFileSync(readmePath, 'utf8');
+  it('README.md and docs/ mention every var, secret and binding', () => {
+    const docs = readDocs();
     const names = [...new Set([...varNames('mainnet'), ...SECRET_NAMES, ...kvBindings('mainnet'), ...rateLimitNames('mainnet')])];
     expect(
-      names.filter((name) => !readme.includes(name)),
-      'names missing from README.md',
+      names.filter((name) => !docs.includes(name)),
+      'names missing from README.md and docs/*.md',
     ).toEqual([]);
   });
 });
