@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Hex } from 'viem';
 import { startAnvil, type AnvilInstance } from './anvil';
 import { registerCollection } from './collections';
-import { ANVIL_ACCOUNTS, compileContracts, deployDemoAgents } from './contracts';
+import { ANVIL_ACCOUNTS, compileContracts, deployDemoAgents, installMulticall3 } from './contracts';
 import { migrateGateway } from './migrate';
 import { ensureDatabase, startPostgres, type RunningPostgres } from './postgres';
 import { startRpcProxy } from './rpc-proxy';
@@ -100,6 +100,9 @@ export async function startBackends(options: {
       ['testnet', testnetAnvil],
     ] as const) {
       const collection = await demoCollection(anvil.rpcUrl, deployer.privateKey, options.chainStateDir, name);
+      // Polygon has Multicall3 and so does the mainnet dev chain; the testnet dev chain has none,
+      // so both ways of reading a wallet's tokens (batched, or parallel calls) run locally.
+      if (name === 'mainnet') await installMulticall3(anvil.rpcUrl, deployer.privateKey);
       await registerCollection(databaseUrl, { chainId: CHAIN_OF[name], address: collection, kind: 'internal' });
       let workerRpcUrl = anvil.rpcUrl; // R = 0: the worker talks to anvil directly, no proxy to pay for
       if (latency.rpcMs > 0) {
