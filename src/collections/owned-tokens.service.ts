@@ -141,7 +141,9 @@ async function inParallel(chain: PublicClient, collection: Address, owner: Addre
     while (next < indexes.length) {
       const index = indexes[next++] as bigint;
       try {
-        ids.push(await chain.readContract({ address: collection, abi: enumerableAbi, functionName: 'tokenOfOwnerByIndex', args: [owner, index] }));
+        ids.push(
+          await chain.readContract({ address: collection, abi: enumerableAbi, functionName: 'tokenOfOwnerByIndex', args: [owner, index] }),
+        );
       } catch (err) {
         if (!isRevert(err)) throw chainUnavailable(err);
       }
