@@ -3,6 +3,7 @@
  * registered ERC-721 Enumerable collection, read on-chain on every request. The mainnet dev chain
  * has Multicall3 (one batched eth_call), the testnet one has none (parallel calls): both run.
  */
+import { createServer, type Server } from 'node:http';
 import { createPublicClient, createWalletClient, getAddress, http, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerCollection } from '../../scripts/lib/collections';
@@ -212,4 +213,71 @@ describe('an RPC outage', () => {
     }
     expect(ids(await owned(testnet, token))).toEqual([tokenId.toString()]);
   });
+});
+
+/** A loopback JSON-RPC proxy in front of `target` that counts the methods it forwards. */
+async function countingProxy(target: string): Promise<{ url: string; counts: Map<string, number>; close(): Promise<void> }> {
+  const counts = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const calls = [JSON.parse(body) as { method: string } | { method: string }[]].flat();
+      for (const { method } of calls) counts.set(method, (counts.get(method) ?? 0) + 1);
+      void fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        .then(async (answer) => {
+          res.writeHead(answer.status, { 'content-type': 'application/json' });
+          res.end(await answer.text());
+        })
+        .catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('counting proxy: no address');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    counts,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('the chain calls one list costs', () => {
+  const proxies: Awaited<ReturnType<typeof countingProxy>>[] = [];
+  const workers: Awaited<ReturnType<typeof startMiniflare>>[] = [];
+
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.dispose()));
+    await Promise.all(proxies.map((p) => p.close()));
+  });
+
+  it.each([
+    ['mainnet', 1] as const, // Multicall3: one aggregate3 call for every index
+    ['testnet', 5] as const, // none: one call per index
+  ])(
+    'on %s: three reads, then %i for five tokens; Multicall3 is looked up once per isolate',
+    async (name, indexCalls) => {
+      const d = deployment(name);
+      const proxy = await countingProxy(d.rpcUrl);
+      proxies.push(proxy);
+      const worker = await startMiniflare({
+        scriptPath: stack.scriptPath,
+        deployment: name,
+        bindings: { ...workerBindingsFor(stack), CHAIN_ID: String(d.chainId), RPC_URL: proxy.url },
+      });
+      workers.push(worker);
+      const here = { ...d, baseUrl: worker.url };
+      const holder = newWallet();
+      const [minted, token] = await Promise.all([mintMany(d, holder.address, 5), login(here, holder)]);
+      proxy.counts.clear();
+      expect(ids(await owned(here, token))).toEqual(ascending(minted));
+      // supportsInterface twice and balanceOf, then the indexes; the code at Multicall3's address once.
+      expect(Object.fromEntries(proxy.counts)).toEqual({ eth_call: 3 + indexCalls, eth_getCode: 1 });
+      proxy.counts.clear();
+      expect(ids(await owned(here, token))).toEqual(ascending(minted));
+      expect(Object.fromEntries(proxy.counts)).toEqual({ eth_call: 3 + indexCalls });
+    },
+    60_000,
+  );
 });
