@@ -13,7 +13,8 @@ import { freshAgent } from '../support/agent';
 import { createKey } from '../support/agent-keys';
 import { deploySmartWallet, freshTokenId, fundedWallet, mintFreshAgent, newWallet, transferFreshAgent } from '../support/chain';
 import { call, deployment, type Deployment, expectError, type JsonResponse } from '../support/http';
-import { login } from '../support/login';
+import { agentPath, login } from '../support/login';
+import { earlyInWindow } from '../support/rate-limits';
 import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
 import type { DeploymentInfo } from '../support/stack-info';
 import { workerBindingsFor } from '../support/worker';
@@ -280,4 +281,32 @@ describe('the chain calls one list costs', () => {
     },
     60_000,
   );
+});
+
+describe('on a deployment with a low agent limit (3 a minute)', () => {
+  let worker: Awaited<ReturnType<typeof startMiniflare>>;
+  beforeAll(async () => {
+    worker = await startMiniflare({
+      scriptPath: stack.scriptPath,
+      deployment: 'testnet',
+      bindings: workerBindingsFor(stack),
+      limits: { AGENT_RATE_LIMITER: 3 },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await worker?.dispose();
+  });
+
+  it('counts the list in the wallet’s budget of the agent routes: 429 rate_limited with Retry-After', async () => {
+    const testnet = deployment('testnet');
+    const agent = await freshAgent(testnet);
+    await earlyInWindow();
+    expect((await call(worker.url, agentPath(agent.collection, agent.tokenId), { token: agent.token })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect(ids(await owned(testnet, agent.token, testnet.collection, worker.url))).toEqual([String(agent.tokenId)]);
+    const limited = await owned(testnet, agent.token, testnet.collection, worker.url);
+    expectError(limited, 429, 'rate_limited');
+    expect(limited.headers.get('retry-after')).toBe('60');
+    expectError(await call(worker.url, agentPath(agent.collection, agent.tokenId), { token: agent.token }), 429, 'rate_limited');
+  });
 });
