@@ -3,19 +3,18 @@
  * registered ERC-721 Enumerable collection, read on-chain on every request. The mainnet dev chain
  * has Multicall3 (one batched eth_call), the testnet one has none (parallel calls): both run.
  */
-import { createServer, type Server } from 'node:http';
-import { createPublicClient, createWalletClient, getAddress, http, type Address } from 'viem';
+import { createPublicClient, getAddress, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerCollection } from '../../scripts/lib/collections';
-import { demoAgentsAbi, deployPlainAgents, MULTICALL3_ADDRESS } from '../../scripts/lib/contracts';
+import { deployPlainAgents, MULTICALL3_ADDRESS } from '../../scripts/lib/contracts';
 import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { freshAgent } from '../support/agent';
 import { createKey } from '../support/agent-keys';
-import { deploySmartWallet, freshTokenId, fundedWallet, mintFreshAgent, newWallet, transferFreshAgent } from '../support/chain';
+import { deploySmartWallet, fundedWallet, mintAgents, mintFreshAgent, newWallet, transferFreshAgent } from '../support/chain';
 import { call, deployment, type Deployment, expectError, type JsonResponse } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { earlyInWindow } from '../support/rate-limits';
-import { startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
+import { countingProxy, startRpcProxy, type RpcProxy } from '../support/rpc-proxy';
 import type { DeploymentInfo } from '../support/stack-info';
 import { workerBindingsFor } from '../support/worker';
 
@@ -42,34 +41,6 @@ function ids(res: JsonResponse<OwnedTokens>): string[] {
 
 const ascending = (values: bigint[]) => [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map(String);
 
-/** Mints `count` fresh tokens of `collection` to `to` from one funded minter, without a round trip per receipt. */
-async function mintMany(d: DeploymentInfo, to: Address, count: number, collection = d.collection as Address): Promise<bigint[]> {
-  const minter = await fundedWallet(d.rpcUrl);
-  const chain = {
-    id: d.chainId,
-    name: 'dev',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [d.rpcUrl] } },
-  };
-  const wallet = createWalletClient({ account: minter, chain, transport: http(d.rpcUrl) });
-  const reader = createPublicClient({ chain, transport: http(d.rpcUrl) });
-  const tokenIds = Array.from({ length: count }, () => freshTokenId());
-  let nonce = await reader.getTransactionCount({ address: minter.address, blockTag: 'pending' });
-  let last: `0x${string}` | undefined;
-  for (const tokenId of tokenIds) {
-    last = await wallet.writeContract({
-      address: collection,
-      abi: demoAgentsAbi,
-      functionName: 'mint',
-      args: [to, tokenId],
-      nonce: nonce++,
-      gas: 300_000n,
-    });
-  }
-  if (last) expect((await reader.waitForTransactionReceipt({ hash: last, pollingInterval: 50 })).status).toBe('success');
-  return tokenIds;
-}
-
 describe.each(['mainnet', 'testnet'] as Deployment[])('the wallet’s own tokens on %s', (name) => {
   const d = deployment(name);
 
@@ -82,8 +53,8 @@ describe.each(['mainnet', 'testnet'] as Deployment[])('the wallet’s own tokens
     const alice = newWallet();
     const bob = newWallet();
     const [aliceIds, bobIds, aliceToken, bobToken] = await Promise.all([
-      mintMany(d, alice.address, 3),
-      mintMany(d, bob.address, 2),
+      mintAgents(d, alice.address, 3),
+      mintAgents(d, bob.address, 2),
       login(d, alice),
       login(d, bob),
     ]);
@@ -115,7 +86,7 @@ describe.each(['mainnet', 'testnet'] as Deployment[])('the wallet’s own tokens
 
   it('stops at 100 tokens and says so', async () => {
     const whale = newWallet();
-    const [minted, token] = await Promise.all([mintMany(d, whale.address, 101), login(d, whale)]);
+    const [minted, token] = await Promise.all([mintAgents(d, whale.address, 101), login(d, whale)]);
     const res = await owned(d, token);
     const listed = ids(res);
     expect(res.body.truncated).toBe(true);
@@ -216,34 +187,6 @@ describe('an RPC outage', () => {
   });
 });
 
-/** A loopback JSON-RPC proxy in front of `target` that counts the methods it forwards. */
-async function countingProxy(target: string): Promise<{ url: string; counts: Map<string, number>; close(): Promise<void> }> {
-  const counts = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const calls = [JSON.parse(body) as { method: string } | { method: string }[]].flat();
-      for (const { method } of calls) counts.set(method, (counts.get(method) ?? 0) + 1);
-      void fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-        .then(async (answer) => {
-          res.writeHead(answer.status, { 'content-type': 'application/json' });
-          res.end(await answer.text());
-        })
-        .catch(() => res.destroy());
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (typeof address !== 'object' || address === null) throw new Error('counting proxy: no address');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    counts,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe('the chain calls one list costs', () => {
   const proxies: Awaited<ReturnType<typeof countingProxy>>[] = [];
   const workers: Awaited<ReturnType<typeof startMiniflare>>[] = [];
@@ -270,7 +213,7 @@ describe('the chain calls one list costs', () => {
       workers.push(worker);
       const here = { ...d, baseUrl: worker.url };
       const holder = newWallet();
-      const [minted, token] = await Promise.all([mintMany(d, holder.address, 5), login(here, holder)]);
+      const [minted, token] = await Promise.all([mintAgents(d, holder.address, 5), login(here, holder)]);
       proxy.counts.clear();
       expect(ids(await owned(here, token))).toEqual(ascending(minted));
       // supportsInterface twice and balanceOf, then the indexes; the code at Multicall3's address once.
