@@ -1,183 +1,61 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-/// @dev Minimal ERC-721 receiver interface (EIP-721).
-interface IERC721Receiver {
-    function onERC721Received(address operator, address from, uint256 tokenId, bytes calldata data)
-        external
-        returns (bytes4);
-}
+import {PlainAgents} from "./PlainAgents.sol";
 
 /// @title DemoAgents
-/// @notice Minimal, dependency-free ERC-721 used as the "agent" NFT collection on dev/test chains.
-/// @dev `mint` is open to anyone: deploy this contract on development chains only.
-///      Custom errors mirror OpenZeppelin Contracts 5 (IERC6093) so client-side decoding matches.
-contract DemoAgents {
-    // ---------------------------------------------------------------------
-    // Events (EIP-721)
-    // ---------------------------------------------------------------------
+/// @notice The "agent" NFT collection of dev/test chains: PlainAgents (ERC-721, open mint) plus
+///         ERC-721 Enumerable, so a wallet's agents can be listed (balanceOf + tokenOfOwnerByIndex).
+/// @dev `mint` is open to anyone: deploy this contract on development chains only. Enumeration as
+///      OpenZeppelin Contracts 5 keeps it (swap-and-pop on a move), with its custom error.
+contract DemoAgents is PlainAgents {
+    error ERC721OutOfBoundsIndex(address owner, uint256 index);
 
-    event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
-    event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId);
-    event ApprovalForAll(address indexed owner, address indexed operator, bool approved);
+    uint256[] private _allTokens;
+    mapping(uint256 tokenId => uint256) private _allTokensIndex;
+    mapping(address owner => mapping(uint256 index => uint256)) private _ownedTokens;
+    mapping(uint256 tokenId => uint256) private _ownedTokensIndex;
 
-    // ---------------------------------------------------------------------
-    // Errors (OpenZeppelin 5 / ERC-6093)
-    // ---------------------------------------------------------------------
-
-    error ERC721InvalidOwner(address owner);
-    error ERC721NonexistentToken(uint256 tokenId);
-    error ERC721IncorrectOwner(address sender, uint256 tokenId, address owner);
-    error ERC721InvalidSender(address sender);
-    error ERC721InvalidReceiver(address receiver);
-    error ERC721InsufficientApproval(address operator, uint256 tokenId);
-    error ERC721InvalidApprover(address approver);
-    error ERC721InvalidOperator(address operator);
-
-    // ---------------------------------------------------------------------
-    // Storage
-    // ---------------------------------------------------------------------
-
-    string private constant NAME = "Demo Agents";
-    string private constant SYMBOL = "AGENT";
-
-    mapping(uint256 tokenId => address) private _owners;
-    mapping(address owner => uint256) private _balances;
-    mapping(uint256 tokenId => address) private _tokenApprovals;
-    mapping(address owner => mapping(address operator => bool)) private _operatorApprovals;
-
-    // ---------------------------------------------------------------------
-    // ERC-165
-    // ---------------------------------------------------------------------
-
-    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
-        return interfaceId == 0x01ffc9a7 // ERC165
-            || interfaceId == 0x80ac58cd // ERC721
-            || interfaceId == 0x5b5e139f; // ERC721Metadata
+    function supportsInterface(bytes4 interfaceId) public pure override returns (bool) {
+        return interfaceId == 0x780e9d63 // ERC721Enumerable
+            || super.supportsInterface(interfaceId);
     }
 
-    // ---------------------------------------------------------------------
-    // ERC-721 Metadata
-    // ---------------------------------------------------------------------
-
-    function name() external pure returns (string memory) {
-        return NAME;
+    function totalSupply() external view returns (uint256) {
+        return _allTokens.length;
     }
 
-    function symbol() external pure returns (string memory) {
-        return SYMBOL;
+    function tokenByIndex(uint256 index) external view returns (uint256) {
+        if (index >= _allTokens.length) revert ERC721OutOfBoundsIndex(address(0), index);
+        return _allTokens[index];
     }
 
-    /// @notice No off-chain metadata for demo agents: empty URI for existing tokens.
-    function tokenURI(uint256 tokenId) external view returns (string memory) {
-        _requireOwned(tokenId);
-        return "";
+    function tokenOfOwnerByIndex(address owner, uint256 index) external view returns (uint256) {
+        if (index >= _balances[owner]) revert ERC721OutOfBoundsIndex(owner, index);
+        return _ownedTokens[owner][index];
     }
 
-    // ---------------------------------------------------------------------
-    // ERC-721 views
-    // ---------------------------------------------------------------------
-
-    function balanceOf(address owner) external view returns (uint256) {
-        if (owner == address(0)) revert ERC721InvalidOwner(address(0));
-        return _balances[owner];
-    }
-
-    function ownerOf(uint256 tokenId) external view returns (address) {
-        return _requireOwned(tokenId);
-    }
-
-    function getApproved(uint256 tokenId) external view returns (address) {
-        _requireOwned(tokenId);
-        return _tokenApprovals[tokenId];
-    }
-
-    function isApprovedForAll(address owner, address operator) public view returns (bool) {
-        return _operatorApprovals[owner][operator];
-    }
-
-    // ---------------------------------------------------------------------
-    // ERC-721 mutations
-    // ---------------------------------------------------------------------
-
-    function approve(address to, uint256 tokenId) external {
-        address owner = _requireOwned(tokenId);
-        if (msg.sender != owner && !isApprovedForAll(owner, msg.sender)) {
-            revert ERC721InvalidApprover(msg.sender);
-        }
-        _tokenApprovals[tokenId] = to;
-        emit Approval(owner, to, tokenId);
-    }
-
-    function setApprovalForAll(address operator, bool approved) external {
-        if (operator == address(0)) revert ERC721InvalidOperator(operator);
-        _operatorApprovals[msg.sender][operator] = approved;
-        emit ApprovalForAll(msg.sender, operator, approved);
-    }
-
-    function transferFrom(address from, address to, uint256 tokenId) public {
-        if (to == address(0)) revert ERC721InvalidReceiver(address(0));
-        address owner = _requireOwned(tokenId);
-        if (owner != from) revert ERC721IncorrectOwner(from, tokenId, owner);
-        if (
-            msg.sender != owner && !isApprovedForAll(owner, msg.sender) && _tokenApprovals[tokenId] != msg.sender
-        ) {
-            revert ERC721InsufficientApproval(msg.sender, tokenId);
-        }
-
-        delete _tokenApprovals[tokenId];
-        unchecked {
-            _balances[from] -= 1;
-            _balances[to] += 1;
-        }
-        _owners[tokenId] = to;
-        emit Transfer(from, to, tokenId);
-    }
-
-    function safeTransferFrom(address from, address to, uint256 tokenId) external {
-        safeTransferFrom(from, to, tokenId, "");
-    }
-
-    function safeTransferFrom(address from, address to, uint256 tokenId, bytes memory data) public {
-        transferFrom(from, to, tokenId);
-        _checkOnERC721Received(msg.sender, from, to, tokenId, data);
-    }
-
-    // ---------------------------------------------------------------------
-    // Dev-only minting
-    // ---------------------------------------------------------------------
-
-    /// @notice Mint `tokenId` to `to`. Open to anyone: dev chains only.
-    function mint(address to, uint256 tokenId) external {
-        if (to == address(0)) revert ERC721InvalidReceiver(address(0));
-        if (_owners[tokenId] != address(0)) revert ERC721InvalidSender(address(0));
-        unchecked {
-            _balances[to] += 1;
-        }
-        _owners[tokenId] = to;
-        emit Transfer(address(0), to, tokenId);
-    }
-
-    // ---------------------------------------------------------------------
-    // Internals
-    // ---------------------------------------------------------------------
-
-    function _requireOwned(uint256 tokenId) internal view returns (address owner) {
-        owner = _owners[tokenId];
-        if (owner == address(0)) revert ERC721NonexistentToken(tokenId);
-    }
-
-    function _checkOnERC721Received(address operator, address from, address to, uint256 tokenId, bytes memory data)
-        private
-    {
-        if (to.code.length == 0) return;
-        try IERC721Receiver(to).onERC721Received(operator, from, tokenId, data) returns (bytes4 retval) {
-            if (retval != IERC721Receiver.onERC721Received.selector) revert ERC721InvalidReceiver(to);
-        } catch (bytes memory reason) {
-            if (reason.length == 0) revert ERC721InvalidReceiver(to);
-            assembly ("memory-safe") {
-                revert(add(reason, 0x20), mload(reason))
+    /// @dev Balances are already updated: `to` holds its new token at index balance - 1, and the
+    ///      last of `from`'s tokens fills the hole the moved one leaves. No burn exists.
+    function _afterMove(address from, address to, uint256 tokenId) internal override {
+        if (from == address(0)) {
+            _allTokensIndex[tokenId] = _allTokens.length;
+            _allTokens.push(tokenId);
+        } else if (from != to) {
+            uint256 lastIndex = _balances[from];
+            uint256 index = _ownedTokensIndex[tokenId];
+            if (index != lastIndex) {
+                uint256 lastTokenId = _ownedTokens[from][lastIndex];
+                _ownedTokens[from][index] = lastTokenId;
+                _ownedTokensIndex[lastTokenId] = index;
             }
+            delete _ownedTokensIndex[tokenId];
+            delete _ownedTokens[from][lastIndex];
+        }
+        if (from != to) {
+            uint256 length = _balances[to] - 1;
+            _ownedTokens[to][length] = tokenId;
+            _ownedTokensIndex[tokenId] = length;
         }
     }
 }

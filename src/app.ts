@@ -3,6 +3,7 @@ import { agentMcp, agentMcpOverlapsOwnerCheck, mcpChallenge } from './agent-mcp'
 import { agents } from './agents';
 import { agentGate } from './agents/gate';
 import { audit } from './audit';
+import { collections } from './collections';
 import { auth } from './auth';
 import { contexts, overlapOwnerCheck } from './contexts';
 import { mcp } from './mcp';
@@ -87,9 +88,18 @@ export function createApp() {
     ),
   );
 
+  // The wallet's own tokens of a collection: the owner's wallet token only (no agent, so no agent
+  // key or OAuth token), counted in the same per-wallet budget as the agent routes.
+  app.use(
+    '/wallet/collections/:agentCollectionAddress/tokens',
+    onKnownRoutes(routes, bearer({ keyScope: () => undefined })),
+    onKnownRoutes(routes, walletRateLimit()),
+  );
+
   app.route('/', health);
   app.route('/', auth);
   app.route('/', agents);
+  app.route('/', collections);
   app.route('/', contexts);
   app.route('/', memory);
   app.route('/', summaries);

@@ -92,6 +92,30 @@ export const demoAgentsAbi = [
   },
   {
     type: 'function',
+    name: 'totalSupply',
+    stateMutability: 'view',
+    inputs: [],
+    outputs: [{ name: '', type: 'uint256' }],
+  },
+  {
+    type: 'function',
+    name: 'tokenByIndex',
+    stateMutability: 'view',
+    inputs: [{ name: 'index', type: 'uint256' }],
+    outputs: [{ name: '', type: 'uint256' }],
+  },
+  {
+    type: 'function',
+    name: 'tokenOfOwnerByIndex',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'index', type: 'uint256' },
+    ],
+    outputs: [{ name: '', type: 'uint256' }],
+  },
+  {
+    type: 'function',
     name: 'mint',
     stateMutability: 'nonpayable',
     inputs: [
@@ -167,6 +191,14 @@ export const demoAgentsAbi = [
   },
   { type: 'error', name: 'ERC721InvalidApprover', inputs: [{ name: 'approver', type: 'address' }] },
   { type: 'error', name: 'ERC721InvalidOperator', inputs: [{ name: 'operator', type: 'address' }] },
+  {
+    type: 'error',
+    name: 'ERC721OutOfBoundsIndex',
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'index', type: 'uint256' },
+    ],
+  },
 ] as const;
 
 /** TestWallet1271 ABI subset: constructor, ERC-1271 check, owner, ERC-721 receiver hook. */
@@ -220,11 +252,19 @@ export interface CompiledContract {
 }
 
 export interface CompiledContracts {
+  /** The dev chains' collection: ERC-721 Enumerable, open mint. */
   DemoAgents: CompiledContract;
+  /** The same without ERC-721 Enumerable (DemoAgents' base): a collection whose holders cannot be listed. */
+  PlainAgents: CompiledContract;
   TestWallet1271: CompiledContract;
+  /** Multicall3's `aggregate3` (what viem's multicall calls), for the dev chain that mirrors Polygon. */
+  Multicall3: CompiledContract;
 }
 
-const CONTRACT_NAMES = ['DemoAgents', 'TestWallet1271'] as const;
+const CONTRACT_NAMES = ['DemoAgents', 'PlainAgents', 'TestWallet1271', 'Multicall3'] as const;
+
+/** Where Multicall3 lives on Polygon, Amoy and most chains (viem's `chain.contracts.multicall3`). */
+export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
 
 /** Repository root (this file lives in `<root>/scripts/lib/`). */
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url).href);
@@ -260,7 +300,7 @@ function solcPackageVersion(): string {
 let memo: Promise<CompiledContracts> | undefined;
 
 /**
- * Compile `contracts/DemoAgents.sol` and `contracts/TestWallet1271.sol` with solc-js
+ * Compile `contracts/DemoAgents.sol` (with `PlainAgents.sol`) and `contracts/TestWallet1271.sol` with solc-js
  * (optimizer on, evmVersion cancun). The result is cached as JSON in
  * `$CONTRACTS_CACHE_DIR` (default: `<tmpdir>/agent-gateway-contracts`) keyed by the sha256 of
  * the sources, the solc version and the settings; the compiler is only loaded on a cache miss.
@@ -360,14 +400,48 @@ async function waitForSuccess(publicClient: PublicClient, hash: Hex, what: strin
   return receipt;
 }
 
-/** Deploy DemoAgents and return its address. */
-export async function deployDemoAgents(rpcUrl: string, deployerPrivateKey: Hex): Promise<Address> {
-  const { DemoAgents } = await compileContracts();
+/** Deploy DemoAgents (ERC-721 Enumerable) and return its address. */
+export function deployDemoAgents(rpcUrl: string, deployerPrivateKey: Hex): Promise<Address> {
+  return deployCollection(rpcUrl, deployerPrivateKey, 'DemoAgents');
+}
+
+/**
+ * Deploy PlainAgents (DemoAgents without ERC-721 Enumerable; same mint, transfers and errors, so
+ * `mintAgent` and `transferAgent` work on it) and return its address.
+ */
+export function deployPlainAgents(rpcUrl: string, deployerPrivateKey: Hex): Promise<Address> {
+  return deployCollection(rpcUrl, deployerPrivateKey, 'PlainAgents');
+}
+
+async function deployCollection(rpcUrl: string, deployerPrivateKey: Hex, name: 'DemoAgents' | 'PlainAgents'): Promise<Address> {
+  const { bytecode } = (await compileContracts())[name];
   const { walletClient, publicClient } = await clientsFor(rpcUrl, deployerPrivateKey);
-  const hash = await walletClient.deployContract({ abi: demoAgentsAbi, bytecode: DemoAgents.bytecode });
-  const receipt = await waitForSuccess(publicClient, hash, 'DemoAgents deployment');
-  if (!receipt.contractAddress) throw new Error(`DemoAgents deployment has no contract address (tx ${hash})`);
+  const hash = await walletClient.deployContract({ abi: demoAgentsAbi, bytecode });
+  const receipt = await waitForSuccess(publicClient, hash, `${name} deployment`);
+  if (!receipt.contractAddress) throw new Error(`${name} deployment has no contract address (tx ${hash})`);
   return getAddress(receipt.contractAddress);
+}
+
+/**
+ * Puts Multicall3's `aggregate3` at its canonical address (anvil_setCode, the code of a fresh
+ * deployment), unless code is there already: the chain then batches reads as Polygon does.
+ */
+export async function installMulticall3(rpcUrl: string, deployerPrivateKey: Hex): Promise<void> {
+  const { publicClient, walletClient } = await clientsFor(rpcUrl, deployerPrivateKey);
+  if ((await publicClient.getCode({ address: MULTICALL3_ADDRESS })) !== undefined) return;
+  const { Multicall3 } = await compileContracts();
+  const hash = await walletClient.deployContract({ abi: [], bytecode: Multicall3.bytecode });
+  const receipt = await waitForSuccess(publicClient, hash, 'Multicall3 deployment');
+  if (!receipt.contractAddress) throw new Error(`Multicall3 deployment has no contract address (tx ${hash})`);
+  const code = await publicClient.getCode({ address: receipt.contractAddress });
+  if (!code) throw new Error('Multicall3 deployment left no code');
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setCode', params: [MULTICALL3_ADDRESS, code] }),
+  });
+  const body = (await res.json()) as { error?: { message: string } };
+  if (body.error) throw new Error(`anvil_setCode: ${body.error.message}`);
 }
 
 /** Deploy a TestWallet1271 owned by `owner` and return its address. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Hex } from 'viem';
 import { startAnvil, type AnvilInstance } from './anvil';
 import { registerCollection } from './collections';
-import { ANVIL_ACCOUNTS, compileContracts, deployDemoAgents } from './contracts';
+import { ANVIL_ACCOUNTS, compileContracts, deployDemoAgents, installMulticall3 } from './contracts';
 import { migrateGateway } from './migrate';
 import { ensureDatabase, startPostgres, type RunningPostgres } from './postgres';
 import { startRpcProxy } from './rpc-proxy';
@@ -100,6 +100,9 @@ export async function startBackends(options: {
       ['testnet', testnetAnvil],
     ] as const) {
       const collection = await demoCollection(anvil.rpcUrl, deployer.privateKey, options.chainStateDir, name);
+      // Polygon has Multicall3 and so does the mainnet dev chain; the testnet dev chain has none,
+      // so both ways of reading a wallet's tokens (batched, or parallel calls) run locally.
+      if (name === 'mainnet') await installMulticall3(anvil.rpcUrl, deployer.privateKey);
       await registerCollection(databaseUrl, { chainId: CHAIN_OF[name], address: collection, kind: 'internal' });
       let workerRpcUrl = anvil.rpcUrl; // R = 0: the worker talks to anvil directly, no proxy to pay for
       if (latency.rpcMs > 0) {
@@ -128,11 +131,25 @@ async function demoCollection(rpcUrl: string, deployer: Hex, stateDir: string | 
   const file = stateDir ? path.join(stateDir, `${name}.collection`) : undefined;
   if (file && existsSync(file)) {
     const known = (await readFile(file, 'utf8')).trim();
-    if (/^0x[0-9a-fA-F]{40}$/.test(known) && (await hasCode(rpcUrl, known))) return known;
+    // A collection deployed before DemoAgents became ERC-721 Enumerable is left (still registered,
+    // its agents still served) and a new one deployed, so the agent picker can list holdings.
+    if (/^0x[0-9a-fA-F]{40}$/.test(known) && (await hasCode(rpcUrl, known)) && (await isEnumerable(rpcUrl, known))) return known;
   }
   const collection = await deployDemoAgents(rpcUrl, deployer);
   if (file) await writeFile(file, `${collection}\n`);
   return collection;
+}
+
+/** ERC-165 `supportsInterface(0x780e9d63)` (ERC-721 Enumerable) answers true. */
+async function isEnumerable(rpcUrl: string, address: string): Promise<boolean> {
+  const data = `0x01ffc9a7${'780e9d63'.padEnd(64, '0')}`;
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: address, data }, 'latest'] }),
+  });
+  const body = (await res.json()) as { result?: string };
+  return typeof body.result === 'string' && /^0x0*1$/.test(body.result);
 }
 
 async function hasCode(rpcUrl: string, address: string): Promise<boolean> {

@@ -29,6 +29,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { path: ['logout'], summary: "remove the gateway's saved token", load: async () => (await import('./account')).logoutCommand },
   {
+    path: ['agents', 'list'],
+    summary: "list your wallet's agents in a collection (ERC-721 Enumerable)",
+    load: async () => (await import('./agents')).agentsListCommand,
+  },
+  {
     path: ['contexts', 'create'],
     summary: 'create context keys from a file',
     load: async () => (await import('./contexts')).contextsCreateCommand,

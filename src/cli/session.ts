@@ -182,7 +182,7 @@ export function gatewayFailure(err: unknown, what: string): never {
         ? '; run agent-gateway login again'
         : err.code === 'not_owner'
           ? ' (the logged-in wallet does not own this agent)'
-          : err.code === 'agent_not_found'
+          : err.code === 'agent_not_found' || err.code === 'collection_not_found'
             ? ' (check --collection and --token-id, and the deployment)'
             : '';
     throw new CliError(`${what}: ${describeGatewayError(err)}${hint}`);

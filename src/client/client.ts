@@ -15,6 +15,7 @@ import type {
   AgentKeys,
   AgentRef,
   AgentSummary,
+  OwnedTokens,
   AppendedMessage,
   AppendedMessages,
   AppendOptions,
@@ -147,6 +148,14 @@ export interface GatewayClient {
   verifyWallet(body: WalletVerification, options?: CallOptions): Promise<WalletVerified>;
   /** init → `account.signMessage({ message })` → finish; stores the token and returns the session. */
   login(options?: CallOptions): Promise<LoginSession>;
+  /**
+   * `GET /wallet/collections/{collection}/tokens`: the logged-in wallet's own tokens of a
+   * registered collection (ERC-721 Enumerable; `enumerable: false` and no tokens otherwise).
+   * Needs the wallet's token (logs in when the client can); an agent key is refused.
+   */
+  listOwnedTokens(collection: AgentRef['collection'], options?: CallOptions): Promise<OwnedTokens>;
+  /** The same as `listOwnedTokens`. */
+  ownedTokens(collection: AgentRef['collection'], options?: CallOptions): Promise<OwnedTokens>;
 
   /** `GET /.well-known/oauth-protected-resource/agent/{c}/{t}/mcp` (RFC 9728). */
   getProtectedResourceMetadata(
@@ -553,6 +562,15 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     finishLogin: (body, o = {}) => json<AccessToken>({ method: 'POST', path: '/auth/jwt/finish', body, signal: o.signal }),
     verifyWallet: (body, o = {}) => json<WalletVerified>({ method: 'POST', path: '/wallet/verify', body, signal: o.signal }),
     login,
+    // `agent: true`: the wallet's token, with a login when needed, as on agent routes.
+    listOwnedTokens: (collection, o = {}) =>
+      json<OwnedTokens>({
+        method: 'GET',
+        path: `/wallet/collections/${encodeURIComponent(String(collection))}/tokens`,
+        agent: true,
+        signal: o.signal,
+      }),
+    ownedTokens: (collection, o = {}) => client.listOwnedTokens(collection, o),
     getProtectedResourceMetadata: (collection, tokenId, o = {}) =>
       json<ProtectedResourceMetadata>({
         method: 'GET',

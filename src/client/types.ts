@@ -10,6 +10,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { getAgent } from '../agents/agents.routes';
 import type { listAuditEntries } from '../audit/audit.routes';
+import type { listOwnedTokens } from '../collections/collections.routes';
 import type { finishLogin, initLogin, verifyWalletRoute } from '../auth/auth.routes';
 import type {
   appendMessage,
@@ -119,6 +120,14 @@ export type WalletVerified = ResponseOf<typeof verifyWalletRoute>;
 
 /** Component `AgentSummary`: `GET /agent/{collection}/{tokenId}`. */
 export type AgentSummary = ResponseOf<typeof getAgent>;
+
+/**
+ * Component `OwnedTokens`: `GET /wallet/collections/{collection}/tokens`, the token's wallet's own
+ * tokens of a collection (`enumerable: false`: not listable, ask for a token id; `truncated`: over 100).
+ */
+export type OwnedTokens = ResponseOf<typeof listOwnedTokens>;
+/** Component `OwnedToken`: `{ tokenId }`, decimal. */
+export type OwnedToken = OwnedTokens['tokens'][number];
 
 /** An agent: its collection address and token id (decimal; bigint and number are accepted). */
 export interface AgentRef {

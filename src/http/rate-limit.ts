@@ -16,7 +16,8 @@ export const RATE_LIMITERS = {
   LOGIN_RATE_LIMITER:
     'init or signature (costly checks of finish and verify) + chain id + lower-case walletAddress of the body (+ the public client address)',
   /**
-   * Every agent-scoped route, per wallet of the access token or per agent key (after the bearer
+   * Every agent-scoped route and the wallet's own tokens (GET /wallet/collections/{c}/tokens), per
+   * wallet of the access token or per agent key (after the bearer
    * gate), per agent for all its keys together (once the key is known to be the agent's), and per
    * public client address (before the bearer gate).
    */
@@ -121,7 +122,7 @@ export function clientRateLimit(): MiddlewareHandler<AppBindings> {
 }
 
 /**
- * Agent routes, after the bearer gate and before the agent gate: per wallet of the token, or per
+ * Agent routes (and the wallet's own tokens), after the bearer gate and before the agent gate: per wallet of the token, or per
  * agent key (by its hash, known before the database is asked: a key's own budget, apart from its
  * owner's).
  */

@@ -18,6 +18,7 @@ import {
   compileContracts,
   demoAgentsAbi,
   deployDemoAgents,
+  deployPlainAgents,
   deployTestWallet,
   mintAgent,
   testWalletAbi,
@@ -77,6 +78,16 @@ describe('dev contracts on anvil', () => {
   it('hand-written ABIs are subsets of the compiled ABIs', () => {
     const demo = signatures(compiled.DemoAgents.abi);
     for (const sig of signatures(demoAgentsAbi)) expect(demo).toContain(sig);
+    const plain = signatures(compiled.PlainAgents.abi);
+    for (const sig of [...signatures(demoAgentsAbi)].filter((sig) => !plain.has(sig))) {
+      expect([
+        'function totalSupply()',
+        'function tokenByIndex(uint256)',
+        'function tokenOfOwnerByIndex(address,uint256)',
+        'error ERC721OutOfBoundsIndex(address,uint256)',
+      ]).toContain(sig);
+    }
+    expect(plain).toContain('function mint(address,uint256)');
     const wallet = signatures(compiled.TestWallet1271.abi);
     for (const sig of signatures(testWalletAbi)) expect(wallet).toContain(sig);
   });
@@ -85,7 +96,7 @@ describe('dev contracts on anvil', () => {
     const read = (functionName: 'name' | 'symbol') => publicClient.readContract({ address: collection, abi: demoAgentsAbi, functionName });
     expect(await read('name')).toBe('Demo Agents');
     expect(await read('symbol')).toBe('AGENT');
-    for (const id of ['0x01ffc9a7', '0x80ac58cd', '0x5b5e139f'] as const) {
+    for (const id of ['0x01ffc9a7', '0x80ac58cd', '0x5b5e139f', '0x780e9d63'] as const) {
       expect(
         await publicClient.readContract({
           address: collection,
@@ -135,6 +146,53 @@ describe('dev contracts on anvil', () => {
     const fresh = privateKeyToAccount(generatePrivateKey()).address;
     await transferAgent(rpcUrl, holder.privateKey, collection, holder.address, fresh, 1n);
     expect(await ownerOf(1n)).toBe(fresh);
+  });
+
+  it('enumerates (ERC-721 Enumerable): tokens by owner and in all, kept whole across transfers; PlainAgents does not', async () => {
+    const rpcUrl = anvil!.rpcUrl;
+    const enumerable = await deployDemoAgents(rpcUrl, ANVIL_ACCOUNTS[0].privateKey);
+    const [a, b] = [ANVIL_ACCOUNTS[1], ANVIL_ACCOUNTS[2]];
+    for (const [to, id] of [
+      [a.address, 10n],
+      [a.address, 11n],
+      [a.address, 12n],
+      [b.address, 20n],
+    ] as const) {
+      await mintAgent(rpcUrl, ANVIL_ACCOUNTS[0].privateKey, enumerable, to, id);
+    }
+    const read = <F extends 'totalSupply' | 'tokenByIndex' | 'tokenOfOwnerByIndex' | 'balanceOf'>(
+      functionName: F,
+      args: readonly unknown[],
+    ) => publicClient.readContract({ address: enumerable, abi: demoAgentsAbi, functionName, args } as never) as Promise<bigint>;
+    const tokensOf = async (owner: Address) => {
+      const n = await read('balanceOf', [owner]);
+      const ids: bigint[] = [];
+      for (let i = 0n; i < n; i++) ids.push(await read('tokenOfOwnerByIndex', [owner, i]));
+      return ids;
+    };
+    expect(await read('totalSupply', [])).toBe(4n);
+    expect(await read('tokenByIndex', [3n])).toBe(20n);
+    expect(await tokensOf(a.address)).toEqual([10n, 11n, 12n]);
+    // The first of a's tokens leaves: the last fills its place.
+    await transferAgent(rpcUrl, a.privateKey, enumerable, a.address, b.address, 10n);
+    expect(await tokensOf(a.address)).toEqual([12n, 11n]);
+    expect(await tokensOf(b.address)).toEqual([20n, 10n]);
+    await transferAgent(rpcUrl, b.privateKey, enumerable, b.address, b.address, 20n); // to oneself: nothing moves
+    expect(await tokensOf(b.address)).toEqual([20n, 10n]);
+    expect(await read('totalSupply', [])).toBe(4n);
+    const outOfBounds = await read('tokenOfOwnerByIndex', [a.address, 2n]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const reverted = (outOfBounds as BaseError).walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError;
+    expect(reverted.data?.errorName).toBe('ERC721OutOfBoundsIndex');
+
+    const plain = await deployPlainAgents(rpcUrl, ANVIL_ACCOUNTS[0].privateKey);
+    await mintAgent(rpcUrl, ANVIL_ACCOUNTS[0].privateKey, plain, a.address, 1n);
+    const supports = (id: `0x${string}`) =>
+      publicClient.readContract({ address: plain, abi: demoAgentsAbi, functionName: 'supportsInterface', args: [id] });
+    expect(await supports('0x80ac58cd')).toBe(true);
+    expect(await supports('0x780e9d63')).toBe(false);
   });
 
   it('TestWallet1271 validates its owner signatures (ERC-1271) and receives NFTs', async () => {

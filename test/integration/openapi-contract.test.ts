@@ -119,6 +119,13 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await send('GET', agentPath(newWallet().address, 1n), { token: agent.token })).status).toBe(404);
     expect((await onAgent(agent, 'GET', '/prompt-template/a%00b')).status).toBe(400);
 
+    // The wallet's own tokens of a collection (the dashboard's picker).
+    const ownedTokens = (collection: string, token = agent.token) => send('GET', `/wallet/collections/${collection}/tokens`, { token });
+    expect((await ownedTokens(agent.collection)).status).toBe(200);
+    expect((await ownedTokens('0x1234')).status).toBe(400);
+    expect((await ownedTokens(agent.collection, '')).status).toBe(401);
+    expect((await ownedTokens(newWallet().address)).status).toBe(404);
+
     // Contexts and messages.
     expect((await onAgent(agent, 'GET', '/contexts/keys')).status).toBe(200);
     expect((await onAgent(agent, 'POST', '/context', { json: { key: 'notes' } })).status).toBe(200);
@@ -199,6 +206,7 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(agent, 'GET', '/contexts/keys', { token: agentKey.key })).status).toBe(200);
     expect((await onAgent(agent, 'POST', '/context', { json: { key: 'by-key' }, token: agentKey.key })).status).toBe(403);
     expect((await onAgent(agent, 'GET', '/keys', { token: agentKey.key })).status).toBe(403);
+    expect((await ownedTokens(agent.collection, agentKey.key)).status).toBe(403);
     expect((await onAgent(agent, 'DELETE', `/keys/${agentKey.id}`)).status).toBe(200);
     expect((await onAgent(agent, 'DELETE', `/keys/${agentKey.id}`)).status).toBe(404);
     expect((await onAgent(agent, 'GET', '/contexts/keys', { token: agentKey.key })).status).toBe(401);

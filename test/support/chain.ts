@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { getAddress, type Address, type Hex } from 'viem';
-import { deployTestWallet, mintAgent, transferAgent } from '../../scripts/lib/contracts';
+import { createPublicClient, createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
+import { demoAgentsAbi, deployTestWallet, mintAgent, transferAgent } from '../../scripts/lib/contracts';
 import type { DeploymentInfo } from './stack-info';
 
 export type TestAccount = PrivateKeyAccount & { privateKey: Hex };
@@ -45,6 +45,36 @@ export async function mintFreshAgent(deployment: DeploymentInfo, owner: Address,
   const tokenId = freshTokenId();
   await mintAgent(deployment.rpcUrl, minter.privateKey, collection as Address, owner, tokenId);
   return tokenId;
+}
+
+/** Mints `count` fresh tokens of `collection` to `to` from one funded minter, without a round trip per receipt. */
+export async function mintAgents(d: DeploymentInfo, to: Address, count: number, collection = d.collection as Address): Promise<bigint[]> {
+  const minter = await fundedWallet(d.rpcUrl);
+  const chain = {
+    id: d.chainId,
+    name: 'dev',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [d.rpcUrl] } },
+  };
+  const wallet = createWalletClient({ account: minter, chain, transport: http(d.rpcUrl) });
+  const reader = createPublicClient({ chain, transport: http(d.rpcUrl) });
+  const tokenIds = Array.from({ length: count }, () => freshTokenId());
+  let nonce = await reader.getTransactionCount({ address: minter.address, blockTag: 'pending' });
+  let last: `0x${string}` | undefined;
+  for (const tokenId of tokenIds) {
+    last = await wallet.writeContract({
+      address: collection,
+      abi: demoAgentsAbi,
+      functionName: 'mint',
+      args: [to, tokenId],
+      nonce: nonce++,
+      gas: 300_000n,
+    });
+  }
+  if (last && (await reader.waitForTransactionReceipt({ hash: last, pollingInterval: 50 })).status !== 'success') {
+    throw new Error(`minting ${count} agents: the last mint reverted (tx ${last})`);
+  }
+  return tokenIds;
 }
 
 export async function transferFreshAgent(deployment: DeploymentInfo, from: TestAccount, to: Address, tokenId: bigint): Promise<void> {

@@ -26,6 +26,8 @@ const COMPONENT_TYPES = [
   typeName<T.WalletVerification>('WalletVerification'),
   typeName<T.WalletVerified>('WalletVerified'),
   typeName<T.AgentSummary>('AgentSummary'),
+  typeName<T.OwnedTokens>('OwnedTokens'),
+  typeName<T.OwnedToken>('OwnedToken'),
   typeName<T.NewContext>('NewContext'),
   typeName<T.NewContexts>('NewContexts'),
   typeName<T.ContextKeyPage>('ContextKeyPage'),
@@ -110,7 +112,7 @@ const COMPONENT_TYPES = [
 ];
 
 /** Client members that are not one operation: state, helpers walking pages, older names. */
-type NotOperations = 'baseUrl' | 'token' | 'setToken' | 'login' | 'agent' | 'health';
+type NotOperations = 'baseUrl' | 'token' | 'setToken' | 'login' | 'agent' | 'health' | 'ownedTokens';
 type NotAgentOperations =
   | 'collection'
   | 'tokenId'
@@ -134,6 +136,7 @@ const GATEWAY_CALLS: { [K in Exclude<keyof GatewayClient, NotOperations>]: (c: G
   initLogin: (c) => c.initLogin({ walletAddress: COLLECTION, chainId: 80002 }),
   finishLogin: (c) => c.finishLogin({ walletAddress: COLLECTION, chainId: 80002, signature: '0x00' }),
   verifyWallet: (c) => c.verifyWallet({ walletAddress: COLLECTION, chainId: 80002, message: 'm', signature: '0x00' }),
+  listOwnedTokens: (c) => c.listOwnedTokens(COLLECTION),
   getProtectedResourceMetadata: (c) => c.getProtectedResourceMetadata(COLLECTION, 7n),
   getAuthorizationServerMetadata: (c) => c.getAuthorizationServerMetadata(),
   registerOAuthClient: (c) => c.registerOAuthClient({ redirect_uris: ['http://127.0.0.1:9/cb'] }),
@@ -275,6 +278,8 @@ describe('client methods and operationIds', () => {
     });
     await client.health();
     await client.getHealth();
+    await client.ownedTokens(COLLECTION);
+    await client.listOwnedTokens(COLLECTION);
     await client.agent(COLLECTION, 7n).summary();
     await client.agent(COLLECTION, 7n).getAgent();
     await client.agent(COLLECTION, 7n).reply('notes');
@@ -282,6 +287,8 @@ describe('client methods and operationIds', () => {
     expect(seen).toEqual([
       'GET /health',
       'GET /health',
+      `GET /wallet/collections/${COLLECTION}/tokens`,
+      `GET /wallet/collections/${COLLECTION}/tokens`,
       `GET /agent/${COLLECTION}/7`,
       `GET /agent/${COLLECTION}/7`,
       `POST /agent/${COLLECTION}/7/context/notes/reply`,

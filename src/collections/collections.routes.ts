@@ -1,0 +1,56 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { AddressSchema } from '../agents/identity';
+import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
+import { jsonResponse } from '../http/openapi';
+import { OWNED_TOKENS_MAX } from './owned-tokens.service';
+
+/** Path of the wallet's own tokens of a collection, in OpenAPI form. */
+export const OWNED_TOKENS_PATH = '/wallet/collections/{agentCollectionAddress}/tokens';
+
+export const CollectionParamsSchema = z.object({
+  agentCollectionAddress: AddressSchema.openapi({
+    param: { name: 'agentCollectionAddress', in: 'path' },
+    description: 'Address of the agent NFT collection (0x + 40 hex; mixed case must be EIP-55)',
+  }),
+});
+
+export const OwnedTokensSchema = z
+  .object({
+    collection: z.string().openapi({ example: '0x5FbDB2315678afecb367f032d93F642f64180aa3', description: 'EIP-55' }),
+    owner: z.string().openapi({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', description: "The token's wallet (EIP-55)" }),
+    enumerable: z.boolean().openapi({
+      description:
+        'ERC-165 says the collection is ERC-721 Enumerable (0x780e9d63). False: its holders cannot be listed, `tokens` is empty; ask for a token id instead',
+    }),
+    tokens: z
+      .array(z.object({ tokenId: z.string().openapi({ example: '1', description: 'Decimal' }) }).openapi('OwnedToken'))
+      .openapi({ description: `The wallet's token ids in this collection, ascending; at most ${OWNED_TOKENS_MAX}` }),
+    truncated: z.boolean().openapi({
+      description: `The wallet holds more than ${OWNED_TOKENS_MAX} tokens here: the first ${OWNED_TOKENS_MAX} by the contract's index are listed`,
+    }),
+  })
+  .openapi('OwnedTokens');
+
+export const listOwnedTokens = createRoute({
+  method: 'get',
+  path: OWNED_TOKENS_PATH,
+  operationId: 'listOwnedTokens',
+  tags: ['Agents'],
+  summary: "The wallet's own agents in a collection",
+  description: `The token ids the token's wallet holds in a registered collection, read on-chain on every request (never cached): \`balanceOf\` and \`tokenOfOwnerByIndex\` (ERC-721 Enumerable), batched through Multicall3 where the chain has it. A collection that is not Enumerable answers \`enumerable: false\` and no tokens. At most ${OWNED_TOKENS_MAX} tokens (\`truncated\` says there are more). Only the owner's wallet token: an agent key is 403 \`key_not_allowed\`, an OAuth access token 401 \`invalid_token\`.`,
+  security: [{ bearer: [] }],
+  request: { params: CollectionParamsSchema },
+  responses: {
+    200: jsonResponse("The wallet's tokens in the collection", OwnedTokensSchema),
+    400: errorResponse('`validation_failed`: a bad collection address (not hex, wrong length, bad checksum)'),
+    401: errorResponse(
+      '`unauthorized` (missing, malformed or invalid token), `token_expired`, `token_wrong_chain` (a token of the other deployment), `invalid_token` (an OAuth access token)',
+    ),
+    403: errorResponse("`key_not_allowed`: an agent key; this route needs the owner's wallet token"),
+    404: errorResponse(
+      '`collection_not_found`: the collection is not registered on this deployment, no contract is at its address, or ERC-165 says it is not ERC-721',
+    ),
+    429: RATE_LIMITED_RESPONSE,
+    503: errorResponse('`dependency_unavailable`: the chain RPC or the database did not answer; retry after Retry-After seconds'),
+  },
+});
