@@ -1,4 +1,4 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
