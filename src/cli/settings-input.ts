@@ -1,0 +1,148 @@
+/**
+ * `settings set`'s flags as the body of POST …/llm/settings: what is given replaces, what is not
+ * keeps the agent's current value, and the result is checked with the route's own schema
+ * (src/settings/schemas.ts) before anything is sent, so a flag out of its rules is a usage error
+ * (exit 2) that names the flag. The API key is read from the environment variable `--key-env`
+ * names, registered as a secret, and never printed.
+ */
+import { readFileSync } from 'node:fs';
+import type { LlmSettings, LlmSettingsInput } from '../client/types';
+import { LlmSettingsInputSchema } from '../settings/schemas';
+import { type OptionValues, stringValue } from './command';
+import { devStackFile } from './gateway-url';
+import { registerSecret, UsageError } from './output';
+
+/** The flag of each field, for messages. */
+const FLAG_OF: Record<string, string> = {
+  provider: '--provider',
+  model: '--model',
+  temperature: '--temperature',
+  maxTokens: '--max-tokens',
+  baseUrl: '--llm-base-url',
+  apiKey: '--key-env',
+  limits: '--tokens-per-day',
+  summaries: '--summaries',
+};
+
+const { temperature } = LlmSettingsInputSchema.shape;
+
+/** The options of `settings set` (parseArgs). */
+export const SETTINGS_SET_OPTIONS = {
+  standin: { type: 'boolean' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  temperature: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'llm-base-url': { type: 'string' },
+  'key-env': { type: 'string' },
+  'no-key': { type: 'boolean' },
+  'tokens-per-day': { type: 'string' },
+  summaries: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+export const TEMPERATURE_RANGE = `${temperature.minValue ?? 0}..${temperature.maxValue ?? ''}`;
+
+/** A number flag as a number (the schema then checks its range); UsageError when it is not one. */
+function numberFlag(values: OptionValues, name: string): number | undefined {
+  const raw = stringValue(values, name);
+  if (raw === undefined) return undefined;
+  if (!/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(raw.trim()))
+    throw new UsageError(`--${name} must be a number, got ${JSON.stringify(raw.slice(0, 40))}`);
+  return Number(raw);
+}
+
+/** The stand-in model of a running `npm run dev` (its stack file's `llm`): dev only. */
+export function devStandin(env: NodeJS.ProcessEnv): { provider: string; model: string; baseUrl: string } {
+  const file = devStackFile(env);
+  let llm: { provider?: unknown; model?: unknown; baseUrl?: unknown; standIn?: unknown } | null | undefined;
+  try {
+    llm = (JSON.parse(readFileSync(file, 'utf8')) as { llm?: typeof llm }).llm;
+  } catch {
+    throw new UsageError(`--standin: no running \`npm run dev\` found (no stack file ${file}); start it, or set DEV_DIR to its directory`);
+  }
+  if (
+    !llm ||
+    llm.standIn !== true ||
+    typeof llm.baseUrl !== 'string' ||
+    typeof llm.provider !== 'string' ||
+    typeof llm.model !== 'string'
+  ) {
+    throw new UsageError(`--standin: the local stack of ${file} runs no stand-in model (started with DEV_LLM=0?)`);
+  }
+  return { provider: llm.provider, model: llm.model, baseUrl: llm.baseUrl };
+}
+
+/** The API key from the variable --key-env names; null for --no-key; undefined: keep the stored one. */
+function apiKeyOf(values: OptionValues, env: NodeJS.ProcessEnv): string | null | undefined {
+  const name = stringValue(values, 'key-env');
+  if (name !== undefined && values['no-key'] === true) throw new UsageError('--key-env and --no-key exclude each other');
+  if (values['no-key'] === true) return null;
+  if (name === undefined) return undefined;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new UsageError(`--key-env takes the name of an environment variable, got ${JSON.stringify(name.slice(0, 60))}`);
+  const key = env[name]?.trim();
+  registerSecret(key);
+  if (!key) throw new UsageError(`--key-env ${name}: the environment variable ${name} is not set (or empty)`);
+  return key;
+}
+
+function summariesOf(values: OptionValues): boolean | undefined {
+  const raw = stringValue(values, 'summaries');
+  if (raw === undefined) return undefined;
+  if (raw === 'on' || raw === 'off') return raw === 'on';
+  throw new UsageError('--summaries takes on or off');
+}
+
+function limitsOf(values: OptionValues): LlmSettingsInput['limits'] {
+  if (stringValue(values, 'tokens-per-day') === 'none') return { tokensPerDay: null };
+  const perDay = numberFlag(values, 'tokens-per-day');
+  return perDay === undefined ? undefined : { tokensPerDay: perDay };
+}
+
+/** Whether the flags name every field the route requires (then the current settings need not be read). */
+export function namesEveryField(values: OptionValues): boolean {
+  return (
+    values.standin === true ||
+    ['provider', 'model', 'temperature', 'max-tokens', 'llm-base-url'].every((name) => stringValue(values, name) !== undefined)
+  );
+}
+
+/**
+ * The body to POST: the flags over `current` (the agent's settings; null when never set). The base
+ * URL is kept only while the provider stays the same; `--llm-base-url none` is the provider's own.
+ */
+export function settingsInput(values: OptionValues, env: NodeJS.ProcessEnv, current: LlmSettings | null): LlmSettingsInput {
+  const standin = values.standin === true ? devStandin(env) : undefined;
+  const provider = stringValue(values, 'provider') ?? standin?.provider ?? current?.provider;
+  const rawUrl = stringValue(values, 'llm-base-url');
+  const baseUrl =
+    rawUrl === 'none' ? null : (rawUrl ?? standin?.baseUrl ?? (current && provider === current.provider ? current.baseUrl : undefined));
+  const apiKey = apiKeyOf(values, env);
+  const limits = limitsOf(values);
+  const summaries = summariesOf(values);
+  const input = {
+    provider,
+    model: stringValue(values, 'model') ?? standin?.model ?? current?.model,
+    temperature: numberFlag(values, 'temperature') ?? (standin ? 0 : current?.temperature),
+    maxTokens: numberFlag(values, 'max-tokens') ?? (standin ? 512 : current?.maxTokens),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    // The stand-in needs no key: say so, so an earlier key or an earlier owner's choice is not waited for.
+    ...(apiKey !== undefined ? { apiKey } : standin ? { apiKey: null } : {}),
+    ...(limits === undefined ? {} : { limits }),
+    ...(summaries === undefined ? {} : { summaries }),
+  };
+  const checked = LlmSettingsInputSchema.safeParse(input);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const field = String(issue.path[0] ?? '');
+    const flag = FLAG_OF[field] ?? field;
+    const missing = (input as Record<string, unknown>)[field] === undefined;
+    throw new UsageError(
+      missing
+        ? `${flag} is required: the agent has no LLM settings yet to keep it from`
+        : `${flag}: ${issue.message}${field === 'temperature' ? ` (${TEMPERATURE_RANGE})` : ''}`,
+    );
+  }
+  return checked.data;
+}
