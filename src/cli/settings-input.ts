@@ -61,13 +61,7 @@ export function devStandin(env: NodeJS.ProcessEnv): { provider: string; model: s
   } catch {
     throw new UsageError(`--standin: no running \`npm run dev\` found (no stack file ${file}); start it, or set DEV_DIR to its directory`);
   }
-  if (
-    !llm ||
-    llm.standIn !== true ||
-    typeof llm.baseUrl !== 'string' ||
-    typeof llm.provider !== 'string' ||
-    typeof llm.model !== 'string'
-  ) {
+  if (llm?.standIn !== true || typeof llm.baseUrl !== 'string' || typeof llm.provider !== 'string' || typeof llm.model !== 'string') {
     throw new UsageError(`--standin: the local stack of ${file} runs no stand-in model (started with DEV_LLM=0?)`);
   }
   return { provider: llm.provider, model: llm.model, baseUrl: llm.baseUrl };
