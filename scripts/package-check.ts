@@ -134,7 +134,7 @@ try {
   const help = run('npx', ['--no', '--', 'agent-gateway', '--help'], app);
   report(help.ok && help.out.includes('agent-gateway'), 'npx agent-gateway --help', help.ok ? '' : tail(help.out));
   // Each command is a lazily loaded chunk with its own imports (viem, re2js, @cfworker/json-schema).
-  for (const command of ['login', 'contexts list', 'hydrate', 'messages export', 'mcp check']) {
+  for (const command of ['login', 'contexts list', 'hydrate', 'messages export', 'mcp check', 'settings set', 'templates list']) {
     const loaded = run('npx', ['--no', '--', 'agent-gateway', ...command.split(' '), '--help'], app);
     report(
       loaded.ok && loaded.out.includes('Usage'),
