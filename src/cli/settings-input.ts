@@ -94,49 +94,77 @@ function limitsOf(values: OptionValues): LlmSettingsInput['limits'] {
   return perDay === undefined ? undefined : { tokensPerDay: perDay };
 }
 
-/** Whether the flags name every field the route requires (then the current settings need not be read). */
-export function namesEveryField(values: OptionValues): boolean {
-  return (
-    values.standin === true ||
-    ['provider', 'model', 'temperature', 'max-tokens', 'llm-base-url'].every((name) => stringValue(values, name) !== undefined)
-  );
+type Given = Partial<LlmSettingsInput>;
+const REQUIRED_AND_URL = ['provider', 'model', 'temperature', 'maxTokens', 'baseUrl'] as const;
+
+/** A schema issue as a usage error that names the flag. */
+function issueError(field: string, message: string): UsageError {
+  return new UsageError(`${FLAG_OF[field] ?? field}: ${message}${field === 'temperature' ? ` (${TEMPERATURE_RANGE})` : ''}`);
 }
 
 /**
- * The body to POST: the flags over `current` (the agent's settings; null when never set). The base
- * URL is kept only while the provider stays the same; `--llm-base-url none` is the provider's own.
+ * The fields the flags set, each checked with the route schema's rule for it: a wrong flag is a
+ * usage error before any request. What is not given is absent. `--standin` gives the stand-in's
+ * provider, model and base URL, temperature 0, 512 max tokens and no key (flags given win).
  */
-export function settingsInput(values: OptionValues, env: NodeJS.ProcessEnv, current: LlmSettings | null): LlmSettingsInput {
+export function givenSettings(values: OptionValues, env: NodeJS.ProcessEnv): Given {
   const standin = values.standin === true ? devStandin(env) : undefined;
-  const provider = stringValue(values, 'provider') ?? standin?.provider ?? current?.provider;
   const rawUrl = stringValue(values, 'llm-base-url');
-  const baseUrl =
-    rawUrl === 'none' ? null : (rawUrl ?? standin?.baseUrl ?? (current && provider === current.provider ? current.baseUrl : undefined));
   const apiKey = apiKeyOf(values, env);
-  const limits = limitsOf(values);
-  const summaries = summariesOf(values);
-  const input = {
-    provider,
-    model: stringValue(values, 'model') ?? standin?.model ?? current?.model,
-    temperature: numberFlag(values, 'temperature') ?? (standin ? 0 : current?.temperature),
-    maxTokens: numberFlag(values, 'max-tokens') ?? (standin ? 512 : current?.maxTokens),
-    ...(baseUrl === undefined ? {} : { baseUrl }),
+  const fields: Record<string, unknown> = {
+    provider: stringValue(values, 'provider') ?? standin?.provider,
+    model: stringValue(values, 'model') ?? standin?.model,
+    temperature: numberFlag(values, 'temperature') ?? (standin ? 0 : undefined),
+    maxTokens: numberFlag(values, 'max-tokens') ?? (standin ? 512 : undefined),
+    baseUrl: rawUrl === 'none' ? null : (rawUrl ?? standin?.baseUrl),
     // The stand-in needs no key: say so, so an earlier key or an earlier owner's choice is not waited for.
-    ...(apiKey !== undefined ? { apiKey } : standin ? { apiKey: null } : {}),
-    ...(limits === undefined ? {} : { limits }),
-    ...(summaries === undefined ? {} : { summaries }),
+    apiKey: apiKey !== undefined ? apiKey : standin ? null : undefined,
+    limits: limitsOf(values),
+    summaries: summariesOf(values),
+  };
+  const shape: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: { message: string }[] } } }> =
+    LlmSettingsInputSchema.shape;
+  for (const [field, value] of Object.entries(fields)) {
+    if (value === undefined) {
+      delete fields[field];
+      continue;
+    }
+    const checked = shape[field]!.safeParse(value);
+    if (!checked.success) throw issueError(field, checked.error?.issues[0]?.message ?? 'not valid');
+  }
+  return fields as Given;
+}
+
+/** Whether the flags give every field the route requires, and the base URL (then the current settings need not be read). */
+export function namesEveryField(given: Given): boolean {
+  return REQUIRED_AND_URL.every((field) => given[field] !== undefined);
+}
+
+/**
+ * The body to POST: the given fields over `current` (the agent's settings; null when never set).
+ * The base URL is kept only while the provider stays the same; key, limits and summaries not
+ * given are left out, so the gateway keeps them.
+ */
+export function settingsInput(given: Given, current: LlmSettings | null): LlmSettingsInput {
+  const provider = given.provider ?? current?.provider;
+  const baseUrl = given.baseUrl !== undefined ? given.baseUrl : current && provider === current.provider ? current.baseUrl : undefined;
+  const input: Record<string, unknown> = {
+    provider,
+    model: given.model ?? current?.model,
+    temperature: given.temperature ?? current?.temperature,
+    maxTokens: given.maxTokens ?? current?.maxTokens,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...(given.apiKey === undefined ? {} : { apiKey: given.apiKey }),
+    ...(given.limits === undefined ? {} : { limits: given.limits }),
+    ...(given.summaries === undefined ? {} : { summaries: given.summaries }),
   };
   const checked = LlmSettingsInputSchema.safeParse(input);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     const field = String(issue.path[0] ?? '');
-    const flag = FLAG_OF[field] ?? field;
-    const missing = (input as Record<string, unknown>)[field] === undefined;
-    throw new UsageError(
-      missing
-        ? `${flag} is required: the agent has no LLM settings yet to keep it from`
-        : `${flag}: ${issue.message}${field === 'temperature' ? ` (${TEMPERATURE_RANGE})` : ''}`,
-    );
+    if (input[field] === undefined)
+      throw new UsageError(`${FLAG_OF[field] ?? field} is required: the agent has no LLM settings yet to keep it from`);
+    throw issueError(field, issue.message);
   }
   return checked.data;
 }

@@ -5,7 +5,7 @@ import type { LlmSettings } from '../client/types';
 import type { Command } from './command';
 import { CliError, describeGatewayError, type Io } from './output';
 import { agentOf, gatewayFailure, type GlobalValues, openSession } from './session';
-import { namesEveryField, SETTINGS_SET_OPTIONS, settingsInput, TEMPERATURE_RANGE } from './settings-input';
+import { givenSettings, namesEveryField, SETTINGS_SET_OPTIONS, settingsInput, TEMPERATURE_RANGE } from './settings-input';
 
 const NEEDS =
   "Needs the owner's login (agent-gateway login; an agent key cannot read or set settings) and the agent (--collection, --token-id).";
@@ -71,12 +71,11 @@ ${NEEDS}`,
   options: SETTINGS_SET_OPTIONS,
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
-    // Flags that are wrong on their own fail before any request.
-    if (namesEveryField(values)) settingsInput(values, env, null);
+    // A flag wrong on its own fails before any request.
+    const given = givenSettings(values, env);
     const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
     const agent = agentOf(session, values as GlobalValues, env);
-    const current = namesEveryField(values) ? null : await currentSettings(agent);
-    const input = settingsInput(values, env, current);
+    const input = settingsInput(given, namesEveryField(given) ? null : await currentSettings(agent));
     let saved: LlmSettings;
     try {
       saved = await agent.saveLlmSettings(input);

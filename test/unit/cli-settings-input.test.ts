@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LlmSettings } from '../../src/client/types';
 import type { OptionValues } from '../../src/cli/command';
-import { namesEveryField, settingsInput } from '../../src/cli/settings-input';
+import { givenSettings, namesEveryField, settingsInput } from '../../src/cli/settings-input';
 
 const current: LlmSettings = {
   provider: 'openai-compatible',
@@ -16,7 +16,8 @@ const current: LlmSettings = {
   summaries: true,
   updatedAt: '2026-11-26T00:00:00.000Z',
 };
-const input = (values: OptionValues, env: NodeJS.ProcessEnv = {}, now: LlmSettings | null = current) => settingsInput(values, env, now);
+const input = (values: OptionValues, env: NodeJS.ProcessEnv = {}, now: LlmSettings | null = current) =>
+  settingsInput(givenSettings(values, env), now);
 
 describe('settings set: flags over the current settings', () => {
   it('keeps what is not given, and omits key, limits and summaries so the gateway keeps them too', () => {
@@ -50,13 +51,14 @@ describe('settings set: flags over the current settings', () => {
     [{ 'tokens-per-day': '0' }, /^--tokens-per-day: /],
     [{ model: 'two words' }, /^--model: model must be visible ASCII without spaces$/],
     [{ 'key-env': 'lower-case name' }, /--key-env takes the name of an environment variable/],
-  ])('refuses %o by the schema’s rules, naming the flag', (values, message) => {
-    expect(() => input(values)).toThrow(message);
+  ])('refuses %o by the schema’s rules, naming the flag, before the current settings are read', (values, message) => {
+    expect(() => givenSettings(values, {})).toThrow(message);
   });
 
   it('names the first missing field when the agent has no settings yet', () => {
     expect(() => input({ provider: 'openai' }, {}, null)).toThrow('--model is required: the agent has no LLM settings yet to keep it from');
-    expect(namesEveryField({ provider: 'p', model: 'm', temperature: '0', 'max-tokens': '1' })).toBe(false);
-    expect(namesEveryField({ provider: 'p', model: 'm', temperature: '0', 'max-tokens': '1', 'llm-base-url': 'none' })).toBe(true);
+    const all = { provider: 'p', model: 'm', temperature: '0', 'max-tokens': '1' };
+    expect(namesEveryField(givenSettings(all, {}))).toBe(false);
+    expect(namesEveryField(givenSettings({ ...all, 'llm-base-url': 'none' }, {}))).toBe(true);
   });
 });
