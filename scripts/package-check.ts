@@ -140,6 +140,11 @@ try {
     existsSync(path.join(app, 'node_modules', name)),
   );
   report(devOnly.length === 0, 'no dev tool, worker-only dependency or anvil is installed for users', devOnly.join(', '));
+  const installed = JSON.parse(readFileSync(path.join(app, 'node_modules/agent-gateway/package.json'), 'utf8')) as {
+    engines?: { node?: string };
+  };
+  // The checkout states no engines (it brings its own Node: see scripts/pack-manifest.ts); the package does.
+  report(/^>=2[2-9]\./.test(installed.engines?.node ?? ''), "the package's engines ask its users for Node >= 22", installed.engines?.node);
   const clientJs = readFileSync(path.join(app, 'node_modules/agent-gateway/dist/client.js'), 'utf8');
   const typeOnly = ['zod', 'hono', '@hono/zod-openapi'].filter((name) =>
     new RegExp(`from\\s*['"]${name.replace('/', '\\/')}['"/]`).test(clientJs),
@@ -154,7 +159,7 @@ try {
   const help = run('npx', ['--no', '--', 'agent-gateway', '--help'], app);
   report(help.ok && help.out.includes('agent-gateway'), 'npx agent-gateway --help', help.ok ? '' : tail(help.out));
   // Each command is a lazily loaded chunk with its own imports (viem, re2js, @cfworker/json-schema).
-  for (const command of ['login', 'contexts list', 'hydrate', 'messages export', 'mcp check']) {
+  for (const command of ['login', 'contexts list', 'hydrate', 'messages export', 'mcp check', 'settings set', 'templates list']) {
     const loaded = run('npx', ['--no', '--', 'agent-gateway', ...command.split(' '), '--help'], app);
     report(
       loaded.ok && loaded.out.includes('Usage'),

@@ -76,6 +76,31 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "show the agent's profile and whether it is active",
     load: async () => (await import('./profile')).profileShowCommand,
   },
+  {
+    path: ['settings', 'set'],
+    summary: 'set the model the agent answers with (provider, model, key from an env variable)',
+    load: async () => (await import('./settings')).settingsSetCommand,
+  },
+  {
+    path: ['settings', 'show'],
+    summary: "show the agent's LLM settings (never the key)",
+    load: async () => (await import('./settings')).settingsShowCommand,
+  },
+  {
+    path: ['templates', 'set'],
+    summary: 'create or replace a prompt template from a file, stdin or --text',
+    load: async () => (await import('./templates')).templatesSetCommand,
+  },
+  {
+    path: ['templates', 'get'],
+    summary: "print a prompt template's text",
+    load: async () => (await import('./templates')).templatesGetCommand,
+  },
+  {
+    path: ['templates', 'list'],
+    summary: "list the agent's prompt templates",
+    load: async () => (await import('./templates')).templatesListCommand,
+  },
   { path: ['audit'], summary: "the agent's audit trail, newest first", load: async () => (await import('./audit')).auditCommand },
   {
     path: ['usage'],

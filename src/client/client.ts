@@ -56,6 +56,9 @@ import type {
   ToolServerAuthInput,
   PromptTemplate,
   PromptTemplateInput,
+  PromptTemplatePage,
+  PromptTemplatesQuery,
+  PromptTemplateSummary,
   AgentProfile,
   AgentProfileInput,
   AgentRegistration,
@@ -238,6 +241,13 @@ export interface AgentClient {
   getPromptTemplate(key: string, options?: CallOptions): Promise<PromptTemplate>;
   /** `POST …/prompt-template/{key}`. */
   savePromptTemplate(key: string, template: PromptTemplateInput, options?: CallOptions): Promise<PromptTemplate>;
+  /** `GET …/prompt-templates`: one page of the agent's templates (keys in byte order, not the texts). */
+  listPromptTemplates(query?: PromptTemplatesQuery, options?: CallOptions): Promise<PromptTemplatePage>;
+  /** Every template of the agent (key, description, length), across all pages (100 per page unless given). */
+  promptTemplates(
+    query?: Omit<PromptTemplatesQuery, 'cursor'>,
+    options?: CallOptions,
+  ): AsyncGenerator<PromptTemplateSummary, void, undefined>;
 
   /** `GET …/profile` (owner's token only; 404 `profile_not_found` when never set). */
   getProfile(options?: CallOptions): Promise<AgentProfile>;
@@ -696,6 +706,17 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       getPromptTemplate: (key, o = {}) => get<PromptTemplate>(`/prompt-template/${encodeURIComponent(key)}`, o.signal),
       savePromptTemplate: async (key, template, o = {}) =>
         (await post<PromptTemplate>(`/prompt-template/${encodeURIComponent(key)}`, template, o.signal)).body,
+      listPromptTemplates: (q = {}, o = {}) => get<PromptTemplatePage>('/prompt-templates', o.signal, { limit: q.limit, cursor: q.cursor }),
+      async *promptTemplates(q = {}, o = {}) {
+        const limit = q.limit ?? 100;
+        let cursor: string | undefined;
+        for (;;) {
+          const page = await self.listPromptTemplates({ limit, cursor }, o);
+          yield* page.templates;
+          if (page.nextCursor === null || page.templates.length === 0) return;
+          cursor = page.nextCursor;
+        }
+      },
       getProfile: (o = {}) => get<AgentProfile>('/profile', o.signal),
       setProfile: (profile, o = {}) =>
         json<AgentProfile>({ method: 'PUT', path: `${prefix}/profile`, body: profile, agent: true, signal: o.signal }),

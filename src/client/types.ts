@@ -33,7 +33,13 @@ import type { createChatCompletion } from '../openai-compat/chat.routes';
 import type { ChatCompletionChunkSchema } from '../openai-compat/schemas';
 import type { addConnection, callTool, listConnections, listTools, removeConnection, replaceConnectionAuth } from '../mcp/mcp.routes';
 import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
-import type { getLlmSettings, getPromptTemplate, saveLlmSettings, savePromptTemplate } from '../settings/settings.routes';
+import type {
+  getLlmSettings,
+  getPromptTemplate,
+  listPromptTemplates,
+  saveLlmSettings,
+  savePromptTemplate,
+} from '../settings/settings.routes';
 import type { getUsage } from '../usage/usage.routes';
 import type { getProfile, getRegistration, setProfile } from '../profile/profile.routes';
 import type {
@@ -214,6 +220,12 @@ export type LlmSettingsInput = RequestBodyOf<typeof saveLlmSettings>;
 export type PromptTemplate = ResponseOf<typeof getPromptTemplate>;
 /** Component `PromptTemplateInput`. */
 export type PromptTemplateInput = RequestBodyOf<typeof savePromptTemplate>;
+/** Component `PromptTemplatePage`: keys in byte order, `nextCursor` null on the last page. */
+export type PromptTemplatePage = ResponseOf<typeof listPromptTemplates>;
+/** Component `PromptTemplateSummary`: a template's key, description, length and last change (not its text). */
+export type PromptTemplateSummary = PromptTemplatePage['templates'][number];
+/** Query of `GET …/prompt-templates`: `cursor` and `limit` (1..100, default 50). */
+export type PromptTemplatesQuery = QueryOf<typeof listPromptTemplates>;
 /** Component `AgentProfile`: what the registration file presents, and who set it. */
 export type AgentProfile = ResponseOf<typeof getProfile>;
 /** Component `AgentProfileInput`: `image` an https URL or a small data: URI; omit or null for none. */

@@ -9,6 +9,7 @@ export const settings = createRouter()
   .openapi(routes.saveLlmSettings, handlers.saveLlmHandler)
   .openapi(routes.getPromptTemplate, handlers.getTemplateHandler)
   .openapi(routes.savePromptTemplate, handlers.saveTemplateHandler)
+  .openapi(routes.listPromptTemplates, handlers.listTemplatesHandler)
   .openapi(databaseRoutes.firstStep, database.firstStepHandler)
   .openapi(databaseRoutes.secondStep, database.secondStepHandler)
   .openapi(databaseRoutes.getDatabaseSettings, database.getDatabaseHandler);

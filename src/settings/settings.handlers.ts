@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import type { AppBindings } from '../types';
 import { keyRing } from '../vault/store';
 import { getLlmSettings, saveLlmSettings, type SettingsDeps } from './llm.service';
-import { getPromptTemplate, savePromptTemplate } from './prompt-templates.service';
+import { getPromptTemplate, listPromptTemplates, savePromptTemplate } from './prompt-templates.service';
 import type * as routes from './settings.routes';
 
 function settingsDeps(c: Context<AppBindings>): SettingsDeps {
@@ -27,3 +27,6 @@ export const getTemplateHandler: RouteHandler<typeof routes.getPromptTemplate, A
 
 export const saveTemplateHandler: RouteHandler<typeof routes.savePromptTemplate, AppBindings> = async (c) =>
   c.json(await savePromptTemplate(c.var.db, c.var.agent, c.req.valid('param').key, c.req.valid('json')), 200);
+
+export const listTemplatesHandler: RouteHandler<typeof routes.listPromptTemplates, AppBindings> = async (c) =>
+  c.json(await listPromptTemplates(c.var.db, c.var.agent, c.req.valid('query')), 200);

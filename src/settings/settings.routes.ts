@@ -1,103 +1,16 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../agents/agent-route';
 import { AgentParamsSchema } from '../agents/identity';
 import { errorResponse } from '../errors';
-import { jsonBody, jsonResponse } from '../http/openapi';
-import { UsageLimitsInputSchema, UsageLimitsSchema } from '../usage/schemas';
-import { LLM_PROVIDERS } from './llm-base-url';
-
-const LlmSettingsSchema = z
-  .object({
-    provider: z.string().openapi({ example: 'openai' }),
-    model: z.string().openapi({ example: 'gpt-4.1-mini' }),
-    temperature: z.number().openapi({ example: 0.3 }),
-    maxTokens: z.number().int().openapi({ example: 4096 }),
-    baseUrl: z.string().nullable().openapi({
-      example: 'https://api.groq.com/openai/v1',
-      description: "The API's base URL; null: the provider's own",
-    }),
-    apiKeySet: z.boolean().openapi({
-      description: "Whether an API key entered by the agent's current owner is stored (in the vault). The key is never returned.",
-    }),
-    credential: z.enum(['set', 'reenter_required', 'none']).openapi({
-      description:
-        "`none`: no API key is stored; `set`: the current owner's key is stored; `reenter_required`: the stored key was entered by an earlier owner of the agent (or before owners were recorded) and is never used for you, or a key is needed again because the provider or `baseUrl` changed since it was entered (the change dropped it; or it was stored before keys were bound to them): POST the settings with your own `apiKey` (or `null` for none).",
-      example: 'set',
-    }),
-    limits: UsageLimitsSchema.openapi({ description: "The agent's daily token limit, over all its credentials" }),
-    summaries: z.boolean().openapi({
-      example: true,
-      description:
-        "Whether a reply that had to leave a context's older messages out has the agent's model summarise them afterwards, and sends the context's summary (GET …/context/{key}/summary) before the messages after it",
-    }),
-    updatedAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
-  })
-  .openapi('LlmSettings');
-
-const LlmSettingsInputSchema = z
-  .object({
-    provider: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'provider must be a lower-case name such as openai or anthropic')
-      .openapi({
-        example: 'openai',
-        description: `Replies run on ${LLM_PROVIDERS.join(', ')} (other names are stored, and a reply answers 409 \`llm_provider_unavailable\`)`,
-      }),
-    model: z
-      .string()
-      .min(1)
-      .max(128)
-      .regex(/^[\x21-\x7E]+$/, 'model must be visible ASCII without spaces')
-      .openapi({ example: 'gpt-4.1-mini' }),
-    temperature: z.number().min(0).max(2).openapi({ example: 0.3 }),
-    maxTokens: z.number().int().min(1).openapi({ example: 4096, description: 'At most TOKEN__MAX_TOKENS_PER_REQUEST (default 100000)' }),
-    baseUrl: z.string().max(2_048).nullable().optional().openapi({
-      example: 'https://api.groq.com/openai/v1',
-      description:
-        'The API base URL: required for openai-compatible (Chat Completions at `POST {baseUrl}/chat/completions`, the key as `Authorization: Bearer`), optional for openai and anthropic. Passes the outbound policy like a tool-server URL (https, a public host name); saving never contacts the provider.',
-    }),
-    apiKey: z.string().min(1).max(4_096).nullable().optional().openapi({
-      description:
-        'The provider API key, stored encrypted in the vault and never returned, bound to the provider and `baseUrl` saved with it. Omit to keep the stored key while they stay the same (a change of either drops it, and replies wait for a new key); null removes it (none needed).',
-      example: 'sk-...',
-    }),
-    limits: UsageLimitsInputSchema.optional().openapi({
-      description:
-        "The agent's daily token limit over all its credentials (agent keys have their own as well). Omit to keep the stored limits; `{}` or `tokensPerDay: null` for none.",
-    }),
-    summaries: z.boolean().optional().openapi({
-      example: true,
-      description:
-        'Summaries of what replies leave out (default true): after a reply that had to leave older messages out, the same model and key summarise them (one more model call, counted in usage), and the next reply sends the summary instead. false: none written, and a stored one is not sent. Omit to keep the current choice.',
-    }),
-  })
-  .openapi('LlmSettingsInput');
-
-const TemplateKeySchema = z
-  .string()
-  .regex(/^[A-Za-z0-9._\-:@]{1,128}$/, 'key must be 1..128 characters of A-Z a-z 0-9 . _ - : @')
-  .openapi({ param: { name: 'key', in: 'path' }, example: 'system-default' });
-
-const PromptTemplateSchema = z
-  .object({
-    key: z.string(),
-    template: z.string(),
-    description: z.string().nullable(),
-    updatedAt: z.string(),
-  })
-  .openapi('PromptTemplate');
-
-const PromptTemplateInputSchema = z
-  .object({
-    template: z
-      .string()
-      .min(1)
-      .max(65_536)
-      .refine((t) => !t.includes('\u0000') && t.isWellFormed(), 'template must be well-formed text without NUL')
-      .openapi({ example: 'You are a helpful agent for {{customer}}.' }),
-    description: z.string().max(1_024).nullable().optional().openapi({ example: 'Default system prompt' }),
-  })
-  .openapi('PromptTemplateInput');
+import { jsonBody, jsonResponse, PageQuerySchema } from '../http/openapi';
+import {
+  LlmSettingsInputSchema,
+  LlmSettingsSchema,
+  PromptTemplateInputSchema,
+  PromptTemplatePageSchema,
+  PromptTemplateSchema,
+  TemplateKeySchema,
+} from './schemas';
 
 export const getLlmSettings = createRoute({
   method: 'get',
@@ -164,4 +77,21 @@ export const savePromptTemplate = createRoute({
   security: agentRoute.security,
   request: { params: TemplateParams, body: jsonBody(PromptTemplateInputSchema) },
   responses: { 200: jsonResponse('The saved template', PromptTemplateSchema), ...agentRoute.errors },
+});
+
+export const listPromptTemplates = createRoute({
+  method: 'get',
+  path: `${AGENT_PATH}/prompt-templates`,
+  operationId: 'listPromptTemplates',
+  tags: ['Settings'],
+  summary: "The agent's prompt templates",
+  description:
+    'Keys in byte order with their description, length and last change, `limit` at a time (default 50, at most 100); pass `nextCursor` as `cursor` to read on. Not the texts: GET …/prompt-template/{key} for one. An agent without templates has an empty list.',
+  security: agentRoute.security,
+  request: { params: agentRoute.params, query: PageQuerySchema },
+  responses: {
+    200: jsonResponse('A page of templates', PromptTemplatePageSchema),
+    ...agentRoute.errors,
+    400: errorResponse('`validation_failed`: a bad path, `limit` outside 1..100, or a `cursor` this endpoint did not issue'),
+  },
 });

@@ -222,6 +222,8 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(agent, 'GET', '/prompt-template/system')).status).toBe(404);
     expect((await onAgent(agent, 'POST', '/prompt-template/system', { json: { template: 'You are {{name}}.' } })).status).toBe(200);
     expect((await onAgent(agent, 'GET', '/prompt-template/system')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/prompt-templates?limit=1')).status).toBe(200);
+    expect((await onAgent(agent, 'GET', '/prompt-templates?cursor=not-ours')).status).toBe(400);
     // A reply on the stand-in model, on loopback as the dev stack accepts it.
     const standin = { ...llm, provider: 'openai-compatible', model: 'stand-in', baseUrl: llmServer.baseUrl };
     expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...standin, baseUrl: 'http://10.0.0.1/v1' } })).status).toBe(400);

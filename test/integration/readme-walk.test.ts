@@ -74,9 +74,15 @@ describe("README's five-minute walk", () => {
     const { stack } = await startDevStack(devDir, cleanups);
 
     const toolPort = await freePort();
-    // A newcomer's shell: the checkout as working directory, a fresh HOME (no saved logins), and
-    // DEV_DIR/TOOL_PORT only because this stack and tool server run on moved ports.
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, TMPDIR: tmpdir(), DEV_DIR: devDir, TOOL_PORT: String(toolPort) };
+    // A newcomer's shell: the checkout as working directory, the machine's PATH (its own Node, 20
+    // on these machines: no node_modules/.bin, which only npm scripts and npx put first), a fresh
+    // HOME (no saved logins, an empty npm cache), and DEV_DIR/TOOL_PORT only because this stack and
+    // tool server run on moved ports.
+    const machinePath = (process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter((dir) => !dir.split(path.sep).includes('node_modules'))
+      .join(path.delimiter);
+    const env: NodeJS.ProcessEnv = { PATH: machinePath, HOME: home, TMPDIR: tmpdir(), DEV_DIR: devDir, TOOL_PORT: String(toolPort) };
     // The tool block runs twice, as a newcomer re-running it would: the second add reuses the connection.
     // The tool block (the one that starts the tool server) is run again after its server is
     // stopped, before the last block (the agent's answer, which stops the server at its end).
@@ -86,6 +92,8 @@ describe("README's five-minute walk", () => {
     const walk = await runBash(`set -euo pipefail\n${script.join('\n')}\n`, env, 180_000);
     const output = `exit ${walk.code}\n--- stdout ---\n${walk.stdout}\n--- stderr ---\n${walk.stderr}`;
     expect(walk.code, output).toBe(0);
+    // No npm noise before the commands' output (EBADENGINE on a Node older than the project's).
+    expect(walk.stderr, output).not.toMatch(/^npm (warn|WARN)/m);
 
     // The walk's own output: the export of the hydrated context and the tool's result.
     const exported = walk.stdout

@@ -87,6 +87,8 @@ const COMPONENT_TYPES = [
   typeName<T.AgentKeys>('AgentKeys'),
   typeName<T.AgentKey>('AgentKey'),
   typeName<T.AgentKeyRevoked>('AgentKeyRevoked'),
+  typeName<T.PromptTemplatePage>('PromptTemplatePage'),
+  typeName<T.PromptTemplateSummary>('PromptTemplateSummary'),
   typeName<T.AuditPage>('AuditPage'),
   typeName<T.AuditEntry>('AuditEntry'),
   typeName<T.AuditActor>('AuditActor'),
@@ -128,7 +130,8 @@ type NotAgentOperations =
   | 'reply'
   | 'replyStream'
   | 'auditPages'
-  | 'audit';
+  | 'audit'
+  | 'promptTemplates';
 
 /** One call of every operation method; the compiler insists every method is listed. */
 const GATEWAY_CALLS: { [K in Exclude<keyof GatewayClient, NotOperations>]: (c: GatewayClient) => Promise<unknown> } = {
@@ -159,6 +162,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   saveLlmSettings: (a) => a.saveLlmSettings({ provider: 'openai', model: 'm', temperature: 0, maxTokens: 1 }),
   getPromptTemplate: (a) => a.getPromptTemplate('system'),
   savePromptTemplate: (a) => a.savePromptTemplate('system', { template: 't' }),
+  listPromptTemplates: (a) => a.listPromptTemplates({ limit: 10 }),
   databaseFirstStep: (a) => a.databaseFirstStep({ host: 'db.example.org', database: 'd', user: 'u', password: 'p' }),
   databaseSecondStep: (a) => a.databaseSecondStep({ setupId: 's', tables: ['public.t'] }),
   getDatabaseSettings: (a) => a.getDatabaseSettings(),
@@ -198,6 +202,8 @@ describe('client types', () => {
     }>();
     expectTypeOf<T.ContextKeyPage['nextAfter']>().toEqualTypeOf<string | null>();
     expectTypeOf<T.MessagesQuery>().toEqualTypeOf<{ cursor?: string | undefined; limit?: number }>();
+    expectTypeOf<T.PromptTemplatesQuery>().toEqualTypeOf<{ cursor?: string | undefined; limit?: number }>();
+    expectTypeOf<T.PromptTemplatePage['nextCursor']>().toEqualTypeOf<string | null>();
     expectTypeOf<T.DatabaseSettings['active']>().toEqualTypeOf<T.DatabaseSetup | null>();
     expectTypeOf<T.DatabaseFirstStep['port']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<T.ContextMessagePage['nextCursor']>().toEqualTypeOf<string | null>();
