@@ -140,11 +140,9 @@ try {
     existsSync(path.join(app, 'node_modules', name)),
   );
   report(devOnly.length === 0, 'no dev tool, worker-only dependency or anvil is installed for users', devOnly.join(', '));
-  const installed = JSON.parse(readFileSync(path.join(app, 'node_modules/agent-gateway/package.json'), 'utf8')) as {
-    engines?: { node?: string };
-  };
+  const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { engines?: { node?: string } };
   // The checkout states no engines (it brings its own Node: see scripts/pack-manifest.ts); the package does.
-  report(/^>=2[2-9]\./.test(installed.engines?.node ?? ''), "the package's engines ask its users for Node >= 22", installed.engines?.node);
+  report(/^>=2[2-9]\./.test(manifest.engines?.node ?? ''), "the package's engines ask its users for Node >= 22", manifest.engines?.node);
   const clientJs = readFileSync(path.join(app, 'node_modules/agent-gateway/dist/client.js'), 'utf8');
   const typeOnly = ['zod', 'hono', '@hono/zod-openapi'].filter((name) =>
     new RegExp(`from\\s*['"]${name.replace('/', '\\/')}['"/]`).test(clientJs),

@@ -30,11 +30,14 @@ describe('agent-gateway mcp url', () => {
       const configs = JSON.parse(printed.stdout);
       expect(configs.endpoint).toBe(mcpUrl(testnet.baseUrl, agent).href);
       const cursor = configs.cursor.mcpServers[`agent-${agent.tokenId}`];
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own placeholder, not a template
       expect(cursor.headers.Authorization).toBe('Bearer ${env:MY_AGENT_KEY}');
       const claude = configs.claudeDesktop.mcpServers[`agent-${agent.tokenId}`];
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own placeholder, not a template
       expect(claude.args).toContain('Authorization:Bearer ${MY_AGENT_KEY}');
       expect(claude.env).toEqual({ MY_AGENT_KEY: 'agk_YOUR_AGENT_KEY' });
       expect(configs.inspector).toContain('--transport http');
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own placeholder, not a template
       const { client } = await connectMcp(new URL(cursor.url), cursor.headers.Authorization.replace('Bearer ${env:MY_AGENT_KEY}', key.key));
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['memory_read']);
       await client.close();
