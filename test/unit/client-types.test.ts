@@ -194,7 +194,7 @@ describe('client types', () => {
       after?: string | undefined;
     }>();
     expectTypeOf<T.ContextKeyPage['nextAfter']>().toEqualTypeOf<string | null>();
-    expectTypeOf<T.MessagesQuery>().toEqualTypeOf<{ cursor?: string | undefined; limit?: number }>();
+    expectTypeOf<T.MessagesQuery>().toEqualTypeOf<{ cursor?: string | undefined; limit?: number; order?: 'asc' | 'desc' }>();
     expectTypeOf<T.DatabaseSettings['active']>().toEqualTypeOf<T.DatabaseSetup | null>();
     expectTypeOf<T.DatabaseFirstStep['port']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<T.ContextMessagePage['nextCursor']>().toEqualTypeOf<string | null>();
