@@ -9,19 +9,37 @@
  *
  * Run with `npm run test:browser -- test/browser/dashboard.test.ts` (not part of `npm test`).
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { getAddress } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STANDIN_MODEL } from '../../scripts/lib/stack-llm';
+import { defaultReply, type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { createGatewayClient } from '../../src/client';
 import { type DashboardPage, mintWithNpm, openDashboard, screenshots } from './dashboard-page';
 import { type BrowserStack, startBrowserStack } from './stack';
 
 let env: BrowserStack | undefined;
+/** The stand-in model, slow (a word every 100 ms) when asked to talk slowly: a reply to Stop. */
+let llm: StandinLlm | undefined;
+let files = '';
 
 beforeAll(async () => {
   env = await startBrowserStack('dashboard');
+  llm = await startStandinLlm({
+    script: ({ body }) => {
+      const said = JSON.stringify(body.messages?.at(-1)?.content ?? '');
+      return said.includes('talk slowly') ? { text: 'slowly '.repeat(300).trim(), chunkDelayMs: 100 } : defaultReply(body);
+    },
+  });
+  files = await mkdtemp(path.join(tmpdir(), 'agent-gateway-dashboard-files-'));
 });
 
 afterAll(async () => {
+  await llm?.close();
+  if (files) await rm(files, { recursive: true, force: true });
   await env?.stop();
 });
 
@@ -39,6 +57,17 @@ async function pickAgent({ page }: DashboardPage, collection: string, tokenId: s
   await page.getByLabel('Token id').fill(tokenId);
   await page.getByRole('button', { name: 'Open agent' }).click();
   await page.getByRole('navigation', { name: 'Pages' }).waitFor({ timeout: 30_000 });
+}
+
+/** A fresh wallet with an agent minted by `npm run mint`, logged in and its agent picked in a new page. */
+async function ownerWithAgent(): Promise<DashboardPage & { wallet: PrivateKeyAccount; tokenId: string }> {
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const tokenId = await mintWithNpm(env!.devDir, wallet.address);
+  const dash = await openDashboard(env!.context, testnet().baseUrl, wallet);
+  await dash.page.goto(appUrl(), { waitUntil: 'load' });
+  await logIn(dash);
+  await pickAgent(dash, getAddress(testnet().collection), tokenId);
+  return { ...dash, wallet, tokenId };
 }
 
 describe('the dashboard at /app, in headless Chromium with an injected wallet', () => {
@@ -99,5 +128,144 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     expect(await alert.textContent()).toContain('wrong_chain');
     expect(dash.problems).toEqual([]);
     await dash.page.close();
+  });
+
+  it('memory: create a context, append, hydrate a JSONL file (invalid line reported, resumed upload), newest first, search', async ({
+    annotate,
+  }) => {
+    const dash = await ownerWithAgent();
+    const { page } = dash;
+    await page.getByRole('heading', { name: 'Memory', exact: true }).waitFor();
+    await expect.poll(() => page.textContent('main')).toContain('No contexts yet');
+    await screenshots(page, 'memory-empty', annotate);
+
+    // A key the gateway's rules refuse is said in words before anything is sent; the value stays.
+    await page.getByLabel('Context key').fill('x');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await expect.poll(() => page.textContent('main')).toContain('The key must be');
+    await page.getByLabel('Context key').fill('notes/first');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'notes/first' }).waitFor();
+    await page.getByLabel('Message').fill('Hello from the dashboard.');
+    await page.getByRole('button', { name: 'Append' }).click();
+    await expect.poll(() => page.locator('.message').first().textContent()).toBe('Hello from the dashboard.');
+    expect(await page.getByLabel('Message').inputValue()).toBe('');
+    // Creating it again: the gateway's refusal with its code, the key still typed.
+    await page.getByRole('link', { name: '← All contexts' }).click();
+    await page.getByLabel('Context key').fill('notes/first');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('context_exists');
+    expect(await page.getByLabel('Context key').inputValue()).toBe('notes/first');
+
+    const jsonl = path.join(files, `import-${dash.tokenId}.jsonl`);
+    const lines = [
+      { key: 'import/alpha', role: 'user', message: 'Alpha one: the customer asked about invoice INV-2024-0042.' },
+      { key: 'import/alpha', role: 'assistant', message: 'Alpha two: the invoice was sent again.' },
+      { key: 'import/beta', role: 'user', message: 'Beta one: prefers email.' },
+      { key: 'import/beta', role: 'robot', message: 'Beta two: a role the gateway does not know.' },
+      { key: 'import/alpha', role: 'user', message: 'Alpha three: thanks, received.' },
+    ];
+    await writeFile(jsonl, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    await page.getByLabel('JSONL file').setInputFiles(jsonl);
+    await expect.poll(() => page.textContent('main')).toContain('4 messages for 2 contexts');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByRole('heading', { name: 'Lines not stored (1)' }).waitFor({ timeout: 30_000 });
+    expect(await page.locator('.failed tbody tr').textContent()).toMatch(/^4invalid_linerole: must be one of user, system, assistant/);
+    expect(await page.locator('#hydrate-progress').getAttribute('value')).toBe('4');
+    expect(await page.textContent('main')).toContain('4 stored');
+    await screenshots(page, 'memory-hydrated', annotate);
+    // The same file again goes on from where the first upload ended: nothing is sent twice.
+    await page.getByLabel('JSONL file').setInputFiles([]);
+    await page.getByLabel('JSONL file').setInputFiles(jsonl);
+    await expect.poll(() => page.textContent('main')).toContain('stored by an earlier upload: Upload goes on from there');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await expect.poll(() => page.textContent('main')).toContain('0 stored, 0 already there (replayed), 4 stored by an earlier upload');
+
+    // The context's messages, newest first, with their roles.
+    await page.getByRole('button', { name: 'import/alpha', exact: true }).click();
+    await page.getByRole('heading', { name: 'import/alpha' }).waitFor();
+    await expect
+      .poll(() => page.locator('.message').allTextContents())
+      .toEqual([
+        'Alpha three: thanks, received.',
+        'Alpha two: the invoice was sent again.',
+        'Alpha one: the customer asked about invoice INV-2024-0042.',
+      ]);
+    expect(await page.locator('.message-item .role').allTextContents()).toEqual(['user', 'assistant', 'user']);
+    await screenshots(page, 'context', annotate);
+
+    // Search with the query language: an identifier, and a word excluded.
+    await page.getByRole('link', { name: '← All contexts' }).click();
+    await page.getByLabel('Query').fill('INV-2024-0042');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect
+      .poll(() => page.locator('#search-title ~ div .message').allTextContents())
+      .toEqual(['Alpha one: the customer asked about invoice INV-2024-0042.']);
+    await page.getByLabel('Query').fill('invoice -customer');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect
+      .poll(() => page.locator('#search-title ~ div .message').allTextContents())
+      .toEqual(['Alpha two: the invoice was sent again.']);
+    await screenshots(page, 'memory', annotate);
+    expect(dash.problems).toEqual([]);
+    expect(dash.refusals).toEqual(['400 POST ' + `/agent/${getAddress(testnet().collection)}/${dash.tokenId}/context`]);
+    await page.close();
+  });
+
+  it('chat: a streamed reply with a tool call and its result, usage after; Stop ends a reply and the next one works', async ({
+    annotate,
+  }) => {
+    const dash = await ownerWithAgent();
+    const { page } = dash;
+    // LLM settings through the client for now (the settings page is another helper's).
+    const client = createGatewayClient({ baseUrl: testnet().baseUrl, login: { account: dash.wallet, chainId: testnet().chainId } });
+    const agent = client.agent(getAddress(testnet().collection), dash.tokenId);
+    await agent.saveLlmSettings({
+      provider: 'openai-compatible',
+      model: STANDIN_MODEL,
+      baseUrl: llm!.baseUrl,
+      temperature: 0,
+      maxTokens: 1000,
+    });
+    await agent.createContexts(['chat/one']);
+    await agent.appendMessage('chat/one', { role: 'user', message: 'The parcel number is PX-7781.' });
+
+    await page.getByRole('link', { name: 'Chat' }).click();
+    await page.getByLabel('Context key').fill('chat/one');
+    await page.getByLabel('Message').fill('use tool memory_search PX-7781');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const tool = page.locator('.tool[data-tool="memory_search"]');
+    await tool.locator('.tool-result').waitFor({ timeout: 30_000 });
+    expect(await tool.textContent()).toContain('PX-7781');
+    await expect
+      .poll(() => page.locator('.reply-meta').last().textContent(), { timeout: 30_000 })
+      .toMatch(/^Finished: stop · \d+ input tokens/);
+    expect(await page.locator('.reply-text').last().textContent()).toContain('memory_search answered');
+    expect(await page.getByLabel('Message').inputValue()).toBe('');
+    await screenshots(page, 'chat', annotate);
+
+    await page.getByLabel('Message').fill('please talk slowly');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('.reply-text').last().textContent(), { timeout: 30_000 }).toMatch(/^slowly slowly/);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => page.locator('.reply-meta').last().textContent()).toContain('Stopped');
+    const stoppedAt = (await page.locator('.reply-text').last().textContent()) ?? '';
+    expect(stoppedAt.length).toBeLessThan('slowly '.repeat(300).length);
+
+    // The page stays usable: the next reply streams (after the gateway has ended the stopped one).
+    await expect
+      .poll(
+        async () => {
+          await page.getByLabel('Message').fill('hello again');
+          await page.getByRole('button', { name: 'Send' }).click();
+          await page.locator('.turn').last().locator('.reply-meta, [role="alert"]').waitFor({ timeout: 30_000 });
+          return page.locator('.reply-meta').last().textContent();
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toMatch(/^Finished: stop/);
+    expect(await page.locator('.reply-text').last().textContent()).toContain('you said: hello again');
+    expect(dash.problems).toEqual([]);
+    await page.close();
   });
 });
