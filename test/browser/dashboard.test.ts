@@ -146,10 +146,10 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     await page.getByLabel('Context key').fill('notes/first');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { name: 'notes/first' }).waitFor();
-    await page.getByLabel('Message').fill('Hello from the dashboard.');
+    await page.getByLabel('Message', { exact: true }).fill('Hello from the dashboard.');
     await page.getByRole('button', { name: 'Append' }).click();
     await expect.poll(() => page.locator('.message').first().textContent()).toBe('Hello from the dashboard.');
-    expect(await page.getByLabel('Message').inputValue()).toBe('');
+    expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('');
     // Creating it again: the gateway's refusal with its code, the key still typed.
     await page.getByRole('link', { name: '← All contexts' }).click();
     await page.getByLabel('Context key').fill('notes/first');
@@ -166,7 +166,7 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
       { key: 'import/alpha', role: 'user', message: 'Alpha three: thanks, received.' },
     ];
     await writeFile(jsonl, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
-    await page.getByLabel('JSONL file').setInputFiles(jsonl);
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles(jsonl);
     await expect.poll(() => page.textContent('main')).toContain('4 messages for 2 contexts');
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.getByRole('heading', { name: 'Lines not stored (1)' }).waitFor({ timeout: 30_000 });
@@ -175,8 +175,8 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     expect(await page.textContent('main')).toContain('4 stored');
     await screenshots(page, 'memory-hydrated', annotate);
     // The same file again goes on from where the first upload ended: nothing is sent twice.
-    await page.getByLabel('JSONL file').setInputFiles([]);
-    await page.getByLabel('JSONL file').setInputFiles(jsonl);
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles([]);
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles(jsonl);
     await expect.poll(() => page.textContent('main')).toContain('stored by an earlier upload: Upload goes on from there');
     await page.getByRole('button', { name: 'Upload' }).click();
     await expect.poll(() => page.textContent('main')).toContain('0 stored, 0 already there (replayed), 4 stored by an earlier upload');
@@ -208,7 +208,7 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
       .toEqual(['Alpha two: the invoice was sent again.']);
     await screenshots(page, 'memory', annotate);
     expect(dash.problems).toEqual([]);
-    expect(dash.refusals).toEqual(['400 POST ' + `/agent/${getAddress(testnet().collection)}/${dash.tokenId}/context`]);
+    expect(dash.refusals).toEqual([`400 POST /agent/${getAddress(testnet().collection)}/${dash.tokenId}/context`]);
     await page.close();
   });
 
@@ -232,7 +232,7 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
 
     await page.getByRole('link', { name: 'Chat' }).click();
     await page.getByLabel('Context key').fill('chat/one');
-    await page.getByLabel('Message').fill('use tool memory_search PX-7781');
+    await page.getByLabel('Message', { exact: true }).fill('use tool memory_search PX-7781');
     await page.getByRole('button', { name: 'Send' }).click();
     const tool = page.locator('.tool[data-tool="memory_search"]');
     await tool.locator('.tool-result').waitFor({ timeout: 30_000 });
@@ -241,10 +241,10 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
       .poll(() => page.locator('.reply-meta').last().textContent(), { timeout: 30_000 })
       .toMatch(/^Finished: stop · \d+ input tokens/);
     expect(await page.locator('.reply-text').last().textContent()).toContain('memory_search answered');
-    expect(await page.getByLabel('Message').inputValue()).toBe('');
+    expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('');
     await screenshots(page, 'chat', annotate);
 
-    await page.getByLabel('Message').fill('please talk slowly');
+    await page.getByLabel('Message', { exact: true }).fill('please talk slowly');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.reply-text').last().textContent(), { timeout: 30_000 }).toMatch(/^slowly slowly/);
     await page.getByRole('button', { name: 'Stop' }).click();
@@ -256,7 +256,7 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     await expect
       .poll(
         async () => {
-          await page.getByLabel('Message').fill('hello again');
+          await page.getByLabel('Message', { exact: true }).fill('hello again');
           await page.getByRole('button', { name: 'Send' }).click();
           await page.locator('.turn').last().locator('.reply-meta, [role="alert"]').waitFor({ timeout: 30_000 });
           return page.locator('.reply-meta').last().textContent();
