@@ -26,14 +26,14 @@ export function App({ pages }: { pages: PageEntry[] }) {
     return () => removeEventListener('hashchange', onHash);
   }, []);
 
-  const logOut = (message?: string) => {
-    clearSession();
+  const logOut = (message: string, forgetAgent: boolean) => {
+    clearSession(forgetAgent);
     setSession(undefined);
     setAgent(undefined);
     setNotice(message);
   };
   const onUnauthorized = (code: string) =>
-    logOut(`The gateway no longer accepts this tab's login (${code}): it expired or was revoked. Log in again.`);
+    logOut(`The gateway no longer accepts this tab's login (${code}): it expired or was revoked. Log in again.`, false);
   const client = useMemo(
     () => (session && agent ? agentClient(session, agent, onUnauthorized) : undefined),
     [session?.token, agent?.collection, agent?.tokenId],
@@ -71,7 +71,7 @@ export function App({ pages }: { pages: PageEntry[] }) {
           Change agent
         </button>
       ) : null}
-      <button type="button" id="logout" onClick={() => logOut('You logged out.')}>
+      <button type="button" id="logout" onClick={() => logOut('You logged out.', true)}>
         Log out
       </button>
     </header>

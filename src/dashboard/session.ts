@@ -60,8 +60,11 @@ export function saveAgent(agent: PickedAgent | undefined): void {
   else sessionStorage.removeItem(AGENT_KEY);
 }
 
-/** Logout: the token and the agent picked are gone from the tab. */
-export function clearSession(): void {
+/**
+ * Logout (`forgetAgent`): the token and the agent picked are gone from the tab. A token the
+ * gateway refused only drops the token: the next login goes back to the same agent.
+ */
+export function clearSession(forgetAgent: boolean): void {
   sessionStorage.removeItem(SESSION_KEY);
-  sessionStorage.removeItem(AGENT_KEY);
+  if (forgetAgent) sessionStorage.removeItem(AGENT_KEY);
 }

@@ -106,10 +106,36 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     expect(dash.refusals).toEqual([expect.stringMatching(/^(403|404) GET \/agent\//)]);
 
     await pickAgent(dash, collection, tokenId);
-    await screenshots(page, 'shell', annotate);
     // The tab keeps the login across a reload; logout forgets it.
     await page.reload({ waitUntil: 'load' });
     await page.getByRole('navigation', { name: 'Pages' }).waitFor();
+    await screenshots(page, 'shell', annotate);
+    // A token the gateway refuses (here: its signature broken) sends the tab back to login, saying why.
+    const kept = await page.evaluate(() => sessionStorage.getItem('agent-gateway.session') ?? '');
+    const session = JSON.parse(kept) as { token: string };
+    await page.evaluate(
+      (value) => sessionStorage.setItem('agent-gateway.session', value),
+      JSON.stringify({ ...session, token: `${session.token}x` }),
+    );
+    await page.reload({ waitUntil: 'load' });
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    expect(await page.textContent('main')).toMatch(/no longer accepts this tab's login \(\w+\)/);
+    expect(dash.refusals.at(-1)).toMatch(/^401 GET \/agent\//);
+    // A token past its expiry is not even sent: login, with the reason.
+    const [header, , signature] = session.token.split('.');
+    const expired = Buffer.from(JSON.stringify({ sub: wallet.address, exp: Math.floor(Date.now() / 1000) - 60 })).toString('base64url');
+    await page.evaluate(
+      (value) => sessionStorage.setItem('agent-gateway.session', value),
+      JSON.stringify({ ...session, token: `${header}.${expired}.${signature}` }),
+    );
+    const refusalsBefore = dash.refusals.length;
+    await page.reload({ waitUntil: 'load' });
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    expect(await page.textContent('main')).toContain('Your session expired: log in again.');
+    expect(dash.refusals.length).toBe(refusalsBefore);
+    // Logging in again brings back the agent picked before; logout forgets both.
+    await page.getByRole('button', { name: 'Connect wallet and log in' }).click();
+    await page.getByRole('navigation', { name: 'Pages' }).waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
