@@ -5,6 +5,20 @@ import { ErrorNotice, Status } from '../ui/notice';
 import { useCall } from '../ui/use-call';
 import { type HydrateOutcome, type HydrateProgress, type ReadFile, readHydrateFile, storedBatches, uploadPlan } from './hydrate';
 
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** What the chosen file holds, and whether an earlier upload of it stored some batches. */
+function describeFile(file: ReadFile, earlierBatches: number): string {
+  const parts = [
+    `${file.name}: ${plural(file.parsed.records.length, 'message')} for ${plural(file.plan.keys.length, 'context')} in ${plural(file.plan.batchCount, 'batch', 'batches')}`,
+  ];
+  if (file.parsed.invalid.length > 0)
+    parts.push(`${plural(file.parsed.invalid.length, 'line')} invalid (listed after the upload, never sent)`);
+  if (earlierBatches > 0)
+    parts.push(`${plural(earlierBatches, 'batch', 'batches')} stored by an earlier upload: Upload goes on from there`);
+  return parts.join('; ');
+}
+
 /**
  * Hydrate from a JSONL file (`{"key","role","message"}` a line), as `agent-gateway hydrate` does:
  * checked here first, sent in idempotent batches with a progress bar; Stop, then the same file
@@ -46,11 +60,7 @@ export function HydratePanel({ agent, onDone }: { agent: AgentClient; onDone: ()
   };
 
   const earlier = file ? storedBatches(agent, file.plan.fileId).size : 0;
-  const summary = file
-    ? `${file.name}: ${file.parsed.records.length} messages for ${file.plan.keys.length} contexts in ${file.plan.batchCount} batches` +
-      (file.parsed.invalid.length > 0 ? `; ${file.parsed.invalid.length} lines invalid (listed after the upload, never sent)` : '') +
-      (earlier > 0 && !running && !outcome ? `; ${earlier} batches were stored by an earlier upload: Upload goes on from there` : '')
-    : undefined;
+  const summary = file ? describeFile(file, running || outcome !== undefined ? 0 : earlier) : undefined;
 
   return (
     <section class="card" aria-labelledby="hydrate-title">
