@@ -78,7 +78,7 @@ async function coldLoad(browser: Browser, url: string, until: 'load' | 'login'):
     });
     await page.goto(url, { waitUntil: 'load' });
     if (until === 'load') {
-      return page.evaluate(() => {
+      return await page.evaluate(() => {
         const [nav] = (
           globalThis as unknown as { performance: { getEntriesByType(t: string): { loadEventStart: number }[] } }
         ).performance.getEntriesByType('navigation');
@@ -86,7 +86,7 @@ async function coldLoad(browser: Browser, url: string, until: 'load' | 'login'):
       });
     }
     await page.waitForSelector('#login', { timeout: 30_000 });
-    return page.evaluate(() => (globalThis as unknown as { __interactiveAt?: number }).__interactiveAt ?? Number.NaN);
+    return await page.evaluate(() => (globalThis as unknown as { __interactiveAt?: number }).__interactiveAt ?? Number.NaN);
   } finally {
     await context.close();
   }
@@ -117,7 +117,8 @@ async function main(): Promise<number> {
 
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
   });
   const samples = { floor: [] as number[], app: [] as number[] };
   try {
