@@ -238,6 +238,54 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     await page.close();
   });
 
+  it('hydrate: an upload stopped half-way goes on from where it stopped; every line stored exactly once', async ({ annotate }) => {
+    const dash = await ownerWithAgent();
+    const { page } = dash;
+    const count = 300;
+    const jsonl = path.join(files, `bulk-${dash.tokenId}.jsonl`);
+    const lines = Array.from({ length: count }, (_, i) => ({
+      key: `bulk/${String(i).padStart(3, '0')}`,
+      role: 'user',
+      message: `Bulk line ${i + 1}.`,
+    }));
+    await writeFile(jsonl, lines.map((l) => JSON.stringify(l)).join('\n'));
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles(jsonl);
+    await expect.poll(() => page.textContent('main')).toContain(`${count} messages for ${count} contexts`);
+    await page.getByRole('button', { name: 'Upload' }).click();
+    const storedNow = async () => Number(/(\d+) stored,/.exec((await page.locator('.meta[role="status"]').textContent()) ?? '')?.[1] ?? 0);
+    await expect.poll(storedNow, { timeout: 30_000, interval: 20 }).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByText('Upload ended early').waitFor();
+    const first = await storedNow();
+    expect(first).toBeLessThan(count);
+    expect(await page.locator('.failed tbody tr td:nth-child(2)').first().textContent()).toBe('not_sent');
+    await screenshots(page, 'hydrate-stopped', annotate);
+
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles([]);
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles(jsonl);
+    await expect.poll(() => page.textContent('main')).toContain('stored by an earlier upload: Upload goes on from there');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByText('Every line is stored.').waitFor({ timeout: 60_000 });
+    const status = (await page.locator('.meta[role="status"]').textContent()) ?? '';
+    const [, sent, replayed, resumed, failed] =
+      /: (\d+) stored, (\d+) already there \(replayed\), (\d+) stored by an earlier upload, (\d+) failed/.exec(status) ?? [];
+    expect(Number(resumed)).toBe(first);
+    expect(Number(failed)).toBe(0);
+    expect(Number(sent) + Number(replayed) + Number(resumed)).toBe(count);
+
+    // Through the API: each line stored once, whatever was in flight when Stop came.
+    const client = createGatewayClient({ baseUrl: testnet().baseUrl, login: { account: dash.wallet, chainId: testnet().chainId } });
+    const agent = client.agent(getAddress(testnet().collection), dash.tokenId);
+    const perKey: number[] = [];
+    for (let i = 0; i < count; i += 25) {
+      const chunk = lines.slice(i, i + 25);
+      perKey.push(...(await Promise.all(chunk.map(async (l) => (await agent.readMessages(l.key, { limit: 5 })).messages.length))));
+    }
+    expect(perKey).toEqual(lines.map(() => 1));
+    expect(dash.problems).toEqual([]);
+    await page.close();
+  });
+
   it('chat: a streamed reply with a tool call and its result, usage after; Stop ends a reply and the next one works', async ({
     annotate,
   }) => {
