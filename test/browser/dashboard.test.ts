@@ -259,6 +259,12 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     const first = await storedNow();
     expect(first).toBeLessThan(count);
     expect(await page.locator('.failed tbody tr td:nth-child(2)').first().textContent()).toBe('not_sent');
+    // The counts add up: the bar shows what is stored, every line not stored is listed.
+    const stoppedStatus = (await page.locator('.meta[role="status"]').textContent()) ?? '';
+    expect(stoppedStatus).toMatch(new RegExp(`^${count} of ${count} messages done: ${first} stored, `));
+    expect(await page.locator('#hydrate-progress').getAttribute('value')).toBe(String(first));
+    expect(await page.locator('.failed tbody tr').count()).toBe(Number(/(\d+) failed/.exec(stoppedStatus)?.[1]));
+    expect(Number(/(\d+) failed/.exec(stoppedStatus)?.[1])).toBe(count - first);
     await screenshots(page, 'hydrate-stopped', annotate);
 
     await page.getByLabel('JSONL file', { exact: true }).setInputFiles([]);

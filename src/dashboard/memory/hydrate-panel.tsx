@@ -97,9 +97,9 @@ export function HydratePanel({ agent, onDone }: { agent: AgentClient; onDone: ()
       {progress ? (
         <div class="field">
           <label for="hydrate-progress">Progress</label>
-          <progress id="hydrate-progress" max={Math.max(1, progress.total)} value={progress.done} />
+          <progress id="hydrate-progress" max={Math.max(1, progress.total)} value={progress.sent + progress.replayed + progress.resumed} />
           <p class="meta" role="status">
-            {progress.done} of {progress.total} messages: {progress.sent} stored, {progress.replayed} already there (replayed),{' '}
+            {progress.done} of {progress.total} messages done: {progress.sent} stored, {progress.replayed} already there (replayed),{' '}
             {progress.resumed} stored by an earlier upload, {progress.failed} failed
           </p>
         </div>

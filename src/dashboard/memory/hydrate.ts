@@ -150,6 +150,7 @@ export async function uploadPlan(
       for (let key = queue.shift(); key !== undefined; key = queue.shift()) await runKey(key);
     }),
   );
+  progress();
   failures.sort((a, b) => a.line - b.line);
   return { ...state, done: state.sent + state.replayed + state.resumed + state.failed, failures, ...(stopped ? { stopped } : {}) };
 }

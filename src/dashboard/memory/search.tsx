@@ -41,19 +41,13 @@ export function MemorySearch({ agent, open }: { agent: AgentClient; open: (key: 
       <form onSubmit={(e: Event) => void search(e)}>
         <div class="row">
           <div class="grow">
-            <Field
-              label="Query"
-              name="search"
-              value={query}
-              onInput={setQuery}
-              placeholder={'invoice "next week" or refund -cancelled'}
-              hint='Words, "quoted phrases", or, -word to exclude; identifiers such as INV-2024-0042 match too.'
-            />
+            <Field label="Query" name="search" value={query} onInput={setQuery} placeholder={'invoice "next week" or refund -cancelled'} />
           </div>
           <button type="submit" disabled={call.busy}>
             Search
           </button>
         </div>
+        <small class="muted">Words, "quoted phrases", or, -word to exclude; identifiers such as INV-2024-0042 match too.</small>
       </form>
       {hits !== undefined ? (
         <div aria-live="polite">
