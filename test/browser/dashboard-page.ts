@@ -8,7 +8,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import { getAddress } from 'viem';
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { TestContext } from 'vitest';
 import { REPO_ROOT } from '../../scripts/lib/migrate';
 import { installTestWallet, type TestWalletOptions } from './wallet';
@@ -93,4 +94,33 @@ export async function screenshots(page: Page, name: string, annotate: TestContex
     console.log(`screenshot: ${path.relative(REPO_ROOT, file)}`);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** Logs in through the page: the login button, the wallet switched and signed, the picker shown. */
+export async function logIn({ page }: DashboardPage): Promise<void> {
+  await page.getByRole('button', { name: 'Connect wallet and log in' }).click();
+  await page.getByRole('heading', { name: 'Pick an agent' }).waitFor({ timeout: 30_000 });
+}
+
+/** Picks an agent in the form; resolves when the pages' nav is shown. */
+export async function pickAgent({ page }: DashboardPage, collection: string, tokenId: string): Promise<void> {
+  await page.getByLabel('Collection address').fill(collection);
+  await page.getByLabel('Token id').fill(tokenId);
+  await page.getByRole('button', { name: 'Open agent' }).click();
+  await page.getByRole('navigation', { name: 'Pages' }).waitFor({ timeout: 30_000 });
+}
+
+/** A fresh wallet with an agent minted by `npm run mint`, logged in and its agent picked in a new page. */
+export async function ownerWithAgentIn(
+  context: BrowserContext,
+  devDir: string,
+  deployment: { baseUrl: string; collection: string },
+): Promise<DashboardPage & { wallet: PrivateKeyAccount; tokenId: string }> {
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const tokenId = await mintWithNpm(devDir, wallet.address);
+  const dash = await openDashboard(context, deployment.baseUrl, wallet);
+  await dash.page.goto(`${new URL(deployment.baseUrl).origin}/app`, { waitUntil: 'load' });
+  await logIn(dash);
+  await pickAgent(dash, getAddress(deployment.collection), tokenId);
+  return { ...dash, wallet, tokenId };
 }

@@ -13,12 +13,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getAddress } from 'viem';
-import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STANDIN_MODEL } from '../../scripts/lib/stack-llm';
 import { defaultReply, type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { createGatewayClient } from '../../src/client';
-import { type DashboardPage, mintWithNpm, openDashboard, screenshots } from './dashboard-page';
+import { logIn, mintWithNpm, openDashboard, ownerWithAgentIn, pickAgent, screenshots } from './dashboard-page';
 import { type BrowserStack, startBrowserStack } from './stack';
 
 let env: BrowserStack | undefined;
@@ -47,28 +47,8 @@ const testnet = () => env!.stack.testnet;
 const appUrl = () => `${new URL(testnet().baseUrl).origin}/app`;
 
 /** Logs in through the page: the login button, the wallet switched and signed, the picker shown. */
-async function logIn({ page }: DashboardPage) {
-  await page.getByRole('button', { name: 'Connect wallet and log in' }).click();
-  await page.getByRole('heading', { name: 'Pick an agent' }).waitFor({ timeout: 30_000 });
-}
-
-async function pickAgent({ page }: DashboardPage, collection: string, tokenId: string) {
-  await page.getByLabel('Collection address').fill(collection);
-  await page.getByLabel('Token id').fill(tokenId);
-  await page.getByRole('button', { name: 'Open agent' }).click();
-  await page.getByRole('navigation', { name: 'Pages' }).waitFor({ timeout: 30_000 });
-}
-
 /** A fresh wallet with an agent minted by `npm run mint`, logged in and its agent picked in a new page. */
-async function ownerWithAgent(): Promise<DashboardPage & { wallet: PrivateKeyAccount; tokenId: string }> {
-  const wallet = privateKeyToAccount(generatePrivateKey());
-  const tokenId = await mintWithNpm(env!.devDir, wallet.address);
-  const dash = await openDashboard(env!.context, testnet().baseUrl, wallet);
-  await dash.page.goto(appUrl(), { waitUntil: 'load' });
-  await logIn(dash);
-  await pickAgent(dash, getAddress(testnet().collection), tokenId);
-  return { ...dash, wallet, tokenId };
-}
+const ownerWithAgent = () => ownerWithAgentIn(env!.context, env!.devDir, testnet());
 
 describe('the dashboard at /app, in headless Chromium with an injected wallet', () => {
   it('log in (the wallet asked to switch chain), pick an agent minted with npm run mint, log out', async ({ annotate }) => {
