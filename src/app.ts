@@ -15,6 +15,7 @@ import { settings } from './settings';
 import { usage, usageOverlapsOwnerCheck } from './usage';
 import { summaries, summaryOverlapsOwnerCheck } from './summaries';
 import { bearer } from './auth/bearer';
+import { dashboardAssets } from './dashboard-assets';
 import { referencePage } from './docs/reference-page';
 import { AppError, errorResponse, renderError } from './errors';
 import { health } from './health';
@@ -113,6 +114,7 @@ export function createApp() {
   app.route('/', usage);
   app.route('/', profile);
   app.route('/', oauth);
+  app.route('/', dashboardAssets);
   // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).
   documentKeyAccess(app.openAPIRegistry);
   documentRequestBytesErrors(app.openAPIRegistry, errorResponse);

@@ -46,6 +46,8 @@ export interface Env {
   LOGIN_RATE_LIMITER: RateLimit;
   AGENT_RATE_LIMITER: RateLimit;
   IP_RATE_LIMITER: RateLimit;
+  /** The dashboard's static assets (`[assets] binding`, DESIGN §16), served at /app by src/dashboard-assets. */
+  ASSETS?: Fetcher;
   /** Optional Workers AI binding (`[ai] binding = "AI"`) for the `workers-ai` LLM provider. */
   AI?: Ai;
 }

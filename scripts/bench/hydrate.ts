@@ -29,7 +29,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { parseHydrateFile } from '../../src/cli/hydrate-parse';
-import { planHydration } from '../../src/cli/hydrate-plan';
+import { planHydration } from '../../src/hydrate/plan';
 import { DEFAULT_PARALLEL, runHydration, type HydrateResult } from '../../src/cli/hydrate-run';
 import { createGatewayClient, type AgentClient } from '../../src/client';
 import { agentSchemaName } from '../../src/storage/agent-storage';

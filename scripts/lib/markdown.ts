@@ -6,12 +6,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-/**
- * Guides README links that another branch of this round adds (issue 26: the dashboard's). While
- * one is absent a link to it passes the checks; once it exists, it is checked like any other.
- */
-export const ARRIVING_GUIDES: ReadonlySet<string> = new Set(['docs/dashboard.md']);
-
 /** The text outside fenced code blocks, line by line (a fenced line becomes empty, so line numbers hold). */
 function proseLines(markdown: string): string[] {
   let fence: string | undefined;

@@ -19,13 +19,43 @@ export interface WranglerConfig {
   /** Workers Rate Limiting bindings; Miniflare runs them in memory (fixed windows of `period` s). */
   ratelimits?: { name: string; namespace_id: string; simple: { limit: number; period: 10 | 60 } }[];
   triggers?: { crons?: string[] };
+  /** Workers static assets (the dashboard at /app): served through the worker's ASSETS binding. */
+  assets?: {
+    directory: string;
+    binding: string;
+    run_worker_first?: boolean;
+    html_handling?: 'auto-trailing-slash' | 'force-trailing-slash' | 'drop-trailing-slash' | 'none';
+    not_found_handling?: 'single-page-application' | '404-page' | 'none';
+  };
+}
+
+/** Miniflare's options for the wrangler file's `[assets]`, as wrangler dev sets them. */
+function assetsOptions(config: WranglerConfig) {
+  const assets = config.assets;
+  if (!assets) return {};
+  return {
+    assets: {
+      directory: path.resolve(REPO_ROOT, assets.directory),
+      binding: assets.binding,
+      routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: assets.run_worker_first ?? false },
+      assetConfig: {
+        compatibility_date: config.compatibility_date,
+        compatibility_flags: config.compatibility_flags ?? [],
+        ...(assets.html_handling ? { html_handling: assets.html_handling } : {}),
+        ...(assets.not_found_handling ? { not_found_handling: assets.not_found_handling } : {}),
+      },
+    },
+  };
 }
 
 export function readWranglerConfig(deployment: DeploymentName): WranglerConfig {
   return parse(readFileSync(path.join(REPO_ROOT, `wrangler.${deployment}.toml`), 'utf8')) as unknown as WranglerConfig;
 }
 
-/** Bundles the worker exactly as `wrangler deploy` would, into `outDir`; returns the entry path. */
+/**
+ * Bundles the worker exactly as `wrangler deploy` would, into `outDir`; returns the entry path.
+ * wrangler runs the `[build] command` first: the dashboard's assets (.dashboard/) are built too.
+ */
 export async function buildWorker(outDir: string): Promise<string> {
   await promisify(execFile)(process.execPath, [wranglerBin(), 'deploy', '--dry-run', '--outdir', outDir, '-c', 'wrangler.testnet.toml'], {
     cwd: REPO_ROOT,
@@ -91,6 +121,7 @@ export async function startMiniflare(options: {
     kvNamespaces: config.kv_namespaces.map((kv) => kv.binding),
     ratelimits,
     bindings,
+    ...assetsOptions(config),
     ...(options.telemetry ? { streamingTails: [TELEMETRY_TAIL_NAME] } : {}),
   };
   const callers = (options.callers ?? []).map((caller) => ({

@@ -1,100 +1,16 @@
 /**
- * Step 1 of `agent-gateway hydrate` (see ./hydrate-run.ts for the whole flow): every line of a
- * JSONL file (`{ "key", "role", "message" }`) is checked locally with the gateway's own rules
- * (src/contexts/rules.ts); invalid lines are reported with their line numbers and never sent.
- * Blank lines are skipped.
+ * Step 1 of `agent-gateway hydrate` (see ./hydrate-run.ts for the whole flow): the file's lines
+ * checked by the shared parser (src/hydrate/parse.ts), its id the sha256 of its bytes.
  */
 import { createHash } from 'node:crypto';
-import type { Role } from '../client/types';
-import { KEY_PROBLEM_TEXT, keyProblem, MESSAGE_PROBLEM_TEXT, messageProblems, ROLES } from '../contexts/rules';
+import { fileIdOf, type HydrateFile, parseHydrateContent } from '../hydrate/parse';
 
-export interface HydrateRecord {
-  /** 1-based line number in the file. */
-  line: number;
-  key: string;
-  role: Role;
-  message: string;
-}
-
-/** A line that was not stored, with why; the fields of the line when it was a JSON object. */
-export interface FailedLine {
-  line: number;
-  reason: string;
-  key?: unknown;
-  role?: unknown;
-  message?: unknown;
-  /** The line as it was, when it was not a JSON object. */
-  raw?: string;
-}
-
-export interface HydrateFile {
-  /** First 16 hex digits of the sha256 of the file's bytes. */
-  fileId: string;
-  /** Non-blank lines. */
-  lineCount: number;
-  records: HydrateRecord[];
-  invalid: FailedLine[];
-}
+export type { FailedLine, HydrateFile, HydrateRecord } from '../hydrate/parse';
 
 const utf8 = new TextEncoder();
-const ROLE_SET = new Set<string>(ROLES);
-
-function shortJson(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
-}
-
-/** Why one parsed line cannot be sent, or null. */
-function lineProblems(value: Record<string, unknown>): string[] {
-  const problems: string[] = [];
-  const { key, role, message } = value;
-  if (typeof key !== 'string') problems.push(key === undefined ? 'key: missing' : 'key: must be a string');
-  else {
-    const problem = keyProblem(key);
-    if (problem) problems.push(`key: ${KEY_PROBLEM_TEXT[problem]}`);
-  }
-  if (typeof role !== 'string' || !ROLE_SET.has(role)) {
-    problems.push(role === undefined ? 'role: missing' : `role: must be one of ${ROLES.join(', ')} (got ${shortJson(role)})`);
-  }
-  if (typeof message !== 'string') problems.push(message === undefined ? 'message: missing' : 'message: must be a string');
-  else for (const problem of messageProblems(message)) problems.push(`message: ${MESSAGE_PROBLEM_TEXT[problem]}`);
-  return problems;
-}
 
 /** Reads and checks every line; nothing is sent. */
 export function parseHydrateFile(content: Uint8Array | string): HydrateFile {
   const bytes = typeof content === 'string' ? utf8.encode(content) : content;
-  const fileId = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
-  const text = typeof content === 'string' ? content : new TextDecoder().decode(content);
-  const lines = text.split('\n');
-  const records: HydrateRecord[] = [];
-  const invalid: FailedLine[] = [];
-  let lineCount = 0;
-  for (let i = 0; i < lines.length; i++) {
-    let raw = lines[i]!;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    if (i === 0 && raw.startsWith('\uFEFF')) raw = raw.slice(1);
-    if (raw.trim() === '') continue;
-    lineCount++;
-    const line = i + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (err) {
-      invalid.push({ line, reason: `invalid JSON (${err instanceof Error ? err.message : 'parse error'})`, raw });
-      continue;
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      invalid.push({ line, reason: 'not a JSON object with key, role and message', raw });
-      continue;
-    }
-    const object = value as Record<string, unknown>;
-    const problems = lineProblems(object);
-    if (problems.length > 0) {
-      invalid.push({ line, reason: problems.join('; '), key: object.key, role: object.role, message: object.message });
-      continue;
-    }
-    records.push({ line, key: object.key as string, role: object.role as Role, message: object.message as string });
-  }
-  return { fileId, lineCount, records, invalid };
+  return parseHydrateContent(content, fileIdOf(createHash('sha256').update(bytes).digest('hex')));
 }

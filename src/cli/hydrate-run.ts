@@ -13,7 +13,7 @@ import type { AgentClient } from '../client/client';
 import { GatewayError } from '../client/errors';
 import type { NewContextMessage } from '../client/types';
 import type { FailedLine, HydrateRecord } from './hydrate-parse';
-import { MAX_BATCH_MESSAGES, type Batch, type HydratePlan } from './hydrate-plan';
+import { MAX_BATCH_MESSAGES, type Batch, type HydratePlan } from '../hydrate/plan';
 import { describeGatewayError } from './output';
 import { isRetryable, withRetry, type RetryOptions } from './retry';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { progressBar } from './progress';
 import { stringValue, type Command } from './command';
 import { parseHydrateFile, type FailedLine } from './hydrate-parse';
-import { planHydration } from './hydrate-plan';
+import { planHydration } from '../hydrate/plan';
 import { DEFAULT_PARALLEL, failedLinesJsonl, runHydration, type HydrateResult } from './hydrate-run';
 import { CliError, UsageError, type Io } from './output';
 import { RETRY_POLICY } from './retry';

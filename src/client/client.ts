@@ -672,12 +672,12 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         return { messages: answer.body.messages, replayed: replayed(answer.headers) };
       },
       readMessages: (key, q = {}, o = {}) =>
-        get<ContextMessagePage>(`${ctx(key)}/messages`, o.signal, { limit: q.limit, cursor: q.cursor }),
+        get<ContextMessagePage>(`${ctx(key)}/messages`, o.signal, { limit: q.limit, cursor: q.cursor, order: q.order }),
       async *messagePages(key, q = {}, o = {}) {
         const limit = q.limit ?? 100;
         let cursor: string | undefined;
         for (;;) {
-          const page = await self.readMessages(key, { limit, cursor }, o);
+          const page = await self.readMessages(key, { limit, cursor, order: q.order }, o);
           yield page;
           if (!page.hasMore || page.nextCursor === null) return;
           cursor = page.nextCursor;

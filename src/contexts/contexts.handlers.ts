@@ -82,6 +82,10 @@ export const appendMessagesHandler: RouteHandler<typeof routes.appendMessages, A
 export const readMessagesHandler: RouteHandler<typeof routes.readMessages, AppBindings> = async (c) => {
   const { contextKey } = c.req.valid('param');
   const query = c.req.valid('query');
-  const page = await readMessages(agentStore(c), c.var.agent, contextKey, { cursor: query.cursor, limit: query.limit });
+  const page = await readMessages(agentStore(c), c.var.agent, contextKey, {
+    cursor: query.cursor,
+    limit: query.limit,
+    order: query.order,
+  });
   return c.json(page, 200);
 };

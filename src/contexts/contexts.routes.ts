@@ -16,6 +16,20 @@ import {
 
 export const ContextParamsSchema = AgentParamsSchema.extend({ contextKey: KeyParamSchema });
 
+/** The messages' query: a page (`cursor`, `limit`) in stored order or newest first (`order`). */
+const MessagesQuerySchema = PageQuerySchema.extend({
+  order: z
+    .enum(['asc', 'desc'])
+    .optional()
+    .default('asc')
+    .openapi({
+      param: { name: 'order', in: 'query' },
+      default: 'asc',
+      description:
+        '`asc`: stored order, oldest first (the default); `desc`: newest first. A cursor reads on in the order it was issued for.',
+    }),
+});
+
 // Canonical case, so generated clients (openapi-fetch) type the header as sent; the validator
 // matches header names case-insensitively (@hono/zod-validator maps lower-case names to these keys).
 export const IdempotencyHeadersSchema = z.object({
@@ -181,11 +195,11 @@ export const readMessages = createRoute({
   tags: ['Contexts'],
   summary: "Read a context's messages back, in order",
   description:
-    'So a pipeline can verify what it hydrated: messages in stored order, `limit` at a time; pass `nextCursor` as `cursor` to read on while `hasMore`.',
+    'So a pipeline can verify what it hydrated: messages in stored order, `limit` at a time; pass `nextCursor` as `cursor` to read on while `hasMore`. `order=desc` reads newest first (the dashboard); a cursor of one order is refused in the other (400 `validation_failed`).',
   security: agentRoute.security,
   request: {
     params: ContextParamsSchema,
-    query: PageQuerySchema,
+    query: MessagesQuerySchema,
   },
   responses: {
     200: jsonResponse(

@@ -184,50 +184,59 @@ export interface MessagePage {
   hasMore: boolean;
 }
 
-export function encodeCursor(afterId: number): string {
-  return btoa(`m1:${afterId}`).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+/** Stored order (oldest first) or newest first. */
+export type MessageOrder = 'asc' | 'desc';
+
+/** A cursor past message `afterId` in `order` (`m1:` stored order, `m1d:` newest first). */
+export function encodeCursor(afterId: number, order: MessageOrder = 'asc'): string {
+  return btoa(`${order === 'desc' ? 'm1d' : 'm1'}:${afterId}`)
+    .replace(/=+$/, '')
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
 }
 
-/** The message id a cursor points after, or null when the cursor is not one of ours. */
-export function decodeCursor(cursor: string): number | null {
+/** The message id a cursor of `order` points past, or null when the cursor is not one of ours (or of the other order). */
+export function decodeCursor(cursor: string, order: MessageOrder = 'asc'): number | null {
   try {
     const text = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-    const match = /^m1:(\d{1,15})$/.exec(text);
+    const match = (order === 'desc' ? /^m1d:(\d{1,15})$/ : /^m1:(\d{1,15})$/).exec(text);
     return match ? Number(match[1]) : null;
   } catch {
     return null;
   }
 }
 
-/** Reads a context's messages in stored order, `limit` at a time after `cursor`. */
+/** Reads a context's messages in stored order (or newest first), `limit` at a time past `cursor`. */
 export async function readMessages(
   deps: MessagesDeps,
   agent: Agent,
   key: string,
-  page: { cursor?: string; limit: number },
+  page: { cursor?: string; limit: number; order?: MessageOrder },
 ): Promise<MessagePage> {
-  let after = 0;
+  const order = page.order ?? 'asc';
+  let past = order === 'desc' ? Number.MAX_SAFE_INTEGER : 0;
   if (page.cursor !== undefined) {
-    const decoded = decodeCursor(page.cursor);
+    const decoded = decodeCursor(page.cursor, order);
     if (decoded === null) {
-      throw new AppError('validation_failed', 'The cursor is not valid: pass nextCursor from a previous page', {
-        details: { issues: [{ path: 'cursor', message: 'not a cursor issued by this endpoint' }] },
+      throw new AppError('validation_failed', `The cursor is not valid: pass nextCursor from a previous page read with order=${order}`, {
+        details: { issues: [{ path: 'cursor', message: `not a cursor issued by this endpoint for order=${order}` }] },
       });
     }
-    after = decoded;
+    past = decoded;
   }
   const schema = await findAgentSchema(deps, agent);
   if (!schema) throw contextNotFound();
   const s = schema.quoted;
+  const direction = order === 'desc' ? 'DESC' : 'ASC';
   let found: boolean;
   let rows: Row[];
   try {
     const result = await deps.sql.query<{ found: boolean; rows: Row[] | null }>(
       `SELECT EXISTS (SELECT 1 FROM ${s}.contexts WHERE key = $1) AS found,
-              (SELECT json_agg(m ORDER BY m.id) FROM (
+              (SELECT json_agg(m ORDER BY m.id ${direction}) FROM (
                  SELECT id, role, message, created_at FROM ${s}.messages
-                 WHERE context_key = $1 AND id > $2 ORDER BY id LIMIT $3) m) AS rows`,
-      [key, after, page.limit + 1],
+                 WHERE context_key = $1 AND id ${order === 'desc' ? '<' : '>'} $2 ORDER BY id ${direction} LIMIT $3) m) AS rows`,
+      [key, past, page.limit + 1],
     );
     found = result.rows[0]?.found ?? false;
     rows = result.rows[0]?.rows ?? [];
@@ -238,5 +247,5 @@ export async function readMessages(
   const hasMore = rows.length > page.limit;
   const messages = rows.slice(0, page.limit).map(toMessage);
   const last = messages[messages.length - 1];
-  return { messages, hasMore, nextCursor: hasMore && last ? encodeCursor(last.id) : null };
+  return { messages, hasMore, nextCursor: hasMore && last ? encodeCursor(last.id, order) : null };
 }

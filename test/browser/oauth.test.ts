@@ -18,6 +18,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintAgent, transferAgent } from '../../scripts/lib/contracts';
 import { startBrowserStack, type BrowserStack } from './stack';
+import { installTestWallet } from './wallet';
 
 let env: BrowserStack | undefined;
 let callbackServer: Server | undefined;
@@ -74,18 +75,7 @@ async function authorizeInBrowser(context: BrowserContext, url: string, wallet: 
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
   });
   page.on('pageerror', (err) => problems.push(`page: ${err.message}`));
-  await page.exposeFunction('__testWalletSign', (message: Hex) => wallet.signMessage({ message: { raw: message } }));
-  await page.addInitScript((address: string) => {
-    const sign = (globalThis as unknown as { __testWalletSign: (m: string) => Promise<string> }).__testWalletSign;
-    (globalThis as unknown as { ethereum: unknown }).ethereum = {
-      isTestWallet: true,
-      request: async ({ method, params }: { method: string; params?: unknown[] }) => {
-        if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [address.toLowerCase()];
-        if (method === 'personal_sign') return sign(String(params?.[0]));
-        throw Object.assign(new Error(`unsupported ${method}`), { code: 4200 });
-      },
-    };
-  }, wallet.address);
+  await installTestWallet(page, wallet);
   const res = await page.goto(url, { waitUntil: 'load' });
   expect(res?.status()).toBe(200);
   expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'nonce-/);

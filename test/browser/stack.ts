@@ -33,6 +33,8 @@ const STOP_TIMEOUT_MS = 30_000;
 
 export interface BrowserStack {
   stack: StackFile;
+  /** The stack's DEV_DIR (its stack.json): what `npm run mint` and the CLI read. */
+  devDir: string;
   context: BrowserContext;
   /** Closes Chromium, then stops the stack; throws when anything is left running. */
   stop(): Promise<void>;
@@ -102,5 +104,5 @@ export async function startBrowserStack(name: string): Promise<BrowserStack> {
     await rm(devDir, { recursive: true, force: true });
     if (problems.length > 0) throw new Error(problems.join('\n'));
   };
-  return { stack, context, stop };
+  return { stack, devDir, context, stop };
 }

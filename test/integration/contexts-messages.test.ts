@@ -511,6 +511,28 @@ describe('GET /agent/{c}/{t}/context/{contextKey}/messages', () => {
     expectError(await read(agent, 'paged', { cursor }), 400, 'validation_failed');
   });
 
+  it('order=desc reads newest first, page by page, to the oldest', async () => {
+    const seen: Stored[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const res = await read(agent, 'paged', cursor === undefined ? { order: 'desc', limit: 10 } : { order: 'desc', limit: 10, cursor });
+      expect(res.status, res.text).toBe(200);
+      seen.push(...res.body.messages);
+      if (!res.body.hasMore) break;
+      cursor = res.body.nextCursor!;
+    }
+    expect(seen).toEqual([...stored].reverse());
+    expect((await read(agent, 'empty', { order: 'desc' })).body).toEqual({ messages: [], nextCursor: null, hasMore: false });
+  });
+
+  it('a cursor of one order is 400 validation_failed in the other; order must be asc or desc', async () => {
+    const asc = await read(agent, 'paged', { limit: 5 });
+    const desc = await read(agent, 'paged', { limit: 5, order: 'desc' });
+    expectError(await read(agent, 'paged', { cursor: asc.body.nextCursor!, order: 'desc' }), 400, 'validation_failed');
+    expectError(await read(agent, 'paged', { cursor: desc.body.nextCursor! }), 400, 'validation_failed');
+    expectError(await read(agent, 'paged', { order: 'newest' }), 400, 'validation_failed');
+  });
+
   it('defaults to 50 and reports the end', async () => {
     const res = await read(agent, 'paged');
     expect(res.status).toBe(200);

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-export { ARRIVING_GUIDES, brokenLinks, headingAnchors, headingSlug, type MarkdownLink, markdownLinks } from '../../scripts/lib/markdown';
+export { brokenLinks, headingAnchors, headingSlug, type MarkdownLink, markdownLinks } from '../../scripts/lib/markdown';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 

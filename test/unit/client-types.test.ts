@@ -201,7 +201,7 @@ describe('client types', () => {
       after?: string | undefined;
     }>();
     expectTypeOf<T.ContextKeyPage['nextAfter']>().toEqualTypeOf<string | null>();
-    expectTypeOf<T.MessagesQuery>().toEqualTypeOf<{ cursor?: string | undefined; limit?: number }>();
+    expectTypeOf<T.MessagesQuery>().toEqualTypeOf<{ cursor?: string | undefined; limit?: number; order?: 'asc' | 'desc' }>();
     expectTypeOf<T.PromptTemplatesQuery>().toEqualTypeOf<{ cursor?: string | undefined; limit?: number }>();
     expectTypeOf<T.PromptTemplatePage['nextCursor']>().toEqualTypeOf<string | null>();
     expectTypeOf<T.DatabaseSettings['active']>().toEqualTypeOf<T.DatabaseSetup | null>();

@@ -1,11 +1,11 @@
 /**
- * Step 2 of `agent-gateway hydrate`: per key, its valid lines in file order, cut into batches of
+ * Step 2 of a hydration (the CLI's `agent-gateway hydrate` and the dashboard's upload): per key, its valid lines in file order, cut into batches of
  * up to 100 messages (and at most ~900 kB of JSON, under the gateway's 1 MiB body limit). Each
  * batch gets the Idempotency-Key `hydrate:<first 16 hex of sha256(file)>:<firstLine>-<lastLine>`,
  * so the same file always yields the same batches and keys: a rerun after a crash replays the
  * batches that were stored (`Idempotent-Replayed: true`) and stores nothing twice.
  */
-import type { HydrateFile, HydrateRecord } from './hydrate-parse';
+import type { HydrateFile, HydrateRecord } from './parse';
 
 export const MAX_BATCH_MESSAGES = 100;
 /** Estimated JSON body size a batch may reach (the gateway's default MAX_BODY_BYTES is 1 MiB). */

@@ -1,0 +1,129 @@
+/**
+ * The shell: login, then the agent picker, then the page the location hash names, under a header
+ * (wallet, agent, change agent, log out) and a nav built from the page list of main.tsx.
+ */
+import { useEffect, useMemo, useState } from 'hono/jsx/dom';
+import type { LoginSession } from '../client';
+import { agentClient } from './gateway';
+import { AgentPicker } from './pages/agent-picker';
+import { LoginPage } from './pages/login';
+import type { PageEntry } from './pages/page';
+import { hashOf, parseHash } from './routes';
+import { clearSession, loadAgent, loadSession, type PickedAgent, type StoredSession, saveAgent, saveSession } from './session';
+
+const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
+
+export function App({ pages }: { pages: PageEntry[] }) {
+  const initial = useMemo(() => loadSession(), []);
+  const [session, setSession] = useState<StoredSession | undefined>(initial.session);
+  const [notice, setNotice] = useState<string | undefined>(initial.expired ? 'Your session expired: log in again.' : undefined);
+  const [agent, setAgent] = useState<PickedAgent | undefined>(() => (initial.session ? loadAgent() : undefined));
+  const [route, setRoute] = useState(() => parseHash(location.hash));
+
+  useEffect(() => {
+    const onHash = () => setRoute(parseHash(location.hash));
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+
+  const logOut = (message: string, forgetAgent: boolean) => {
+    clearSession(forgetAgent);
+    setSession(undefined);
+    setAgent(undefined);
+    setNotice(message);
+  };
+  const onUnauthorized = (code: string) =>
+    logOut(`The gateway no longer accepts this tab's login (${code}): it expired or was revoked. Log in again.`, false);
+  const client = useMemo(
+    () => (session && agent ? agentClient(session, agent, onUnauthorized) : undefined),
+    [session?.token, agent?.collection, agent?.tokenId],
+  );
+
+  if (!session) {
+    const onLogin = (fresh: LoginSession) => {
+      setNotice(undefined);
+      setSession(saveSession(fresh));
+      setAgent(loadAgent());
+    };
+    return (
+      <Frame>
+        <LoginPage notice={notice} onLogin={onLogin} />
+      </Frame>
+    );
+  }
+
+  const header = (
+    <header class="top">
+      <a class="brand" href="#/">
+        agent-gateway
+      </a>
+      <span class="muted" title={session.walletAddress}>
+        {short(session.walletAddress)} · chain {session.chainId}
+      </span>
+      {agent ? (
+        <span class="muted" title={`${agent.collection} #${agent.tokenId}`}>
+          agent {short(agent.collection)} #{agent.tokenId.length > 12 ? `${agent.tokenId.slice(0, 10)}…` : agent.tokenId}
+        </span>
+      ) : null}
+      <span class="spacer" />
+      {agent ? (
+        <button type="button" onClick={() => setAgent(undefined)}>
+          Change agent
+        </button>
+      ) : null}
+      <button type="button" id="logout" onClick={() => logOut('You logged out.', true)}>
+        Log out
+      </button>
+    </header>
+  );
+
+  if (!agent || !client) {
+    const pick = (picked: PickedAgent) => {
+      saveAgent(picked);
+      setAgent(picked);
+    };
+    return (
+      <Frame header={header}>
+        <AgentPicker
+          initial={loadAgent()}
+          walletAddress={session.walletAddress}
+          clientFor={(a) => agentClient(session, a, onUnauthorized)}
+          onPick={pick}
+        />
+      </Frame>
+    );
+  }
+
+  const entry = pages.find((p) => p.path === route.path) ?? pages[0];
+  const navigate = (path: string, ...params: string[]) => {
+    location.hash = hashOf(path, ...params);
+  };
+  return (
+    <Frame header={header}>
+      <nav class="tabs" aria-label="Pages">
+        {pages.map((p) => (
+          <a href={hashOf(p.path)} aria-current={p === entry ? 'page' : undefined}>
+            {p.title}
+          </a>
+        ))}
+      </nav>
+      {entry ? (
+        <entry.Page
+          agent={client}
+          walletAddress={session.walletAddress}
+          params={entry.path === route.path ? route.params : []}
+          navigate={navigate}
+        />
+      ) : null}
+    </Frame>
+  );
+}
+
+function Frame({ header, children }: { header?: unknown; children?: unknown }) {
+  return (
+    <div class="frame">
+      {header}
+      <main id="main">{children}</main>
+    </div>
+  );
+}

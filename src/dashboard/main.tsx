@@ -1,0 +1,31 @@
+/**
+ * The owner's dashboard at /app (DESIGN §16; docs/dashboard.md). Entry: renders the shell
+ * (./app.tsx: login, agent picker, header, nav) with the page list below.
+ *
+ * THE PAGE SEAM. A page is one file `src/dashboard/pages/<page>.tsx` exporting a component that
+ * takes `PageProps` (./pages/page.ts: `agent`, the picked agent's typed `AgentClient`;
+ * `walletAddress`; `params`, the decoded hash segments after `#/<path>/`; `navigate(path,
+ * ...params)`), and one line in `PAGES` below: `{ path, title, Page }`. The nav lists the entries
+ * in order; `#/<path>` opens one; the first is the default. A page calls the gateway only through
+ * `agent` (the typed client: no request shapes of its own), shows failures with `ErrorNotice` and
+ * `problemOf` (./ui), keeps its form values after a failed save, and needs nothing else from the
+ * shell: a 401 anywhere sends the tab back to login on its own (./gateway.ts).
+ */
+import { render } from 'hono/jsx/dom';
+import { App } from './app';
+import type { PageEntry } from './pages/page';
+import { ChatPage } from './pages/chat';
+import { MemoryPage } from './pages/memory';
+import './styles.css';
+
+const PAGES: PageEntry[] = [
+  { path: 'memory', title: 'Memory', Page: MemoryPage },
+  { path: 'chat', title: 'Chat', Page: ChatPage },
+  // Settings pages (LLM settings, templates, tool servers, keys, profile, usage, audit): one line each.
+];
+
+const root = document.getElementById('root');
+if (root) {
+  root.textContent = '';
+  render(<App pages={PAGES} />, root);
+}

@@ -1,0 +1,88 @@
+/**
+ * Pick an agent: collection address and token id, checked here in words, then by the gateway's
+ * three gates (GET /agent/{c}/{t}: registered collection, on-chain owner). The wallet's own
+ * tokens of the collection are listed in the `OwnedTokens` slot.
+ */
+import { useState } from 'hono/jsx/dom';
+import type { AgentClient } from '../../client';
+import type { PickedAgent } from '../session';
+import { type Problem, problemOf } from '../ui/errors';
+import { Field } from '../ui/field';
+import { ErrorNotice, Status } from '../ui/notice';
+import { OwnedTokens } from '../ui/owned-tokens';
+
+const MAX_TOKEN_ID = 2n ** 256n;
+
+export function collectionProblem(value: string): string | undefined {
+  if (value === '') return 'Enter the collection address.';
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return 'A collection address is 0x followed by 40 hexadecimal digits.';
+  return undefined;
+}
+
+export function tokenIdProblem(value: string): string | undefined {
+  if (value === '') return 'Enter the token id.';
+  if (!/^(0|[1-9][0-9]*)$/.test(value)) return 'A token id is a whole number written in decimal, without sign or leading zeros.';
+  if (BigInt(value) >= MAX_TOKEN_ID) return 'A token id is below 2^256.';
+  return undefined;
+}
+
+export function AgentPicker(props: {
+  initial: PickedAgent | undefined;
+  walletAddress: string;
+  clientFor: (agent: PickedAgent) => AgentClient;
+  onPick: (agent: PickedAgent) => void;
+}) {
+  const [collection, setCollection] = useState(props.initial?.collection ?? '');
+  const [tokenId, setTokenId] = useState(props.initial?.tokenId ?? '');
+  const [shown, setShown] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const errors = { collection: collectionProblem(collection.trim()), tokenId: tokenIdProblem(tokenId.trim()) };
+
+  const open = async (e: Event) => {
+    e.preventDefault();
+    setShown(true);
+    setProblem(undefined);
+    if (errors.collection || errors.tokenId) return;
+    const agent = { collection: collection.trim(), tokenId: tokenId.trim() };
+    setBusy(true);
+    try {
+      await props.clientFor(agent).getAgent();
+      props.onPick(agent);
+    } catch (err) {
+      setProblem(problemOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="card narrow" aria-labelledby="pick-title">
+      <h1 id="pick-title">Pick an agent</h1>
+      <form onSubmit={(e: Event) => void open(e)} novalidate>
+        <Field
+          label="Collection address"
+          name="collection"
+          value={collection}
+          onInput={setCollection}
+          placeholder="0x…"
+          error={shown ? errors.collection : undefined}
+        />
+        <Field
+          label="Token id"
+          name="tokenId"
+          value={tokenId}
+          onInput={setTokenId}
+          inputmode="numeric"
+          error={shown ? errors.tokenId : undefined}
+        />
+        <OwnedTokens collection={collection.trim()} walletAddress={props.walletAddress} onPick={setTokenId} />
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Checking…' : 'Open agent'}
+        </button>
+      </form>
+      <Status text={busy ? 'Checking the agent with the gateway…' : undefined} />
+      <ErrorNotice problem={problem} />
+    </section>
+  );
+}

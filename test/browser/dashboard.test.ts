@@ -1,0 +1,331 @@
+/**
+ * The owner's dashboard at /app (DESIGN §16) in headless Chromium against the whole `npm run dev`
+ * stack, with an injected test wallet (test/browser/wallet.ts) on another chain than the
+ * deployment's: log in (the page asks the wallet to switch), pick an agent minted with `npm run
+ * mint`, hydrate a JSONL file and read the messages, chat with the stand-in model (a tool call
+ * shown, a reply stopped), log out; a wallet that refuses to switch is told so. Every page in
+ * dark mode at 1280 and 360 px, attached as screenshots; no console error, CSP violation or
+ * third-party request anywhere.
+ *
+ * Run with `npm run test:browser -- test/browser/dashboard.test.ts` (not part of `npm test`).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { getAddress } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STANDIN_MODEL } from '../../scripts/lib/stack-llm';
+import { defaultReply, type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { createGatewayClient } from '../../src/client';
+import { logIn, mintWithNpm, openDashboard, ownerWithAgentIn, pickAgent, screenshots } from './dashboard-page';
+import { type BrowserStack, startBrowserStack } from './stack';
+
+let env: BrowserStack | undefined;
+/** The stand-in model, slow (a word every 100 ms) when asked to talk slowly: a reply to Stop. */
+let llm: StandinLlm | undefined;
+let files = '';
+
+beforeAll(async () => {
+  env = await startBrowserStack('dashboard');
+  llm = await startStandinLlm({
+    script: ({ body }) => {
+      const said = JSON.stringify(body.messages?.at(-1)?.content ?? '');
+      return said.includes('talk slowly') ? { text: 'slowly '.repeat(300).trim(), chunkDelayMs: 100 } : defaultReply(body);
+    },
+  });
+  files = await mkdtemp(path.join(tmpdir(), 'agent-gateway-dashboard-files-'));
+});
+
+afterAll(async () => {
+  await llm?.close();
+  if (files) await rm(files, { recursive: true, force: true });
+  await env?.stop();
+});
+
+const testnet = () => env!.stack.testnet;
+const appUrl = () => `${new URL(testnet().baseUrl).origin}/app`;
+
+/** Logs in through the page: the login button, the wallet switched and signed, the picker shown. */
+/** A fresh wallet with an agent minted by `npm run mint`, logged in and its agent picked in a new page. */
+const ownerWithAgent = () => ownerWithAgentIn(env!.context, env!.devDir, testnet());
+
+describe('the dashboard at /app, in headless Chromium with an injected wallet', () => {
+  it('log in (the wallet asked to switch chain), pick an agent minted with npm run mint, log out', async ({ annotate }) => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const tokenId = await mintWithNpm(env!.devDir, wallet.address);
+    const collection = getAddress(testnet().collection);
+    const dash = await openDashboard(env!.context, testnet().baseUrl, wallet);
+    const { page } = dash;
+    const res = await page.goto(appUrl(), { waitUntil: 'load' });
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self';/);
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    await screenshots(page, 'login', annotate);
+
+    await logIn(dash);
+    const walletChain = await page.evaluate(async () => {
+      const wallet = (globalThis as unknown as { ethereum: { request(a: { method: string }): Promise<unknown> } }).ethereum;
+      return Number(await wallet.request({ method: 'eth_chainId' }));
+    });
+    expect(walletChain).toBe(testnet().chainId);
+    // The form says what is wrong, in words, before anything is sent; the values stay.
+    await page.getByLabel('Collection address').fill('0x123');
+    await page.getByLabel('Token id').fill('007');
+    await page.getByRole('button', { name: 'Open agent' }).click();
+    await expect.poll(() => page.textContent('main')).toContain('0x followed by 40 hexadecimal digits');
+    expect(await page.textContent('main')).toContain('without sign or leading zeros');
+    expect(await page.getByLabel('Token id').inputValue()).toBe('007');
+    await screenshots(page, 'picker-errors', annotate);
+    // The gateway's refusal, with its code: a token this wallet does not own.
+    await page.getByLabel('Collection address').fill(collection);
+    await page.getByLabel('Token id').fill(String(BigInt(tokenId) + 1000n));
+    await page.getByRole('button', { name: 'Open agent' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toMatch(/agent_not_found|not_owner|forbidden/);
+    expect(dash.refusals).toEqual([expect.stringMatching(/^(403|404) GET \/agent\//)]);
+
+    await pickAgent(dash, collection, tokenId);
+    // The tab keeps the login across a reload; logout forgets it.
+    await page.reload({ waitUntil: 'load' });
+    await page.getByRole('navigation', { name: 'Pages' }).waitFor();
+    await screenshots(page, 'shell', annotate);
+    // A token the gateway refuses (here: its signature broken) sends the tab back to login, saying why.
+    const kept = await page.evaluate(() => sessionStorage.getItem('agent-gateway.session') ?? '');
+    const session = JSON.parse(kept) as { token: string };
+    await page.evaluate(
+      (value) => sessionStorage.setItem('agent-gateway.session', value),
+      JSON.stringify({ ...session, token: `${session.token}x` }),
+    );
+    await page.reload({ waitUntil: 'load' });
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    expect(await page.textContent('main')).toMatch(/no longer accepts this tab's login \(\w+\)/);
+    expect(dash.refusals.at(-1)).toMatch(/^401 GET \/agent\//);
+    // A token past its expiry is not even sent: login, with the reason.
+    const [header, , signature] = session.token.split('.');
+    const expired = Buffer.from(JSON.stringify({ sub: wallet.address, exp: Math.floor(Date.now() / 1000) - 60 })).toString('base64url');
+    await page.evaluate(
+      (value) => sessionStorage.setItem('agent-gateway.session', value),
+      JSON.stringify({ ...session, token: `${header}.${expired}.${signature}` }),
+    );
+    const refusalsBefore = dash.refusals.length;
+    await page.reload({ waitUntil: 'load' });
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    expect(await page.textContent('main')).toContain('Your session expired: log in again.');
+    expect(dash.refusals.length).toBe(refusalsBefore);
+    // Logging in again brings back the agent picked before; logout forgets both.
+    await page.getByRole('button', { name: 'Connect wallet and log in' }).click();
+    await page.getByRole('navigation', { name: 'Pages' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(dash.problems).toEqual([]);
+    await page.close();
+  });
+
+  it('a wallet that refuses to switch to the deployment chain is told so, with the code', async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const dash = await openDashboard(env!.context, testnet().baseUrl, wallet, { refuseSwitch: true });
+    await dash.page.goto(appUrl(), { waitUntil: 'load' });
+    await dash.page.getByRole('button', { name: 'Connect wallet and log in' }).click();
+    const alert = dash.page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('refused to switch');
+    expect(await alert.textContent()).toContain('wrong_chain');
+    expect(dash.problems).toEqual([]);
+    await dash.page.close();
+  });
+
+  it('memory: create a context, append, hydrate a JSONL file (invalid line reported, resumed upload), newest first, search', async ({
+    annotate,
+  }) => {
+    const dash = await ownerWithAgent();
+    const { page } = dash;
+    await page.getByRole('heading', { name: 'Memory', exact: true }).waitFor();
+    await expect.poll(() => page.textContent('main')).toContain('No contexts yet');
+    await screenshots(page, 'memory-empty', annotate);
+
+    // A key the gateway's rules refuse is said in words before anything is sent; the value stays.
+    await page.getByLabel('Context key').fill('x');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await expect.poll(() => page.textContent('main')).toContain('The key must be');
+    await page.getByLabel('Context key').fill('notes/first');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'notes/first' }).waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('Hello from the dashboard.');
+    await page.getByRole('button', { name: 'Append' }).click();
+    await expect.poll(() => page.locator('.message').first().textContent()).toBe('Hello from the dashboard.');
+    expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('');
+    // Creating it again: the gateway's refusal with its code, the key still typed.
+    await page.getByRole('link', { name: '← All contexts' }).click();
+    await page.getByLabel('Context key').fill('notes/first');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('context_exists');
+    expect(await page.getByLabel('Context key').inputValue()).toBe('notes/first');
+
+    const jsonl = path.join(files, `import-${dash.tokenId}.jsonl`);
+    const lines = [
+      { key: 'import/alpha', role: 'user', message: 'Alpha one: the customer asked about invoice INV-2024-0042.' },
+      { key: 'import/alpha', role: 'assistant', message: 'Alpha two: the invoice was sent again.' },
+      { key: 'import/beta', role: 'user', message: 'Beta one: prefers email.' },
+      { key: 'import/beta', role: 'robot', message: 'Beta two: a role the gateway does not know.' },
+      { key: 'import/alpha', role: 'user', message: 'Alpha three: thanks, received.' },
+    ];
+    await writeFile(jsonl, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles(jsonl);
+    await expect.poll(() => page.textContent('main')).toContain('4 messages for 2 contexts');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByRole('heading', { name: 'Lines not stored (1)' }).waitFor({ timeout: 30_000 });
+    expect(await page.locator('.failed tbody tr').textContent()).toMatch(/^4invalid_linerole: must be one of user, system, assistant/);
+    expect(await page.locator('#hydrate-progress').getAttribute('value')).toBe('4');
+    expect(await page.textContent('main')).toContain('4 stored');
+    await screenshots(page, 'memory-hydrated', annotate);
+    // The same file again goes on from where the first upload ended: nothing is sent twice.
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles([]);
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles(jsonl);
+    await expect.poll(() => page.textContent('main')).toContain('stored by an earlier upload: Upload goes on from there');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await expect.poll(() => page.textContent('main')).toContain('0 stored, 0 already there (replayed), 4 stored by an earlier upload');
+
+    // The context's messages, newest first, with their roles.
+    await page.getByRole('button', { name: 'import/alpha', exact: true }).click();
+    await page.getByRole('heading', { name: 'import/alpha' }).waitFor();
+    await expect
+      .poll(() => page.locator('.message').allTextContents())
+      .toEqual([
+        'Alpha three: thanks, received.',
+        'Alpha two: the invoice was sent again.',
+        'Alpha one: the customer asked about invoice INV-2024-0042.',
+      ]);
+    expect(await page.locator('.message-item .role').allTextContents()).toEqual(['user', 'assistant', 'user']);
+    await screenshots(page, 'context', annotate);
+
+    // Search with the query language: an identifier, and a word excluded.
+    await page.getByRole('link', { name: '← All contexts' }).click();
+    await page.getByLabel('Query').fill('INV-2024-0042');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect
+      .poll(() => page.locator('#search-title ~ div .message').allTextContents())
+      .toEqual(['Alpha one: the customer asked about invoice INV-2024-0042.']);
+    await page.getByLabel('Query').fill('invoice -customer');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect
+      .poll(() => page.locator('#search-title ~ div .message').allTextContents())
+      .toEqual(['Alpha two: the invoice was sent again.']);
+    await screenshots(page, 'memory', annotate);
+    expect(dash.problems).toEqual([]);
+    expect(dash.refusals).toEqual([`400 POST /agent/${getAddress(testnet().collection)}/${dash.tokenId}/context`]);
+    await page.close();
+  });
+
+  it('hydrate: an upload stopped half-way goes on from where it stopped; every line stored exactly once', async ({ annotate }) => {
+    const dash = await ownerWithAgent();
+    const { page } = dash;
+    const count = 300;
+    const jsonl = path.join(files, `bulk-${dash.tokenId}.jsonl`);
+    const lines = Array.from({ length: count }, (_, i) => ({
+      key: `bulk/${String(i).padStart(3, '0')}`,
+      role: 'user',
+      message: `Bulk line ${i + 1}.`,
+    }));
+    await writeFile(jsonl, lines.map((l) => JSON.stringify(l)).join('\n'));
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles(jsonl);
+    await expect.poll(() => page.textContent('main')).toContain(`${count} messages for ${count} contexts`);
+    await page.getByRole('button', { name: 'Upload' }).click();
+    const storedNow = async () => Number(/(\d+) stored,/.exec((await page.locator('.meta[role="status"]').textContent()) ?? '')?.[1] ?? 0);
+    await expect.poll(storedNow, { timeout: 30_000, interval: 20 }).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByText('Upload ended early').waitFor();
+    const first = await storedNow();
+    expect(first).toBeLessThan(count);
+    expect(await page.locator('.failed tbody tr td:nth-child(2)').first().textContent()).toBe('not_sent');
+    // The counts add up: the bar shows what is stored, every line not stored is listed.
+    const stoppedStatus = (await page.locator('.meta[role="status"]').textContent()) ?? '';
+    expect(stoppedStatus).toMatch(new RegExp(`^${count} of ${count} messages done: ${first} stored, `));
+    expect(await page.locator('#hydrate-progress').getAttribute('value')).toBe(String(first));
+    expect(await page.locator('.failed tbody tr').count()).toBe(Number(/(\d+) failed/.exec(stoppedStatus)?.[1]));
+    expect(Number(/(\d+) failed/.exec(stoppedStatus)?.[1])).toBe(count - first);
+    await screenshots(page, 'hydrate-stopped', annotate);
+
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles([]);
+    await page.getByLabel('JSONL file', { exact: true }).setInputFiles(jsonl);
+    await expect.poll(() => page.textContent('main')).toContain('stored by an earlier upload: Upload goes on from there');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByText('Every line is stored.').waitFor({ timeout: 60_000 });
+    const status = (await page.locator('.meta[role="status"]').textContent()) ?? '';
+    const [, sent, replayed, resumed, failed] =
+      /: (\d+) stored, (\d+) already there \(replayed\), (\d+) stored by an earlier upload, (\d+) failed/.exec(status) ?? [];
+    expect(Number(resumed)).toBe(first);
+    expect(Number(failed)).toBe(0);
+    expect(Number(sent) + Number(replayed) + Number(resumed)).toBe(count);
+
+    // Through the API: each line stored once, whatever was in flight when Stop came.
+    const client = createGatewayClient({ baseUrl: testnet().baseUrl, login: { account: dash.wallet, chainId: testnet().chainId } });
+    const agent = client.agent(getAddress(testnet().collection), dash.tokenId);
+    const perKey: number[] = [];
+    for (let i = 0; i < count; i += 25) {
+      const chunk = lines.slice(i, i + 25);
+      perKey.push(...(await Promise.all(chunk.map(async (l) => (await agent.readMessages(l.key, { limit: 5 })).messages.length))));
+    }
+    expect(perKey).toEqual(lines.map(() => 1));
+    expect(dash.problems).toEqual([]);
+    await page.close();
+  });
+
+  it('chat: a streamed reply with a tool call and its result, usage after; Stop ends a reply and the next one works', async ({
+    annotate,
+  }) => {
+    const dash = await ownerWithAgent();
+    const { page } = dash;
+    // LLM settings through the client for now (the settings page is another helper's).
+    const client = createGatewayClient({ baseUrl: testnet().baseUrl, login: { account: dash.wallet, chainId: testnet().chainId } });
+    const agent = client.agent(getAddress(testnet().collection), dash.tokenId);
+    await agent.saveLlmSettings({
+      provider: 'openai-compatible',
+      model: STANDIN_MODEL,
+      baseUrl: llm!.baseUrl,
+      temperature: 0,
+      maxTokens: 1000,
+    });
+    await agent.createContexts(['chat/one']);
+    await agent.appendMessage('chat/one', { role: 'user', message: 'The parcel number is PX-7781.' });
+
+    await page.getByRole('link', { name: 'Chat' }).click();
+    await page.getByLabel('Context key').fill('chat/one');
+    await page.getByLabel('Message', { exact: true }).fill('use tool memory_search PX-7781');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const tool = page.locator('.tool[data-tool="memory_search"]');
+    await tool.locator('.tool-result').waitFor({ timeout: 30_000 });
+    expect(await tool.textContent()).toContain('PX-7781');
+    await expect
+      .poll(() => page.locator('.reply-meta').last().textContent(), { timeout: 30_000 })
+      .toMatch(/^Finished: stop · \d+ input tokens/);
+    expect(await page.locator('.reply-text').last().textContent()).toContain('memory_search answered');
+    expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('');
+    await screenshots(page, 'chat', annotate);
+
+    await page.getByLabel('Message', { exact: true }).fill('please talk slowly');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('.reply-text').last().textContent(), { timeout: 30_000 }).toMatch(/^slowly slowly/);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => page.locator('.reply-meta').last().textContent()).toContain('Stopped');
+    const stoppedAt = (await page.locator('.reply-text').last().textContent()) ?? '';
+    expect(stoppedAt.length).toBeLessThan('slowly '.repeat(300).length);
+
+    // The page stays usable: the next reply streams (after the gateway has ended the stopped one).
+    await expect
+      .poll(
+        async () => {
+          await page.getByLabel('Message', { exact: true }).fill('hello again');
+          await page.getByRole('button', { name: 'Send' }).click();
+          await page.locator('.turn').last().locator('.reply-meta, [role="alert"]').waitFor({ timeout: 30_000 });
+          return page.locator('.reply-meta').last().textContent();
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toMatch(/^Finished: stop/);
+    expect(await page.locator('.reply-text').last().textContent()).toContain('you said: hello again');
+    expect(dash.problems).toEqual([]);
+    await page.close();
+  });
+});
