@@ -4,7 +4,7 @@
  */
 import { useEffect, useMemo, useState } from 'hono/jsx/dom';
 import type { LoginSession } from '../client';
-import { agentClient } from './gateway';
+import { agentClient, walletClient } from './gateway';
 import { AgentPicker } from './pages/agent-picker';
 import { LoginPage } from './pages/login';
 import type { PageEntry } from './pages/page';
@@ -38,6 +38,7 @@ export function App({ pages }: { pages: PageEntry[] }) {
     () => (session && agent ? agentClient(session, agent, onUnauthorized) : undefined),
     [session?.token, agent?.collection, agent?.tokenId],
   );
+  const wallet = useMemo(() => (session ? walletClient(session, onUnauthorized) : undefined), [session?.token]);
 
   if (!session) {
     const onLogin = (fresh: LoginSession) => {
@@ -84,12 +85,7 @@ export function App({ pages }: { pages: PageEntry[] }) {
     };
     return (
       <Frame header={header}>
-        <AgentPicker
-          initial={loadAgent()}
-          walletAddress={session.walletAddress}
-          clientFor={(a) => agentClient(session, a, onUnauthorized)}
-          onPick={pick}
-        />
+        {wallet ? <AgentPicker initial={loadAgent()} wallet={wallet} onPick={pick} /> : null}
       </Frame>
     );
   }

@@ -13,9 +13,9 @@ export function publicClient(login?: { account: LoginAccount; chainId: number })
   return createGatewayClient({ baseUrl: origin(), ...(login ? { login } : {}) });
 }
 
-/** The picked agent's client with the tab's token; `onUnauthorized` runs on a 401 to a call that sent it. */
-export function agentClient(session: StoredSession, agent: PickedAgent, onUnauthorized: (code: string) => void): AgentClient {
-  const fetchWatching = async (input: string, init: RequestInit) => {
+/** A fetch that tells `onUnauthorized` when the gateway refuses the tab's token (a 401 to a call that sent it). */
+function watching(onUnauthorized: (code: string) => void) {
+  return async (input: string, init: RequestInit) => {
     const res = await fetch(input, init);
     if (res.status === 401) {
       const body = (await res
@@ -26,5 +26,14 @@ export function agentClient(session: StoredSession, agent: PickedAgent, onUnauth
     }
     return res;
   };
-  return createGatewayClient({ baseUrl: origin(), token: session.token, fetch: fetchWatching }).agent(agent.collection, agent.tokenId);
+}
+
+/** The wallet's client with the tab's token (its own tokens of a collection); `onUnauthorized` as below. */
+export function walletClient(session: StoredSession, onUnauthorized: (code: string) => void): GatewayClient {
+  return createGatewayClient({ baseUrl: origin(), token: session.token, fetch: watching(onUnauthorized) });
+}
+
+/** The picked agent's client with the tab's token; `onUnauthorized` runs on a 401 to a call that sent it. */
+export function agentClient(session: StoredSession, agent: PickedAgent, onUnauthorized: (code: string) => void): AgentClient {
+  return walletClient(session, onUnauthorized).agent(agent.collection, agent.tokenId);
 }

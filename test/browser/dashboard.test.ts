@@ -77,6 +77,13 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     expect(await page.textContent('main')).toContain('without sign or leading zeros');
     expect(await page.getByLabel('Token id').inputValue()).toBe('007');
     await screenshots(page, 'picker-errors', annotate);
+
+    // The wallet's own tokens of the collection (ERC-721 Enumerable) are listed; one fills the id.
+    await page.getByLabel('Collection address').fill(collection);
+    await page.getByRole('button', { name: `#${tokenId}` }).click();
+    expect(await page.getByLabel('Token id').inputValue()).toBe(tokenId);
+    expect(await page.textContent('main')).toContain('Your tokens in this collection');
+    await screenshots(page, 'picker-owned', annotate);
     // The gateway's refusal, with its code: a token this wallet does not own.
     await page.getByLabel('Collection address').fill(collection);
     await page.getByLabel('Token id').fill(String(BigInt(tokenId) + 1000n));

@@ -4,7 +4,7 @@
  * tokens of the collection are listed in the `OwnedTokens` slot.
  */
 import { useState } from 'hono/jsx/dom';
-import type { AgentClient } from '../../client';
+import type { GatewayClient } from '../../client';
 import type { PickedAgent } from '../session';
 import { type Problem, problemOf } from '../ui/errors';
 import { Field } from '../ui/field';
@@ -28,8 +28,8 @@ export function tokenIdProblem(value: string): string | undefined {
 
 export function AgentPicker(props: {
   initial: PickedAgent | undefined;
-  walletAddress: string;
-  clientFor: (agent: PickedAgent) => AgentClient;
+  /** The wallet's client with the tab's token: the picked agent's client, and the wallet's own tokens. */
+  wallet: GatewayClient;
   onPick: (agent: PickedAgent) => void;
 }) {
   const [collection, setCollection] = useState(props.initial?.collection ?? '');
@@ -47,7 +47,7 @@ export function AgentPicker(props: {
     const agent = { collection: collection.trim(), tokenId: tokenId.trim() };
     setBusy(true);
     try {
-      await props.clientFor(agent).getAgent();
+      await props.wallet.agent(agent.collection, agent.tokenId).getAgent();
       props.onPick(agent);
     } catch (err) {
       setProblem(problemOf(err));
@@ -76,7 +76,7 @@ export function AgentPicker(props: {
           inputmode="numeric"
           error={shown ? errors.tokenId : undefined}
         />
-        <OwnedTokens collection={collection.trim()} walletAddress={props.walletAddress} onPick={setTokenId} />
+        <OwnedTokens wallet={props.wallet} collection={collection.trim()} onPick={setTokenId} />
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Checking…' : 'Open agent'}
         </button>
