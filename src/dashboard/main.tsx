@@ -15,6 +15,7 @@ import { render } from 'hono/jsx/dom';
 import { App } from './app';
 import type { PageEntry } from './pages/page';
 import { ChatPage } from './pages/chat';
+import { LlmSettingsPage } from './pages/llm-settings';
 import { MemoryPage } from './pages/memory';
 import './styles.css';
 
@@ -22,6 +23,7 @@ const PAGES: PageEntry[] = [
   { path: 'memory', title: 'Memory', Page: MemoryPage },
   { path: 'chat', title: 'Chat', Page: ChatPage },
   // Settings pages (LLM settings, templates, tool servers, keys, profile, usage, audit): one line each.
+  { path: 'llm', title: 'LLM settings', Page: LlmSettingsPage },
 ];
 
 const root = document.getElementById('root');
