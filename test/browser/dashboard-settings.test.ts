@@ -95,13 +95,14 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await openTab(page, 'Templates', 'Prompt templates');
     await page.getByLabel('Template key').fill('greeting');
     await page.getByRole('button', { name: 'Open', exact: true }).click();
-    await expect.poll(() => mainText(page)).toContain('new: not saved yet');
+    await page.getByRole('heading', { name: 'greeting new: not saved yet' }).waitFor();
     await page.getByLabel('Description').fill('How the agent greets');
     await page.getByLabel('Template', { exact: true }).fill('You help {{customer}} with {{ topic }}.\nBe brief.');
     await expect.poll(() => page.locator('.template-preview mark').allTextContents()).toEqual(['{{customer}}', '{{ topic }}']);
     expect(await page.locator('#template-variables').textContent()).toContain('customer, topic');
     await page.getByRole('button', { name: 'Save template' }).click();
     await expect.poll(() => mainText(page)).toContain('Saved greeting');
+    expect(await page.getByLabel('Description').inputValue()).toBe('How the agent greets');
     expect(page.url()).toMatch(/#\/templates\/greeting$/);
     await screenshots(page, 'settings-templates', annotate);
 
@@ -126,6 +127,10 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await server.getByRole('button', { name: 'Check' }).click();
     await expect.poll(() => server.textContent()).toMatch(/Reachable: tools\/list answered in \d+ ms/);
     expect(await server.locator('.tools code').allTextContents()).toEqual(['echo', 'word_count']);
+    // The annotations the example server gives, as given.
+    expect(await server.locator('.tools li').first().locator('.hints').textContent()).toBe(
+      'readOnlyHint: trueidempotentHint: trueopenWorldHint: false',
+    );
     expect(await page.content()).not.toContain(toolKey);
     await screenshots(page, 'settings-tools', annotate);
     await server.getByRole('button', { name: 'Remove' }).click();

@@ -21,7 +21,7 @@ const targetOf = (target: AuditTarget) =>
     .map(([k, v]) => `${k} ${String(v)}`)
     .join(', ');
 
-export function AuditPage({ agent }: PageProps) {
+export function AuditPage({ agent, walletAddress }: PageProps) {
   // The cursors of the pages opened so far: the last is the page shown (undefined: the newest).
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
@@ -38,7 +38,7 @@ export function AuditPage({ agent }: PageProps) {
       {page.loading ? <Status text="Loading the audit trail…" /> : null}
       <ErrorNotice problem={page.problem} />
       <div class="table-wrap">
-        <table aria-label="Audit entries">
+        <table class="entries" aria-label="Audit entries">
           <thead>
             <tr>
               <th>Time</th>
@@ -58,13 +58,20 @@ export function AuditPage({ agent }: PageProps) {
             ) : null}
             {entries.map((e) => (
               <tr>
-                <td>{when(e.at)}</td>
-                <td class="mono">{actorOf(e.actor)}</td>
-                <td>
+                <td data-label="Time">{when(e.at)}</td>
+                <td data-label="Actor" class="mono wrap">
+                  <span>
+                    {actorOf(e.actor)}
+                    {'wallet' in e.actor && e.actor.wallet === walletAddress.toLowerCase() ? <span class="muted"> (you)</span> : null}
+                  </span>
+                </td>
+                <td data-label="Action">
                   <code class="code">{e.action}</code>
                 </td>
-                <td class="mono">{targetOf(e.target)}</td>
-                <td class={e.outcome === 'ok' ? 'outcome ok' : 'outcome failed'}>
+                <td data-label="Target" class="mono wrap">
+                  {targetOf(e.target)}
+                </td>
+                <td data-label="Outcome" class={e.outcome === 'ok' ? 'outcome ok' : 'outcome failed'}>
                   {e.outcome}
                   {e.durationMs === undefined ? '' : ` · ${e.durationMs} ms`}
                 </td>

@@ -49,6 +49,8 @@ export function TemplatesPage({ agent, params, navigate }: PageProps) {
     setStatus(undefined);
     save.clear();
     if (!KEY_RULE.test(wanted)) return;
+    // Another template's text is not left in the editor while this one loads (nor typed into).
+    if (opened?.key !== wanted) setOpened(undefined);
     await open.run(async () => {
       let stored: PromptTemplate | null = null;
       try {

@@ -4,7 +4,7 @@
  */
 import { useState } from 'hono/jsx/dom';
 import { SelectField } from '../ui/controls';
-import { count } from '../ui/format';
+import { count, plural } from '../ui/format';
 import { useLoad } from '../ui/load';
 import { ErrorNotice, Status } from '../ui/notice';
 import { daysOf, UsageChart } from '../ui/usage-chart';
@@ -74,7 +74,7 @@ export function UsagePage({ agent }: PageProps) {
           <p class="totals">
             {data.from} to {data.to}: <strong>{count(data.totals.inputTokens + data.totals.outputTokens)}</strong> tokens (input{' '}
             {count(data.totals.inputTokens)}, cached {count(data.totals.cachedInputTokens)}, output {count(data.totals.outputTokens)}) in{' '}
-            {count(data.totals.modelCalls)} model calls, {count(data.totals.toolCalls)} tool calls.
+            {plural(data.totals.modelCalls, 'model call')}, {plural(data.totals.toolCalls, 'tool call')}.
           </p>
           <UsageChart days={days} />
           <div class="table-wrap">

@@ -5,6 +5,11 @@ export function when(iso: string | null | undefined, none = '-'): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** `1 model call`, `3 model calls`. */
+export function plural(n: number, noun: string): string {
+  return `${count(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** A whole number with the reader's grouping (12,400). */
 export function count(n: number): string {
   return n.toLocaleString();

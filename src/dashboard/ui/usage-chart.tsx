@@ -79,6 +79,7 @@ export function UsageChart({ days }: { days: DayUsage[] }) {
               >
                 <title>{said(d)}</title>
                 <rect class="hit" x={i * slot} y={0} width={slot} height={H} />
+                <rect class="tick" x={x} y={H - 2} width={bar} height={2} />
                 {parts.map((p) => {
                   const h = y(Math.max(0, p.tokens));
                   top -= h;
