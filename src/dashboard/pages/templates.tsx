@@ -5,32 +5,19 @@
  */
 import { useEffect, useState } from 'hono/jsx/dom';
 import { GatewayError, type PromptTemplate } from '../../client';
-import { PLACEHOLDER } from '../../replies/placeholders';
 import { TextAreaField } from '../ui/controls';
 import { Field } from '../ui/field';
 import { when } from '../ui/format';
 import { useAction } from '../ui/load';
 import { ErrorNotice, Status } from '../ui/notice';
 import { TemplateList } from '../ui/template-list';
+import { templateSegments, templateVariables } from '../ui/template-segments';
 import type { PageProps } from './page';
 import '../settings.css';
 
 const KEY_RULE = /^[A-Za-z0-9._\-:@]{1,128}$/;
 /** The template a reply renders when it names none (DESIGN §11). */
 const DEFAULT_KEY = 'default';
-
-/** The template cut into text and placeholders, as the renderer reads it. */
-export function templateSegments(template: string): { text: string; variable?: string }[] {
-  const out: { text: string; variable?: string }[] = [];
-  let at = 0;
-  for (const match of template.matchAll(PLACEHOLDER)) {
-    if (match.index > at) out.push({ text: template.slice(at, match.index) });
-    out.push({ text: match[0], variable: match[1] ?? '' });
-    at = match.index + match[0].length;
-  }
-  if (at < template.length) out.push({ text: template.slice(at) });
-  return out;
-}
 
 export function TemplatesPage({ agent, params, navigate }: PageProps) {
   const [key, setKey] = useState(params[0] ?? DEFAULT_KEY);
@@ -86,7 +73,7 @@ export function TemplatesPage({ agent, params, navigate }: PageProps) {
   }, [agent]);
 
   const segments = templateSegments(template);
-  const variables = [...new Set(segments.flatMap((s) => (s.variable === undefined ? [] : [s.variable])))];
+  const variables = templateVariables(template);
   const openKey = (k: string) => {
     setKey(k);
     void load(k);

@@ -7,7 +7,8 @@ import { SelectField } from '../ui/controls';
 import { count, plural } from '../ui/format';
 import { useLoad } from '../ui/load';
 import { ErrorNotice, Status } from '../ui/notice';
-import { daysOf, UsageChart } from '../ui/usage-chart';
+import { UsageChart } from '../ui/usage-chart';
+import { daysOf } from '../ui/usage-days';
 import type { PageProps } from './page';
 import '../settings.css';
 
