@@ -12,11 +12,13 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolServer } from '../../scripts/bench/lib/tool-server';
+import { REPO_ROOT } from '../../scripts/lib/migrate';
 import { createGatewayClient } from '../../src/client';
 import { mintWithNpm, openDashboard, screenshots } from './dashboard-page';
 import { type BrowserStack, startBrowserStack } from './stack';
@@ -140,6 +142,10 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
 
     // An agent key: the secret shown once (Copy), never in the list; revoked, and then refused.
     await openTab(page, 'Keys', 'Agent keys');
+    const refusalsBefore = dash.refusals.length;
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => mainText(page)).toContain('Name the key: what it is for.');
+    expect(dash.refusals).toHaveLength(refusalsBefore); // said in words before anything is sent
     await page.getByLabel('Name', { exact: true }).fill('nightly export');
     await page.getByLabel('contexts:read', { exact: true }).check();
     await page.getByLabel('reply', { exact: true }).check();
@@ -199,6 +205,20 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await expect.poll(() => page.locator('.chart-picked').textContent()).toContain(`${today}: `);
     expect(await page.locator('.chart-svg .day').last().locator('rect.input').count()).toBe(1);
     await screenshots(page, 'settings-usage', annotate);
+    // A range the gateway refuses (from after to): its words and code; then back to the last 7 days.
+    await page.getByLabel('Range').selectOption('from … to …');
+    await page.getByLabel('From (UTC)').fill(today);
+    await page.getByLabel('To (UTC)').fill('2020-01-01');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(async () => (await page.getByRole('alert').textContent()) ?? '').toContain('validation_failed');
+    await page.getByLabel('Range').selectOption('last 7 days');
+    await row.waitFor();
+    // Light mode follows the system too: one look at the chart in it.
+    await page.emulateMedia({ colorScheme: 'light' });
+    const light = path.join(REPO_ROOT, '.dashboard-screenshots', 'settings-usage-light-1280.png');
+    await page.screenshot({ path: light, fullPage: true });
+    await annotate('usage at 1280 px (light)', 'screenshot', { path: light, contentType: 'image/png' });
+    await page.emulateMedia({ colorScheme: 'dark' });
 
     // The audit trail: what this test just did, newest first.
     await openTab(page, 'Audit', 'Audit');
