@@ -134,7 +134,18 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
       'readOnlyHint: trueidempotentHint: trueopenWorldHint: false',
     );
     expect(await page.content()).not.toContain(toolKey);
+    // Rotate the credential: a value the server rejects changes nothing (said with its code), then the right one.
+    await server.getByRole('button', { name: 'Replace credential' }).click();
+    const replace = server.getByRole('form', { name: 'New credential for example tools' });
+    expect(await replace.getByLabel('Header name').inputValue()).toBe('x-api-key');
+    await replace.getByLabel('Header value').fill('still-not-the-key');
+    await replace.getByRole('button', { name: 'Save credential' }).click();
+    await expect.poll(async () => (await replace.getByRole('alert').textContent()) ?? '').toContain('tool_server_credential_rejected');
     await screenshots(page, 'settings-tools', annotate);
+    await replace.getByLabel('Header value').fill(toolKey);
+    await replace.getByRole('button', { name: 'Save credential' }).click();
+    await expect.poll(() => mainText(page)).toContain('New credential of example tools saved.');
+    expect(await page.content()).not.toContain(toolKey);
     await server.getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('button', { name: 'Yes, remove' }).click();
     await expect.poll(() => mainText(page)).toContain('Removed example tools.');
@@ -229,6 +240,7 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
       'agent_key.revoke',
       'agent_key.create',
       'mcp_connection.remove',
+      'mcp_credentials.set',
       'mcp_connection.add',
       'prompt_template.put',
       'llm_settings.set',

@@ -157,6 +157,7 @@ export function KeysPage({ agent }: PageProps) {
         <ul class="list">
           {keys.map((k) => (
             <KeyItem
+              key={k.id}
               item={k}
               onRevoke={async () => {
                 await agent.revokeAgentKey(k.id);

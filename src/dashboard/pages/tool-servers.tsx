@@ -4,48 +4,24 @@
  * check one (tools/list now, with its latency, and each tool's annotations), remove one (confirm).
  */
 import { useState } from 'hono/jsx/dom';
-import type { McpConnection, McpLiveTools, ToolServerAuthInput } from '../../client';
-import { ConfirmButton } from '../ui/confirm';
-import { SecretField, SelectField } from '../ui/controls';
-import type { Problem } from '../ui/errors';
+import type { McpConnection } from '../../client';
+import { ConnectionItem } from '../ui/connection-item';
+import { authOf, CredentialFields, type CredentialForm, credentialProblems, NO_CREDENTIAL } from '../ui/credential';
 import { Field } from '../ui/field';
-import { when } from '../ui/format';
-import { describe, useAction, useLoad } from '../ui/load';
+import { useAction, useLoad } from '../ui/load';
 import { ErrorNotice, Status } from '../ui/notice';
-import { ToolList } from '../ui/tool-list';
 import type { PageProps } from './page';
 import '../settings.css';
-
-const AUTH_TYPES = ['none', 'bearer', 'header'] as const satisfies readonly ToolServerAuthInput['type'][];
-type AuthType = (typeof AUTH_TYPES)[number];
-
-const CREDENTIAL: Record<McpConnection['credential'], string> = {
-  set: 'credential set',
-  none: 'no credential',
-  reenter_required: 're-enter credential',
-};
-
-function authOf(type: AuthType, headerName: string, value: string): ToolServerAuthInput {
-  if (type === 'bearer') return { type, value };
-  if (type === 'header') return { type, headerName: headerName.trim(), value };
-  return { type: 'none' };
-}
 
 export function ToolServersPage({ agent }: PageProps) {
   const list = useLoad((signal) => agent.listMcpConnections({ signal }), [agent]);
   const [url, setUrl] = useState('');
   const [name, setName] = useState('');
-  const [authType, setAuthType] = useState<AuthType>('none');
-  const [headerName, setHeaderName] = useState('x-api-key');
-  const [value, setValue] = useState('');
+  const [credential, setCredential] = useState<CredentialForm>(NO_CREDENTIAL);
   const [shown, setShown] = useState(false);
   const [status, setStatus] = useState<string | undefined>(undefined);
   const add = useAction();
-  const errors = {
-    url: url.trim() === '' ? 'Enter the tool server URL.' : undefined,
-    headerName: authType === 'header' && headerName.trim() === '' ? 'Enter the header name.' : undefined,
-    value: authType !== 'none' && value === '' ? 'Enter the credential value.' : undefined,
-  };
+  const errors = { url: url.trim() === '' ? 'Enter the tool server URL.' : undefined, ...credentialProblems(credential) };
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -57,13 +33,13 @@ export function ToolServersPage({ agent }: PageProps) {
       added = await agent.addMcpConnection({
         url: url.trim(),
         ...(name.trim() ? { name: name.trim() } : {}),
-        auth: authOf(authType, headerName, value),
+        auth: authOf(credential),
       });
     });
     if (ok && added) {
       setUrl('');
       setName('');
-      setValue('');
+      setCredential((c) => ({ ...c, value: '' }));
       setShown(false);
       setStatus(`Added ${added.name ?? added.url}: ${added.tools.length} tool${added.tools.length === 1 ? '' : 's'}.`);
       list.reload();
@@ -81,9 +57,10 @@ export function ToolServersPage({ agent }: PageProps) {
         <ul class="list">
           {connections.map((c) => (
             <ConnectionItem
+              key={c.id}
               connection={c}
               agent={agent}
-              onRemoved={(text) => {
+              onChanged={(text) => {
                 setStatus(text);
                 list.reload();
               }}
@@ -106,35 +83,7 @@ export function ToolServersPage({ agent }: PageProps) {
             />
             <Field label="Name" name="toolName" value={name} onInput={setName} placeholder="optional" />
           </div>
-          <div class="grid three">
-            <SelectField
-              label="Credential"
-              name="authType"
-              value={authType}
-              options={AUTH_TYPES}
-              onChange={(v) => setAuthType(AUTH_TYPES.find((t) => t === v) ?? 'none')}
-              hint="bearer: Authorization: Bearer <value>; header: a header of your own"
-            />
-            {authType === 'header' ? (
-              <Field
-                label="Header name"
-                name="headerName"
-                value={headerName}
-                onInput={setHeaderName}
-                error={shown ? errors.headerName : undefined}
-              />
-            ) : null}
-            {authType !== 'none' ? (
-              <SecretField
-                label={authType === 'header' ? 'Header value' : 'Token'}
-                name="credentialValue"
-                value={value}
-                onInput={setValue}
-                hint="Stored encrypted, never shown again."
-                error={shown ? errors.value : undefined}
-              />
-            ) : null}
-          </div>
+          <CredentialFields prefix="add" form={credential} onChange={setCredential} shown={shown} />
           <button type="submit" class="primary" disabled={add.busy}>
             {add.busy ? 'Adding… (the gateway lists its tools)' : 'Add tool server'}
           </button>
@@ -142,72 +91,5 @@ export function ToolServersPage({ agent }: PageProps) {
         <ErrorNotice problem={add.problem} />
       </section>
     </>
-  );
-}
-
-function ConnectionItem({
-  connection: c,
-  agent,
-  onRemoved,
-}: {
-  connection: McpConnection;
-  agent: PageProps['agent'];
-  onRemoved: (status: string) => void;
-}) {
-  const [live, setLive] = useState<McpLiveTools | undefined>(undefined);
-  const [checking, setChecking] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
-  const remove = useAction();
-  const label = c.name ?? c.url;
-  const check = async () => {
-    setChecking(true);
-    setProblem(undefined);
-    try {
-      setLive(await agent.listMcpTools(c.id));
-    } catch (err) {
-      setLive(undefined);
-      setProblem(describe(err));
-    } finally {
-      setChecking(false);
-    }
-  };
-  const removeIt = async () => {
-    if (await remove.run(() => agent.removeMcpConnection(c.id))) onRemoved(`Removed ${label}.`);
-  };
-  return (
-    <li class="connection" aria-label={`Tool server ${label}`}>
-      <div>
-        <strong>{c.name ?? 'unnamed'}</strong> <span class={`badge ${c.credential}`}>{CREDENTIAL[c.credential]}</span>
-      </div>
-      <div class="mono">{c.url}</div>
-      <div class="meta">
-        auth {c.auth.type}
-        {c.auth.headerName ? ` (${c.auth.headerName})` : ''}
-        {c.auth.type !== 'none' ? (c.auth.valueSet ? ', value set (never shown)' : ', no value stored') : ''} · timeout {c.timeoutMs} ms ·{' '}
-        {c.tools.length} tool
-        {c.tools.length === 1 ? '' : 's'} · added {when(c.createdAt)}
-      </div>
-      <div class="actions">
-        <button type="button" onClick={() => void check()} disabled={checking}>
-          {checking ? 'Checking…' : 'Check'}
-        </button>
-        <ConfirmButton
-          label="Remove"
-          question={`Remove ${label}? Its stored credential is destroyed.`}
-          confirmLabel="Yes, remove"
-          busy={remove.busy}
-          onConfirm={() => void removeIt()}
-        />
-      </div>
-      <ErrorNotice problem={problem ?? remove.problem} />
-      {live ? (
-        <div class="live">
-          <p class="ok-line" role="status">
-            Reachable: tools/list answered in {live.health.latencyMs} ms.
-          </p>
-          <ToolList tools={live.tools} />
-        </div>
-      ) : null}
-    </li>
   );
 }
