@@ -46,6 +46,10 @@ async function openTab(page: Page, title: string, heading: string) {
 }
 
 const mainText = async (page: Page) => (await page.textContent('main')) ?? '';
+const focusedText = (page: Page) =>
+  page.evaluate(
+    () => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent,
+  );
 
 describe('the settings pages of the dashboard, in headless Chromium with an injected wallet', () => {
   it('LLM settings, a template, a tool server, a key, the profile, usage after a reply, the audit trail', { timeout: 300_000 }, async ({
@@ -177,8 +181,15 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await screenshots(page, 'settings-keys', annotate);
     const withKey = createGatewayClient({ baseUrl: testnet().baseUrl, token: secret }).agent(collection, tokenId);
     await withKey.getAgent();
-    await keyItem.getByRole('button', { name: 'Revoke' }).click();
-    await page.getByRole('button', { name: 'Yes, revoke' }).click();
+    // By keyboard: Enter asks (focus on the confirm button), Escape takes it back (focus on Revoke), Enter twice revokes.
+    await keyItem.getByRole('button', { name: 'Revoke' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedText(page)).toBe('Yes, revoke');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => focusedText(page)).toBe('Revoke');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedText(page)).toBe('Yes, revoke');
+    await page.keyboard.press('Enter');
     await expect.poll(() => mainText(page)).toContain('Revoked nightly export.');
     await expect.poll(() => mainText(page)).toContain('No live keys.');
     await expect(withKey.getAgent()).rejects.toMatchObject({ status: 401, code: 'key_revoked' });
