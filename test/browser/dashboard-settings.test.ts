@@ -95,6 +95,11 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await expect.poll(() => mainText(page)).toContain('Key set');
     expect(await page.getByLabel('Model').inputValue()).toBe(llm.model);
     expect(await page.content()).not.toContain(providerKey);
+    // Another provider would drop the stored key: the page says so before the save.
+    await page.getByLabel('Provider').selectOption('openai');
+    await expect.poll(() => mainText(page)).toContain('saving this change drops the stored key');
+    await page.getByLabel('Provider').selectOption(llm.provider);
+    await expect.poll(() => mainText(page)).not.toContain('saving this change drops the stored key');
     await screenshots(page, 'settings-llm', annotate);
 
     // A prompt template: its {{variables}} marked in the preview and listed.

@@ -57,6 +57,9 @@ const KEY_STATE: Record<LlmSettings['credential'], string> = {
     'Re-enter the key: the stored one was entered by an earlier owner, or for another provider or base URL, and is never used for you.',
 };
 
+/** Whether saving `form` changes the provider or base URL the stored key was entered for (the gateway then drops it). */
+const keyDropped = (s: LlmSettings, form: Form) => s.provider !== form.provider.trim() || (s.baseUrl ?? '') !== form.baseUrl.trim();
+
 /** The numbers of the form as numbers, or what is wrong with each in words. */
 function numbers(form: Form) {
   const num = (text: string) => (text.trim() === '' ? Number.NaN : Number(text));
@@ -182,6 +185,9 @@ export function LlmSettingsPage({ agent }: PageProps) {
           <p class={`key-state ${current?.credential ?? 'none'}`} id="key-state">
             {KEY_STATE[current?.credential ?? 'none']}
           </p>
+          {current?.apiKeySet && form.apiKey === '' && !form.removeKey && keyDropped(current, form) ? (
+            <p class="notice warn">A key is bound to its provider and base URL: saving this change drops the stored key. Enter it again.</p>
+          ) : null}
           <SecretField
             label={current?.apiKeySet ? 'Replace the key' : 'API key'}
             name="apiKey"
