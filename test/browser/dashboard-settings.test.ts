@@ -17,7 +17,7 @@ import type { Page } from 'playwright-core';
 import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startToolServer } from '../../scripts/bench/lib/tool-server';
+import { startToolServer } from '../../scripts/lib/tool-server';
 import { REPO_ROOT } from '../../scripts/lib/migrate';
 import { createGatewayClient } from '../../src/client';
 import { mintWithNpm, openDashboard, screenshots } from './dashboard-page';
