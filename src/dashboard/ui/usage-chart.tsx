@@ -6,6 +6,7 @@
 import { useState } from 'hono/jsx/dom';
 import { count } from './format';
 import type { DayUsage } from './usage-days';
+import './usage-chart.css';
 
 const W = 600;
 const H = 200;
