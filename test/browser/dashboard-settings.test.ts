@@ -204,6 +204,13 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await expect.poll(() => mainText(page)).toContain('No profile yet');
     await page.getByLabel('Name', { exact: true }).fill('Settings test desk');
     await page.getByLabel('Description').fill('Answers questions from the settings test.');
+    // An image the registration file may not show (plain http) is refused in words, by the gateway's own rule, before any request.
+    const refusalsBeforeProfile = dash.refusals.length;
+    await page.getByLabel('Image').fill('http://example.com/agent.png');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await expect.poll(() => mainText(page)).toContain('An image is an https URL');
+    expect(dash.refusals).toHaveLength(refusalsBeforeProfile);
+    await page.getByLabel('Image').fill('');
     await page.getByRole('button', { name: 'Save profile' }).click();
     await expect.poll(() => mainText(page)).toContain('Profile saved');
     await expect.poll(() => mainText(page)).toContain('active: it presents your profile');
