@@ -35,7 +35,11 @@ function needText(args: Args): string {
 }
 // CONTRACT: every tool has a name, a description and an inputSchema that is valid JSON Schema
 // describing an object. Otherwise registration fails with "Invalid tool schema".
-const TOOLS: { name: string; description: string; inputSchema: Args; run(args: Args): Result }[] = [
+// Optional: `annotations` are MCP's hints about a tool (the dashboard shows them beside each tool).
+// Both tools here only read their arguments: read-only, idempotent, no outside world.
+const PURE = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+
+const TOOLS: { name: string; description: string; inputSchema: Args; annotations: Args; run(args: Args): Result }[] = [
   {
     name: 'echo',
     description: 'Returns the given text unchanged.',
@@ -45,12 +49,14 @@ const TOOLS: { name: string; description: string; inputSchema: Args; run(args: A
       required: ['text'],
       additionalProperties: false,
     },
+    annotations: PURE,
     run: (args) => text(needText(args)),
   },
   {
     name: 'word_count',
     description: 'Counts the words (runs of non-space characters) in the given text.',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+    annotations: PURE,
     run: (args) => text(String(needText(args).split(/\s+/).filter(Boolean).length)),
   },
 ];
@@ -59,7 +65,7 @@ const TOOLS: { name: string; description: string; inputSchema: Args; run(args: A
 function dispatch(method: string, params: Args): unknown {
   if (method === 'tools/list') {
     // CONTRACT: { tools: [...] }. A long list may be paged with `nextCursor` (then read params.cursor).
-    return { tools: TOOLS.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })) };
+    return { tools: TOOLS.map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, annotations })) };
   }
   if (method === 'tools/call') {
     const tool = TOOLS.find((t) => t.name === params.name);

@@ -15,6 +15,13 @@ import { render } from 'hono/jsx/dom';
 import { App } from './app';
 import type { PageEntry } from './pages/page';
 import { ChatPage } from './pages/chat';
+import { AuditPage } from './pages/audit';
+import { KeysPage } from './pages/keys';
+import { LlmSettingsPage } from './pages/llm-settings';
+import { ProfilePage } from './pages/profile';
+import { TemplatesPage } from './pages/templates';
+import { ToolServersPage } from './pages/tool-servers';
+import { UsagePage } from './pages/usage';
 import { MemoryPage } from './pages/memory';
 import './styles.css';
 
@@ -22,6 +29,13 @@ const PAGES: PageEntry[] = [
   { path: 'memory', title: 'Memory', Page: MemoryPage },
   { path: 'chat', title: 'Chat', Page: ChatPage },
   // Settings pages (LLM settings, templates, tool servers, keys, profile, usage, audit): one line each.
+  { path: 'llm', title: 'LLM settings', Page: LlmSettingsPage },
+  { path: 'templates', title: 'Templates', Page: TemplatesPage },
+  { path: 'tools', title: 'Tool servers', Page: ToolServersPage },
+  { path: 'keys', title: 'Keys', Page: KeysPage },
+  { path: 'profile', title: 'Profile', Page: ProfilePage },
+  { path: 'usage', title: 'Usage', Page: UsagePage },
+  { path: 'audit', title: 'Audit', Page: AuditPage },
 ];
 
 const root = document.getElementById('root');

@@ -1,9 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { compileRouteTable, type RouteTable } from '../http/routes-table';
+import { KEY_SCOPES, type KeyScope } from './scope-names';
 
-/** What an agent key may be allowed to do (DESIGN §12). */
-export const KEY_SCOPES = ['contexts:read', 'contexts:write', 'reply', 'mcp'] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
+export { KEY_SCOPES, type KeyScope };
 
 export const KeyScopeSchema = z.enum(KEY_SCOPES).openapi('AgentKeyScope', {
   description:

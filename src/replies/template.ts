@@ -1,6 +1,5 @@
 import { AppError } from '../errors';
-
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]{1,64})\s*\}\}/g;
+import { PLACEHOLDER } from './placeholders';
 
 /** The rendered system prompt's cap in UTF-8 bytes (DESIGN §11): 256 KiB. */
 export const MAX_PROMPT_BYTES = 256 * 1024;

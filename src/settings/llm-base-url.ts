@@ -1,9 +1,9 @@
 import { canonicalToolServerUrl } from '../mcp/url';
 import type { OutboundOptions } from '../net/outbound-policy';
 import { AppError } from '../errors';
+import { LLM_PROVIDERS } from './llm-providers';
 
-/** Providers a reply can run on (DESIGN §11); other names save but a reply answers 409. */
-export const LLM_PROVIDERS = ['openai', 'anthropic', 'openai-compatible', 'workers-ai'] as const;
+export { LLM_PROVIDERS };
 
 /**
  * The canonical `baseUrl` of LLM settings, or null. It passes the one outbound policy, with the

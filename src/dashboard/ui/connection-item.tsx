@@ -1,0 +1,150 @@
+/**
+ * One tool-server connection of the tool servers page: what it is (URL, credential state, auth
+ * type, header name: never a value), Check (tools/list now: latency and each tool with its
+ * annotations), Replace credential (PUT …/auth: rotate yours, or enter your own after the agent
+ * changed hands, with the full URL), Remove (confirm).
+ */
+import { useState } from 'hono/jsx/dom';
+import type { AgentClient, McpConnection, McpLiveTools } from '../../client';
+import { ConfirmButton } from './confirm';
+import { authOf, CredentialFields, type CredentialForm, credentialProblems, NO_CREDENTIAL } from './credential';
+import type { Problem } from './errors';
+import { Field } from './field';
+import { when } from './format';
+import { describe, useAction } from './load';
+import { ErrorNotice } from './notice';
+import { ToolList } from './tool-list';
+
+const CREDENTIAL: Record<McpConnection['credential'], string> = {
+  set: 'credential set',
+  none: 'no credential',
+  reenter_required: 're-enter credential',
+};
+
+export function ConnectionItem({
+  connection: c,
+  agent,
+  onChanged,
+}: {
+  connection: McpConnection;
+  agent: AgentClient;
+  onChanged: (status: string) => void;
+}) {
+  const [live, setLive] = useState<McpLiveTools | undefined>(undefined);
+  const [checking, setChecking] = useState(false);
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const remove = useAction();
+  const [replacing, setReplacing] = useState(c.credential === 'reenter_required');
+  const label = c.name ?? c.url;
+  const check = async () => {
+    setChecking(true);
+    setProblem(undefined);
+    try {
+      setLive(await agent.listMcpTools(c.id));
+    } catch (err) {
+      setLive(undefined);
+      setProblem(describe(err));
+    } finally {
+      setChecking(false);
+    }
+  };
+  const removeIt = async () => {
+    if (await remove.run(() => agent.removeMcpConnection(c.id))) onChanged(`Removed ${label}.`);
+  };
+  return (
+    <li class="connection" aria-label={`Tool server ${label}`}>
+      <div>
+        <strong>{c.name ?? 'unnamed'}</strong> <span class={`badge ${c.credential}`}>{CREDENTIAL[c.credential]}</span>
+      </div>
+      <div class="mono">{c.url}</div>
+      <div class="meta">
+        auth {c.auth.type}
+        {c.auth.headerName ? ` (${c.auth.headerName})` : ''}
+        {c.auth.type !== 'none' ? (c.auth.valueSet ? ', value set (never shown)' : ', no value stored') : ''} · timeout {c.timeoutMs} ms ·{' '}
+        {c.tools.length} tool
+        {c.tools.length === 1 ? '' : 's'} · added {when(c.createdAt)}
+      </div>
+      <div class="actions">
+        <button type="button" onClick={() => void check()} disabled={checking}>
+          {checking ? 'Checking…' : 'Check'}
+        </button>
+        <button type="button" aria-expanded={replacing} onClick={() => setReplacing(!replacing)}>
+          Replace credential
+        </button>
+        <ConfirmButton
+          label="Remove"
+          question={`Remove ${label}? Its stored credential is destroyed.`}
+          confirmLabel="Yes, remove"
+          busy={remove.busy}
+          onConfirm={() => void removeIt()}
+        />
+      </div>
+      <ErrorNotice problem={problem ?? remove.problem} />
+      {replacing ? (
+        <ReplaceCredential
+          connection={c}
+          agent={agent}
+          onReplaced={() => {
+            setReplacing(false);
+            onChanged(`New credential of ${label} saved.`);
+          }}
+        />
+      ) : null}
+      {live ? (
+        <div class="live">
+          <p class="ok-line" role="status">
+            Reachable: tools/list answered in {live.health.latencyMs} ms.
+          </p>
+          <ToolList tools={live.tools} />
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+/** The credential form of one connection: the full URL asked when another wallet registered it. */
+function ReplaceCredential({
+  connection: c,
+  agent,
+  onReplaced,
+}: {
+  connection: McpConnection;
+  agent: AgentClient;
+  onReplaced: () => void;
+}) {
+  const [credential, setCredential] = useState<CredentialForm>({
+    ...NO_CREDENTIAL,
+    ...(c.auth.type === 'none' ? {} : { type: c.auth.type }),
+    headerName: c.auth.headerName ?? NO_CREDENTIAL.headerName,
+  });
+  const [url, setUrl] = useState('');
+  const [shown, setShown] = useState(false);
+  const save = useAction();
+  const foreign = c.credential === 'reenter_required';
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setShown(true);
+    const errors = credentialProblems(credential);
+    if (errors.headerName || errors.value || (foreign && url.trim() === '')) return;
+    if (await save.run(() => agent.replaceMcpAuth(c.id, authOf(credential), foreign ? { url: url.trim() } : {}))) onReplaced();
+  };
+  return (
+    <form class="replace" onSubmit={(e: Event) => void submit(e)} novalidate aria-label={`New credential for ${c.name ?? c.url}`}>
+      {foreign ? (
+        <Field
+          label="Full URL"
+          name={`url-${c.id}`}
+          value={url}
+          onInput={setUrl}
+          hint="Another wallet registered this server: its full URL shows you know it (a URL can carry a key)."
+          error={shown && url.trim() === '' ? 'Enter the full URL.' : undefined}
+        />
+      ) : null}
+      <CredentialFields prefix={`replace-${c.id}`} form={credential} onChange={setCredential} shown={shown} />
+      <button type="submit" class="primary" disabled={save.busy}>
+        {save.busy ? 'Saving… (the gateway lists its tools)' : 'Save credential'}
+      </button>
+      <ErrorNotice problem={save.problem} />
+    </form>
+  );
+}
