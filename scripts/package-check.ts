@@ -122,12 +122,9 @@ try {
   const dangling = paths
     .filter((p) => p.endsWith('.md'))
     .flatMap((file) =>
-      brokenLinks(
-        installed,
-        file,
-        readFileSync(path.join(installed, file), 'utf8'),
-        (p) => REPOSITORY_ONLY.has(p),
-      ).map((b) => `${file}:${b}`),
+      brokenLinks(installed, file, readFileSync(path.join(installed, file), 'utf8'), (p) => REPOSITORY_ONLY.has(p)).map(
+        (b) => `${file}:${b}`,
+      ),
     );
   report(
     dangling.length === 0,

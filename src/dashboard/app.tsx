@@ -83,11 +83,7 @@ export function App({ pages }: { pages: PageEntry[] }) {
       saveAgent(picked);
       setAgent(picked);
     };
-    return (
-      <Frame header={header}>
-        {wallet ? <AgentPicker initial={loadAgent()} wallet={wallet} onPick={pick} /> : null}
-      </Frame>
-    );
+    return <Frame header={header}>{wallet ? <AgentPicker initial={loadAgent()} wallet={wallet} onPick={pick} /> : null}</Frame>;
   }
 
   const entry = pages.find((p) => p.path === route.path) ?? pages[0];

@@ -115,6 +115,14 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await expect.poll(() => mainText(page)).toContain('Saved greeting');
     expect(await page.getByLabel('Description').inputValue()).toBe('How the agent greets');
     expect(page.url()).toMatch(/#\/templates\/greeting$/);
+    // The list (GET …/prompt-templates) names it; a key there opens it.
+    const listed = page.getByRole('list', { name: 'Templates' });
+    await expect.poll(() => listed.textContent()).toContain('greeting');
+    expect(await listed.textContent()).toContain('How the agent greets');
+    await page.getByLabel('Template key').fill('other');
+    await listed.getByRole('button', { name: 'greeting' }).click();
+    await expect.poll(() => page.getByLabel('Template key').inputValue()).toBe('greeting');
+    await page.getByRole('heading', { name: /^greeting saved / }).waitFor();
     await screenshots(page, 'settings-templates', annotate);
 
     // The example tool server: a wrong header value is refused in words (the form keeps its values), then added, checked, removed.
