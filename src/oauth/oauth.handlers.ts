@@ -23,9 +23,19 @@ const ctxOf = (c: Context<AppBindings>) => c.executionCtx as unknown as Executio
  */
 const asDocumented = (res: Response): never => res as never;
 
+/**
+ * The request for the library, at the route's own path: our router is not strict about a
+ * trailing slash (`/oauth/token/` is `/oauth/token`), the library matches paths exactly.
+ */
+function libraryUrl(c: Context<AppBindings>): string {
+  const url = new URL(c.req.url);
+  url.pathname = url.pathname.replace(/\/+$/, '') || '/';
+  return url.href;
+}
+
 /** The request as it came, body included (middleware read it already; hono keeps it cached). */
 async function replayable(c: Context<AppBindings>): Promise<Request> {
-  return new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, body: await c.req.text() });
+  return new Request(libraryUrl(c), { method: c.req.method, headers: c.req.raw.headers, body: await c.req.text() });
 }
 
 export const protectedResourceMetadataHandler: RouteHandler<typeof routes.protectedResourceMetadata, AppBindings> = async (c) => {
@@ -45,7 +55,7 @@ export const protectedResourceMetadataHandler: RouteHandler<typeof routes.protec
 };
 
 export const authorizationServerMetadataHandler: RouteHandler<typeof routes.authorizationServerMetadata, AppBindings> = async (c) => {
-  const res = await (await anyResourceServer(originOf(c))).fetch(c.req.raw, oauthEnv(c.env), ctxOf(c));
+  const res = await (await anyResourceServer(originOf(c))).fetch(new Request(libraryUrl(c), c.req.raw), oauthEnv(c.env), ctxOf(c));
   // Every agent is a resource of its own; the placeholder the library lists here is none of them.
   const { protected_resources: _placeholder, ...metadata } = (await res.json()) as Record<string, unknown> & {
     protected_resources?: unknown;

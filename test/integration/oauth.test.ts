@@ -64,6 +64,19 @@ describe('metadata', () => {
     expect(res.body.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
     expect(res.body).not.toHaveProperty('protected_resources');
   });
+
+  it('answers metadata and registration the same with a trailing slash and a query (never 500)', async () => {
+    const plain = await call<Record<string, unknown>>(testnet.baseUrl, '/.well-known/oauth-authorization-server');
+    const slashed = await call<Record<string, unknown>>(testnet.baseUrl, '/.well-known/oauth-authorization-server/?x=1');
+    expect(slashed.status, slashed.text).toBe(200);
+    expect(slashed.body).toEqual(plain.body);
+    const registered = await call<Record<string, unknown>>(testnet.baseUrl, '/oauth/register/', {
+      method: 'POST',
+      json: { redirect_uris: [REDIRECT_URI], client_name: 'Test MCP client', token_endpoint_auth_method: 'none' },
+    });
+    expect(registered.status, registered.text).toBe(201);
+    expect(registered.body.client_id).toEqual(expect.any(String));
+  });
 });
 
 describe('dynamic client registration', () => {
