@@ -2,7 +2,7 @@
 import type { AuditEntry } from '../client/types';
 import { stringValue, type Command } from './command';
 import { UsageError } from './output';
-import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 /** Entries one run prints at most. */
 const MAX_LIMIT = 10_000;
@@ -43,8 +43,7 @@ Needs the owner's login (agent-gateway login; an agent key cannot read the trail
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
     const limit = limitOf(stringValue(values, 'limit'));
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     const entries: AuditEntry[] = [];
     try {
       for await (const entry of agent.audit({ limit: Math.min(limit, 100) })) {

@@ -5,7 +5,7 @@ import type { ReplyRequest } from '../client/types';
 import { runTurn } from './chat-turn';
 import { stringValue, type Command, type OptionValues } from './command';
 import { describeGatewayError, UsageError } from './output';
-import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 const VARIABLE = /^([A-Za-z0-9_.-]{1,64})=(.*)$/s;
 
@@ -68,8 +68,7 @@ LLM settings first (docs/replies.md, "Point the agent at a model"). Needs a logi
     if (message !== undefined && message.trim() === '') throw new UsageError('--message is empty');
     const request = replyRequestOf(values);
     const json = values.json === true;
-    const session = await openSession(values as GlobalValues, env, io);
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { session, agent } = await openAgent(values as GlobalValues, env, io);
 
     if (message !== undefined) {
       try {

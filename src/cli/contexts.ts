@@ -6,7 +6,7 @@ import { type ProgressBar, progressBar } from './progress';
 import { stringValue, type Command, type OptionValues } from './command';
 import { CliError, UsageError } from './output';
 import { withRetry } from './retry';
-import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 const BATCH = 100;
 
@@ -53,8 +53,7 @@ Exit code 1 when any key is invalid. Needs a login, or an agent key with context
       io.err(`contexts create: no keys in ${file}`);
       return 0;
     }
-    const session = await openSession(values as GlobalValues, env, io);
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io);
     const results: (ContextBatchResultItem & { line: number })[] = [];
     const bar = keys.length > BATCH ? progressBar('contexts create', keys.length, io.stderr) : undefined;
     for (let i = 0; i < keys.length; i += BATCH) {
@@ -115,8 +114,7 @@ NAME), and the agent (--collection, --token-id).`,
   async run({ values, env, io }) {
     const query = contextsListQuery(values);
     const walk = values.all === true || (query.after === undefined && values.limit === undefined);
-    const session = await openSession(values as GlobalValues, env, io);
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io);
     try {
       if (!walk) {
         const page = await agent.listContextKeys(query);

@@ -8,7 +8,7 @@ import { planHydration } from '../hydrate/plan';
 import { DEFAULT_PARALLEL, failedLinesJsonl, runHydration, type HydrateResult } from './hydrate-run';
 import { CliError, UsageError, type Io } from './output';
 import { RETRY_POLICY } from './retry';
-import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 import { writePrivateFile } from './private-file';
 
 const SHOWN_FAILURES = 20;
@@ -119,8 +119,7 @@ or --api-key-env NAME; a pipeline then holds no wallet), and the agent (--collec
 
     let result: HydrateResult = { sent: 0, replayed: 0, failed: [], requests: 0, createdKeys: 0, seconds: 0 };
     if (plan.totalMessages > 0) {
-      const session = await openSession(values as GlobalValues, env, io);
-      const agent = agentOf(session, values as GlobalValues, env);
+      const { agent } = await openAgent(values as GlobalValues, env, io);
       try {
         await agent.summary();
       } catch (err) {

@@ -2,7 +2,7 @@
 import type { AgentKeyScope } from '../client/types';
 import { stringValue, type Command, type OptionValues } from './command';
 import { UsageError } from './output';
-import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 const SCOPES: readonly AgentKeyScope[] = ['contexts:read', 'contexts:write', 'reply', 'mcp'];
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -80,8 +80,7 @@ ${NEEDS}`,
     if (tokensPerDay !== undefined && !/^[1-9]\d{0,11}$/.test(tokensPerDay)) {
       throw new UsageError('--tokens-per-day must be a whole number from 1 to 999999999999');
     }
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     try {
       const created = await agent.createAgentKey({
         name,
@@ -117,8 +116,7 @@ ${NEEDS}`,
   options: { json: { type: 'boolean' } },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     try {
       const { keys } = await agent.listAgentKeys();
       if (values.json === true) io.out(JSON.stringify(keys, null, 2));
@@ -156,8 +154,7 @@ ${NEEDS}`,
   args: { min: 1, max: 1 },
   async run({ values, args, env, io }) {
     const id = args[0]!;
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     try {
       const revoked = await agent.revokeAgentKey(id);
       io.out(`revoked ${revoked.id} at ${revoked.revokedAt}`);

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { stringValue, type Command } from './command';
 import { UsageError } from './output';
 import { openPrivateOutput, type PrivateOutput } from './private-file';
-import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 async function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain');
@@ -27,8 +27,7 @@ NAME), and the agent (--collection, --token-id).`,
     const key = stringValue(values, 'key');
     if (!key) throw new UsageError('--key is required');
     const out = stringValue(values, 'out');
-    const session = await openSession(values as GlobalValues, env, io);
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io);
     let stream: NodeJS.WritableStream = process.stdout;
     let file: PrivateOutput | undefined;
     if (out && out !== '-') {
@@ -69,8 +68,7 @@ NAME), and the agent (--collection, --token-id).`,
   async run({ values, env, io }) {
     const key = stringValue(values, 'key');
     if (!key) throw new UsageError('--key is required');
-    const session = await openSession(values as GlobalValues, env, io);
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io);
     let summary: Awaited<ReturnType<typeof agent.readSummary>>;
     try {
       summary = await agent.readSummary(key);

@@ -2,7 +2,7 @@
 import type { AgentProfile, AgentProfileInput } from '../client/types';
 import { type Command, stringValue } from './command';
 import { UsageError } from './output';
-import { agentOf, gatewayFailure, type GlobalValues, openSession } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 const NEEDS =
   "Needs the owner's login (agent-gateway login; an agent key cannot set or read the profile) and the agent (--collection, --token-id).";
@@ -29,8 +29,7 @@ ${NEEDS}`,
     if (name === undefined || description === undefined) throw new UsageError('--name and --description are required');
     const image = stringValue(values, 'image');
     const input: AgentProfileInput = { name, description, ...(image === undefined ? {} : { image }) };
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { session, agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     let saved: AgentProfile;
     try {
       saved = await agent.setProfile(input);
@@ -56,8 +55,7 @@ ${NEEDS}`,
   options: { json: { type: 'boolean' } },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { session, agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     try {
       const [profile, registration] = await Promise.all([agent.getProfile(), agent.getRegistration()]);
       if (values.json === true) {

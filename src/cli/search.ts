@@ -3,7 +3,7 @@ import type { MemorySearch, MemorySearchHit } from '../client/types';
 import { ROLES } from '../contexts/rules';
 import { type Command, type OptionValues, stringValue } from './command';
 import { UsageError } from './output';
-import { agentOf, gatewayFailure, type GlobalValues, openSession } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 /** Characters of a message shown in the table (the whole text is in --jsonl). */
 const SHOWN_CHARS = 100;
@@ -48,8 +48,7 @@ NAME), and the agent (--collection, --token-id).`,
   args: { min: 1, max: 100 },
   async run({ values, args, env, io }) {
     const request = searchRequest(args, values);
-    const session = await openSession(values as GlobalValues, env, io);
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io);
     const print = (hit: MemorySearchHit) => io.out(values.jsonl === true ? JSON.stringify(hit) : tableRow(hit));
     let count = 0;
     try {

@@ -160,6 +160,17 @@ function noAgentKey(values: GlobalValues): undefined {
 }
 
 /** The agent from --collection/--token-id or AGENT_COLLECTION/AGENT_TOKEN_ID. */
+/** `openSession`, then the agent the flags or the environment name: what most commands start with. */
+export async function openAgent(
+  values: GlobalValues,
+  env: NodeJS.ProcessEnv,
+  io: Io,
+  options?: { agentKey: boolean },
+): Promise<{ session: Session; agent: AgentClient }> {
+  const session = await openSession(values, env, io, options);
+  return { session, agent: agentOf(session, values, env) };
+}
+
 export function agentOf(session: Session, values: GlobalValues, env: NodeJS.ProcessEnv): AgentClient {
   const collection = values.collection || env.AGENT_COLLECTION;
   const tokenId = values['token-id'] || env.AGENT_TOKEN_ID;

@@ -4,7 +4,7 @@ import type { AgentClient } from '../client/client';
 import type { LlmSettings } from '../client/types';
 import type { Command } from './command';
 import { CliError, describeGatewayError, type Io } from './output';
-import { agentOf, gatewayFailure, type GlobalValues, openSession } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 import { givenSettings, namesEveryField, SETTINGS_SET_OPTIONS, settingsInput, TEMPERATURE_RANGE } from './settings-input';
 
 const NEEDS =
@@ -73,8 +73,7 @@ ${NEEDS}`,
   async run({ values, env, io }) {
     // A flag wrong on its own fails before any request.
     const given = givenSettings(values, env);
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     const input = settingsInput(given, namesEveryField(given) ? null : await currentSettings(agent));
     let saved: LlmSettings;
     try {
@@ -104,8 +103,7 @@ ${NEEDS}`,
   options: { json: { type: 'boolean' } },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     let settings: LlmSettings;
     try {
       settings = await agent.getLlmSettings();

@@ -9,7 +9,7 @@ import type { PromptTemplate, PromptTemplateSummary } from '../client/types';
 import { PromptTemplateInputSchema, TemplateKeySchema } from '../settings/schemas';
 import { type Command, stringValue } from './command';
 import { CliError, type Io, UsageError } from './output';
-import { agentOf, gatewayFailure, type GlobalValues, openSession } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 const NEEDS =
   "Needs the owner's login (agent-gateway login; an agent key cannot read or set templates) and the agent (--collection, --token-id).";
@@ -90,8 +90,7 @@ ${NEEDS}`,
       const issue = given.error.issues[0]!;
       throw new UsageError(`${issue.path[0] === 'description' ? '--description' : 'the template'}: ${issue.message}`);
     }
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     let kept: string | null = null;
     if (description === undefined && values['no-description'] !== true) {
       try {
@@ -126,8 +125,7 @@ ${NEEDS}`,
   args: { min: 1, max: 1 },
   async run({ values, args, env, io }) {
     const key = checkedKey(args[0]!);
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     let template: PromptTemplate;
     try {
       template = await agent.getPromptTemplate(key);
@@ -159,8 +157,7 @@ ${NEEDS}`,
   options: { json: { type: 'boolean' } },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     const templates: PromptTemplateSummary[] = [];
     try {
       for await (const template of agent.promptTemplates()) templates.push(template);

@@ -3,7 +3,7 @@ import type { UsageGroup, UsageQuery, UsageReport, UsageTotals } from '../client
 import { isUtcDay } from '../usage/day';
 import { type Command, type OptionValues, stringValue } from './command';
 import { UsageError } from './output';
-import { agentOf, gatewayFailure, type GlobalValues, openSession } from './session';
+import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 const GROUP_BYS = ['day', 'credential', 'context'] as const;
 const COLUMNS = ['input', 'output', 'cached', 'model calls', 'tool calls'] as const;
@@ -28,8 +28,7 @@ Needs the owner's login (agent-gateway login; an agent key cannot read usage) an
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
     const query = usageQuery(values);
-    const session = await openSession(values as GlobalValues, env, io, { agentKey: false });
-    const agent = agentOf(session, values as GlobalValues, env);
+    const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });
     let report: UsageReport;
     try {
       report = await agent.getUsage(query);

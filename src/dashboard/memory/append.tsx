@@ -2,14 +2,14 @@ import { useState } from 'hono/jsx/dom';
 import type { AgentClient, Role } from '../../client';
 import { MESSAGE_PROBLEM_TEXT, messageProblems, ROLES } from '../../contexts/rules';
 import { ErrorNotice } from '../ui/notice';
-import { useCall } from '../ui/use-call';
+import { useAction } from '../ui/load';
 
 /** Appends one message; the text is kept when the gateway refuses it, cleared once stored. */
 export function AppendMessage({ agent, contextKey, onAppended }: { agent: AgentClient; contextKey: string; onAppended: () => void }) {
   const [role, setRole] = useState<Role>('user');
   const [text, setText] = useState('');
   const [shown, setShown] = useState(false);
-  const call = useCall();
+  const call = useAction();
   const problems = messageProblems(text);
   const error = shown && problems.length > 0 ? `The message ${problems.map((p) => MESSAGE_PROBLEM_TEXT[p]).join('; ')}.` : undefined;
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'hono/jsx/dom';
 import type { AgentClient, ContextKeyPage } from '../../client';
 import { ErrorNotice } from '../ui/notice';
-import { useCall } from '../ui/use-call';
+import { useAction } from '../ui/load';
 
 const PER_PAGE = 20;
 
@@ -9,7 +9,7 @@ const PER_PAGE = 20;
 export function ContextsList({ agent, open }: { agent: AgentClient; open: (key: string) => void }) {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<ContextKeyPage | undefined>(undefined);
-  const call = useCall();
+  const call = useAction();
   const after = cursors[cursors.length - 1];
 
   useEffect(() => {

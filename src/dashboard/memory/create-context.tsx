@@ -3,13 +3,13 @@ import type { AgentClient } from '../../client';
 import { KEY_PROBLEM_TEXT, keyProblem } from '../../contexts/rules';
 import { Field } from '../ui/field';
 import { ErrorNotice } from '../ui/notice';
-import { useCall } from '../ui/use-call';
+import { useAction } from '../ui/load';
 
 /** Creates a context; the key is checked with the gateway's own rules first. */
 export function CreateContext({ agent, onCreated }: { agent: AgentClient; onCreated: (key: string) => void }) {
   const [key, setKey] = useState('');
   const [shown, setShown] = useState(false);
-  const call = useCall();
+  const call = useAction();
   const problem = keyProblem(key.trim());
   const error = shown && problem ? `The key ${KEY_PROBLEM_TEXT[problem]}.` : undefined;
 

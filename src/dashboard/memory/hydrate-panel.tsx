@@ -2,7 +2,7 @@ import { useRef, useState } from 'hono/jsx/dom';
 import type { AgentClient } from '../../client';
 import { problemOf } from '../ui/errors';
 import { ErrorNotice, Status } from '../ui/notice';
-import { useCall } from '../ui/use-call';
+import { useAction } from '../ui/load';
 import { type HydrateOutcome, type HydrateProgress, type ReadFile, readHydrateFile, storedBatches, uploadPlan } from './hydrate';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -31,7 +31,7 @@ export function HydratePanel({ agent, onDone }: { agent: AgentClient; onDone: ()
   const [outcome, setOutcome] = useState<HydrateOutcome | undefined>(undefined);
   const [running, setRunning] = useState(false);
   const controller = useRef<AbortController | null>(null);
-  const call = useCall();
+  const call = useAction();
 
   const choose = async (e: Event) => {
     const chosen = (e.target as HTMLInputElement).files?.[0];

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'hono/jsx/dom';
 import type { AgentClient, ContextMessage } from '../../client';
 import { ErrorNotice } from '../ui/notice';
-import { useCall } from '../ui/use-call';
+import { useAction } from '../ui/load';
 import { MessageItem } from './message-item';
 
 const PER_PAGE = 20;
@@ -11,7 +11,7 @@ export function Messages({ agent, contextKey, version }: { agent: AgentClient; c
   const [messages, setMessages] = useState<ContextMessage[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [loaded, setLoaded] = useState(false);
-  const call = useCall();
+  const call = useAction();
 
   useEffect(() => {
     setLoaded(false);

@@ -2,7 +2,7 @@ import { useState } from 'hono/jsx/dom';
 import type { AgentClient, MemorySearchHit } from '../../client';
 import { Field } from '../ui/field';
 import { ErrorNotice } from '../ui/notice';
-import { useCall } from '../ui/use-call';
+import { useAction } from '../ui/load';
 import { MessageItem } from './message-item';
 
 /**
@@ -14,7 +14,7 @@ export function MemorySearch({ agent, open }: { agent: AgentClient; open: (key: 
   const [hits, setHits] = useState<MemorySearchHit[] | undefined>(undefined);
   const [next, setNext] = useState<string | null>(null);
   const [searched, setSearched] = useState('');
-  const call = useCall();
+  const call = useAction();
 
   const search = async (e: Event) => {
     e.preventDefault();

@@ -8,7 +8,7 @@ import { TurnView, type Turn } from '../chat/turn';
 import { isAbort, problemOf } from '../ui/errors';
 import { Field } from '../ui/field';
 import { ErrorNotice } from '../ui/notice';
-import { useCall } from '../ui/use-call';
+import { useAction } from '../ui/load';
 import type { PageProps } from './page';
 
 export function ChatPage({ agent, params, navigate }: PageProps) {
@@ -18,7 +18,7 @@ export function ChatPage({ agent, params, navigate }: PageProps) {
   const [running, setRunning] = useState(false);
   const controller = useRef<AbortController | null>(null);
   const nextId = useRef(1);
-  const create = useCall();
+  const create = useAction();
 
   const refresh = () => setTurns((all) => [...all]);
 

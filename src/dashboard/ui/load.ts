@@ -51,14 +51,17 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
 }
 
 /**
- * Runs one change at a time (save, add, remove) with its failure kept in words: `run(fn)` is false
- * when it failed (the form keeps its values), true when it went through.
+ * A call from a button or form (save, add, remove, load a page), one at a time, with its failure
+ * kept in words: `run(fn)` is false when it failed, true when it went through. The form's values
+ * are the caller's state, untouched here: nothing typed is lost.
  */
 export function useAction(): {
   busy: boolean;
   problem: Problem | undefined;
   run: (fn: () => Promise<unknown>) => Promise<boolean>;
   clear: () => void;
+  /** Shows a failure found outside `run` (a file the page could not read, say). */
+  setProblem: (problem: Problem | undefined) => void;
 } {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
@@ -75,5 +78,5 @@ export function useAction(): {
       setBusy(false);
     }
   };
-  return { busy, problem, run, clear: () => setProblem(undefined) };
+  return { busy, problem, run, clear: () => setProblem(undefined), setProblem };
 }
