@@ -116,6 +116,9 @@ function Frame({ header, children }: { header?: unknown; children?: unknown }) {
     <div class="frame">
       {header}
       <main id="main">{children}</main>
+      <footer class="foot muted">
+        <a href="/docs">API reference</a> · <a href="/docs#guides">Guides</a> (in <code>docs/</code> of the repository and the npm package)
+      </footer>
     </div>
   );
 }

@@ -20,5 +20,5 @@ export const GUIDES: readonly { file: string; about: string }[] = [
 /** The page's line naming the guides, as HTML (fixed text: nothing from a request). */
 export function guidesNote(): string {
   const items = GUIDES.map((g) => `<code>${g.file}</code> (${g.about})`).join(', ');
-  return `<p class="note" id="guides">Guides, in <code>docs/</code> of the repository and of the npm package (start with its README.md): ${items}.</p>`;
+  return `<p class="note" id="guides">Guides, in <code>docs/</code> of the repository and of the npm package (start with its README.md): ${items}. The owner's dashboard is at <a href="/app">/app</a>.</p>`;
 }

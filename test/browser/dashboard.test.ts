@@ -97,6 +97,9 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     await page.reload({ waitUntil: 'load' });
     await page.getByRole('navigation', { name: 'Pages' }).waitFor();
     await screenshots(page, 'shell', annotate);
+    // The guides and the reference page are a link away (same origin: the CSP allows it).
+    expect(await page.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('/docs');
+    expect(await page.getByRole('link', { name: 'Guides' }).getAttribute('href')).toBe('/docs#guides');
     // A token the gateway refuses (here: its signature broken) sends the tab back to login, saying why.
     const kept = await page.evaluate(() => sessionStorage.getItem('agent-gateway.session') ?? '');
     const session = JSON.parse(kept) as { token: string };
