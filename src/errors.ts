@@ -68,6 +68,8 @@ export const ERROR_STATUS = {
   tool_not_found: 404,
   database_setup_not_found: 404,
   agent_key_not_found: 404,
+  /** No OAuth grant with this id of the owner's wallet for this agent (unknown, revoked, or another agent's or wallet's). */
+  oauth_grant_not_found: 404,
   /** A collection this deployment does not register, or whose address holds no ERC-721 contract. */
   collection_not_found: 404,
   method_not_allowed: 405,

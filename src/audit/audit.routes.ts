@@ -25,6 +25,8 @@ const AuditTargetSchema = z
     }),
     provider: z.string().optional(),
     model: z.string().optional(),
+    grantId: z.string().optional().openapi({ description: 'An OAuth grant (`oauth_grant.revoke`)' }),
+    clientId: z.string().optional().openapi({ description: 'The OAuth client the grant was made for' }),
   })
   .openapi('AuditTarget', {
     description: 'What was acted on, by name or id: never a secret, a URL, a header value, a context key or a message',

@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'agent_key.create',
   'agent_key.revoke',
   'agent_profile.set',
+  'oauth_grant.revoke',
   'tool.call',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -41,6 +42,9 @@ export interface AuditTarget {
   tool?: string;
   provider?: string;
   model?: string;
+  /** An OAuth grant (`oauth_grant.revoke`) and the client it was made for. */
+  grantId?: string;
+  clientId?: string;
 }
 
 export interface AuditEntryInput {

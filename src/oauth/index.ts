@@ -11,6 +11,8 @@ import {
   tokenHandler,
 } from './oauth.handlers';
 import * as routes from './oauth.routes';
+import { listGrantsHandler, revokeGrantHandler } from './grants.handlers';
+import * as grantRoutes from './grants.routes';
 import { authorizeErrorHtml } from './authorize-page';
 import { resourceOfMcpPath } from './resource';
 import { TOKEN_PATH } from './server';
@@ -55,4 +57,6 @@ export const oauth = createRouter()
   .openapi(routes.registerClient, registerClientHandler, oauthHook('invalid_client_metadata'))
   .openapi(routes.token, tokenHandler, oauthHook('invalid_request'))
   .openapi(routes.authorizePage, authorizePageHandler, pageHook)
-  .openapi(routes.approve, approveHandler);
+  .openapi(routes.approve, approveHandler)
+  .openapi(grantRoutes.listOAuthGrants, listGrantsHandler)
+  .openapi(grantRoutes.revokeOAuthGrant, revokeGrantHandler);
