@@ -357,7 +357,14 @@ describe('the gateway answers as its OpenAPI document says', () => {
     });
     const exchange = { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, resource };
     expect((await send('POST', '/oauth/token', form({ ...exchange, code_verifier: 'x'.repeat(43) }))).status).toBe(400);
-    expect((await send('POST', '/oauth/token', form({ ...exchange, code_verifier: verifier }))).status).toBe(200);
+    const issued = await send('POST', '/oauth/token', form({ ...exchange, code_verifier: verifier }));
+    expect(issued.status).toBe(200);
+    // The owner's view of the grant, and its revocation (404 once gone).
+    const listedGrants = await onAgent(oauthAgent, 'GET', '/oauth/grants');
+    expect(listedGrants.status, listedGrants.text).toBe(200);
+    const grantId = ((issued.body as { access_token: string }).access_token.split(':')[1] ?? '') as string;
+    expect((await onAgent(oauthAgent, 'DELETE', `/oauth/grants/${grantId}`)).status).toBe(200);
+    expect((await onAgent(oauthAgent, 'DELETE', `/oauth/grants/${grantId}`)).status).toBe(404);
 
     // Rate limits: a burst of inits for one wallet (the login limit is 30 a minute).
     await earlyInWindow(5_000);
