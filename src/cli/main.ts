@@ -67,6 +67,16 @@ export const COMMANDS: readonly CommandEntry[] = [
   { path: ['keys', 'list'], summary: "list the agent's keys", load: async () => (await import('./keys')).keysListCommand },
   { path: ['keys', 'revoke'], summary: 'revoke an agent key at once', load: async () => (await import('./keys')).keysRevokeCommand },
   {
+    path: ['oauth', 'grants'],
+    summary: 'list the apps (MCP clients) with OAuth access to the agent',
+    load: async () => (await import('./oauth')).oauthGrantsCommand,
+  },
+  {
+    path: ['oauth', 'revoke'],
+    summary: "revoke an app's OAuth access at once",
+    load: async () => (await import('./oauth')).oauthRevokeCommand,
+  },
+  {
     path: ['profile', 'set'],
     summary: "set the agent's public profile (registration.json)",
     load: async () => (await import('./profile')).profileSetCommand,

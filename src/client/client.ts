@@ -12,6 +12,8 @@ import type {
   McpAnswer,
   McpMessage,
   AgentKeyRevoked,
+  OAuthGrantRevoked,
+  OAuthGrants,
   AgentKeys,
   AgentRef,
   AgentSummary,
@@ -269,6 +271,11 @@ export interface AgentClient {
   listAgentKeys(options?: CallOptions): Promise<AgentKeys>;
   /** `DELETE …/keys/{id}`: revoked at once. */
   revokeAgentKey(id: string, options?: CallOptions): Promise<AgentKeyRevoked>;
+
+  /** `GET …/oauth/grants` (owner's token only): the MCP clients this wallet approved for the agent, never a token. */
+  listOAuthGrants(options?: CallOptions): Promise<OAuthGrants>;
+  /** `DELETE …/oauth/grants/{grantId}`: the grant and its tokens revoked at once. */
+  revokeOAuthGrant(grantId: string, options?: CallOptions): Promise<OAuthGrantRevoked>;
 
   /** `GET …/audit` (owner's token only): one page of the audit trail, newest first. */
   listAuditEntries(query?: AuditQuery, options?: CallOptions): Promise<AuditPage>;
@@ -730,6 +737,14 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       getUsage: (q = {}, o = {}) => get<UsageReport>('/usage', o.signal, { from: q.from, to: q.to, groupBy: q.groupBy }),
       revokeAgentKey: (id, o = {}) =>
         json<AgentKeyRevoked>({ method: 'DELETE', path: `${prefix}/keys/${encodeURIComponent(id)}`, agent: true, signal: o.signal }),
+      listOAuthGrants: (o = {}) => get<OAuthGrants>('/oauth/grants', o.signal),
+      revokeOAuthGrant: (grantId, o = {}) =>
+        json<OAuthGrantRevoked>({
+          method: 'DELETE',
+          path: `${prefix}/oauth/grants/${encodeURIComponent(grantId)}`,
+          agent: true,
+          signal: o.signal,
+        }),
       listAuditEntries: (q = {}, o = {}) => get<AuditPage>('/audit', o.signal, { limit: q.limit, cursor: q.cursor }),
       async *auditPages(q = {}, o = {}) {
         const limit = q.limit ?? 100;

@@ -26,6 +26,7 @@ import type { getHealth } from '../health/health.routes';
 import type { searchMemory } from '../memory/memory.routes';
 import type { readSummary } from '../summaries/summaries.routes';
 import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
+import type { listOAuthGrants, revokeOAuthGrant } from '../oauth/grants.routes';
 import type { replyToContext } from '../replies/replies.routes';
 import type { agentMcp } from '../agent-mcp/agent-mcp.routes';
 import type { ReplyEventSchema } from '../replies/schemas';
@@ -281,6 +282,14 @@ export type AgentKeys = ResponseOf<typeof listAgentKeys>;
 export type AgentKey = AgentKeys['keys'][number];
 /** Component `AgentKeyRevoked`. */
 export type AgentKeyRevoked = ResponseOf<typeof revokeAgentKey>;
+
+// OAuth grants (`…/oauth/grants`): the MCP clients the owner approved for the agent.
+/** Component `OAuthGrants`. */
+export type OAuthGrants = ResponseOf<typeof listOAuthGrants>;
+/** Component `OAuthGrant`: never a token; `clientName` is what the client registered itself as. */
+export type OAuthGrant = OAuthGrants['grants'][number];
+/** Component `OAuthGrantRevoked`. */
+export type OAuthGrantRevoked = ResponseOf<typeof revokeOAuthGrant>;
 
 // The audit trail (`…/audit`): administrative changes and tool calls, newest first.
 /** Component `AuditPage`: `nextCursor` null on the last page. */
