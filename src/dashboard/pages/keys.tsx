@@ -1,7 +1,7 @@
 /**
  * Agent keys (DESIGN §12): create one (name, scopes from the route's own list, an MCP tool
  * allowlist, a lifetime, a daily token limit), its secret shown once with a Copy button; the live
- * keys listed (never a secret); revoke one (confirm).
+ * keys listed (never a secret); revoke one (confirm). Below: the apps with OAuth access (oauth-grants.tsx).
  */
 import { useState } from 'hono/jsx/dom';
 import type { AgentKey, AgentKeyScope, CreatedAgentKey, NewAgentKey } from '../../client';
@@ -13,6 +13,7 @@ import { count, when } from '../ui/format';
 import { useAction, useLoad } from '../ui/load';
 import { ErrorNotice, Status } from '../ui/notice';
 import { SecretOnce } from '../ui/secret-once';
+import { OAuthGrantsSection } from './oauth-grants';
 import type { PageProps } from './page';
 import '../settings.css';
 
@@ -169,6 +170,7 @@ export function KeysPage({ agent }: PageProps) {
         </ul>
         <Status text={status} />
       </section>
+      <OAuthGrantsSection agent={agent} />
     </>
   );
 }
