@@ -4,7 +4,7 @@
  * write-only, "Key set" shown), a prompt template with its variables highlighted, the example tool
  * server added with its x-api-key header (a wrong value refused in words), checked, its tools
  * listed, removed; an agent key created (its secret shown once, never in the list), revoked (the
- * key then refused); the profile set (registration.json presents it); the usage chart after one
+ * key then refused); an OAuth app's access listed and revoked (its token then refused); the profile set (registration.json presents it); the usage chart after one
  * reply of the stand-in model; the audit entries of all of it. Every page in dark mode at 1280 and
  * 360 px, attached as screenshots; no console error, CSP violation or third-party request.
  *
@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startToolServer } from '../../scripts/lib/tool-server';
 import { REPO_ROOT } from '../../scripts/lib/migrate';
 import { createGatewayClient } from '../../src/client';
+import { oauthTokens } from '../support/oauth';
 import { mintWithNpm, openDashboard, screenshots } from './dashboard-page';
 import { type BrowserStack, startBrowserStack } from './stack';
 
@@ -55,7 +56,8 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
   it('LLM settings, a template, a tool server, a key, the profile, usage after a reply, the audit trail', { timeout: 300_000 }, async ({
     annotate,
   }) => {
-    const wallet = privateKeyToAccount(generatePrivateKey());
+    const walletKey = generatePrivateKey();
+    const wallet = privateKeyToAccount(walletKey);
     const tokenId = await mintWithNpm(env!.devDir, wallet.address);
     const collection = getAddress(testnet().collection);
     const llm = env!.stack.llm;
@@ -168,6 +170,9 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await expect.poll(() => mainText(page)).toContain('Removed example tools.');
     await expect.poll(() => mainText(page)).toContain('No tool servers yet');
 
+    // An MCP client approved by the wallet (the authorize flow without a browser), for the apps list below.
+    const oauth = await oauthTokens(testnet(), { owner: { ...wallet, privateKey: walletKey }, collection, tokenId: BigInt(tokenId) });
+
     // An agent key: the secret shown once (Copy), never in the list; revoked, and then refused.
     await openTab(page, 'Keys', 'Agent keys');
     const refusalsBefore = dash.refusals.length;
@@ -206,6 +211,27 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await expect.poll(() => mainText(page)).toContain('Revoked nightly export.');
     await expect.poll(() => mainText(page)).toContain('No live keys.');
     await expect(withKey.getAgent()).rejects.toMatchObject({ status: 401, code: 'key_revoked' });
+
+    // Apps with access (OAuth): the approved client listed (never a token), revoked behind the confirm step, then refused.
+    const app = page.getByRole('listitem', { name: 'App Test MCP client' });
+    await app.waitFor();
+    expect(await app.textContent()).toContain(oauth.clientId);
+    expect(await page.content()).not.toContain(oauth.tokens.access_token.split(':')[2]);
+    await app.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('button', { name: 'Yes, revoke' }).click();
+    await expect.poll(() => mainText(page)).toContain('Revoked the access of Test MCP client.');
+    await expect.poll(() => mainText(page)).toContain('No app has access.');
+    const mcp = await fetch(`${testnet().baseUrl}/agent/${collection}/${tokenId}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${oauth.tokens.access_token}`,
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcp.status).toBe(401);
 
     // The profile: the registration file presents it.
     await openTab(page, 'Profile', 'Profile');
@@ -268,6 +294,7 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     const actions = await page.locator('table[aria-label="Audit entries"] tbody code').allTextContents();
     expect(actions).toEqual([
       'agent_profile.set',
+      'oauth_grant.revoke',
       'agent_key.revoke',
       'agent_key.create',
       'mcp_connection.remove',
