@@ -306,6 +306,15 @@ export function describeMachine(m: MachineFacts = machineFacts()): string {
   return `${m.cores} cores (${m.model}), Node ${m.node}, ${m.os}`;
 }
 
+/**
+ * The load average at a run's start and end, and whether other work shared the cores: the run
+ * itself keeps about one core busy, so an average above one and a half says something else ran.
+ */
+export function describeLoad(atStart: number, atEnd: number): string {
+  const shared = Math.max(atStart, atEnd) > 1.5 ? 'other work shared these cores' : 'nothing else ran beside it';
+  return `load average ${atStart.toFixed(2)} at the start and ${atEnd.toFixed(2)} at the end (${shared})`;
+}
+
 const BENCHMARKS_INTRO = `# Benchmarks
 
 Figures the benchmark scripts under \`scripts/bench/\` measured. They print numbers and never

@@ -30,6 +30,14 @@ export function stringValue(values: OptionValues, name: string): string | undefi
   return typeof value === 'string' ? value : undefined;
 }
 
+/** The whole number from 1 to `max` an option such as `--parallel` holds (`fallback` when absent); a UsageError otherwise. */
+export function wholeNumberOption(values: OptionValues, name: string, fallback: number, max: number): number {
+  const raw = stringValue(values, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max}`);
+  return Number(raw);
+}
+
 /** The JSON object an option such as `--args` holds (`fallback` when absent); a UsageError otherwise. */
 export function jsonObjectOption(values: OptionValues, name: string, fallback: Record<string, unknown>): Record<string, unknown> {
   const raw = stringValue(values, name);

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { progressBar } from './progress';
-import { stringValue, type Command } from './command';
+import { stringValue, wholeNumberOption, type Command } from './command';
 import { parseHydrateFile, type FailedLine } from './hydrate-parse';
 import { planHydration } from '../hydrate/plan';
 import { DEFAULT_PARALLEL, failedLinesJsonl, runHydration, type HydrateResult } from './hydrate-run';
@@ -17,12 +17,6 @@ const SHOWN_FAILURES = 20;
 export function defaultFailedPath(file: string): string {
   const parsed = path.parse(path.resolve(file));
   return path.join(parsed.dir, `${parsed.ext === '.jsonl' || parsed.ext === '.json' ? parsed.name : parsed.base}.failed.jsonl`);
-}
-
-function positiveInteger(raw: string | undefined, name: string, fallback: number, max: number): number {
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max}`);
-  return Number(raw);
 }
 
 /**
@@ -90,7 +84,7 @@ or --api-key-env NAME; a pipeline then holds no wallet), and the agent (--collec
   async run({ values, env, io }) {
     const file = stringValue(values, 'file');
     if (!file) throw new UsageError('--file is required');
-    const parallel = positiveInteger(stringValue(values, 'parallel'), 'parallel', DEFAULT_PARALLEL, 64);
+    const parallel = wholeNumberOption(values, 'parallel', DEFAULT_PARALLEL, 64);
     const failedOut = path.resolve(stringValue(values, 'failed-out') ?? defaultFailedPath(file));
     const json = values.json === true;
 

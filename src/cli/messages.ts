@@ -1,6 +1,8 @@
 /** `agent-gateway messages export --key K --out file.jsonl` and `agent-gateway messages summary --key K`. */
 import { once } from 'node:events';
-import { stringValue, type Command } from './command';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GatewayError } from '../client/errors';
+import { stringValue, wholeNumberOption, type Command } from './command';
 import { UsageError } from './output';
 import { openPrivateOutput, type PrivateOutput } from './private-file';
 import { gatewayFailure, type GlobalValues, openAgent } from './session';
@@ -50,30 +52,41 @@ NAME), and the agent (--collection, --token-id).`,
   },
 };
 
+/** How often `messages summary --wait` asks again. */
+const WAIT_STEP_MS = 500;
+
 export const messagesSummaryCommand: Command = {
   path: ['messages', 'summary'],
-  usage: 'agent-gateway messages summary --key KEY [--json]',
+  usage: 'agent-gateway messages summary --key KEY [--wait SECONDS] [--json]',
   help: `Prints a context's summary: what the agent's model wrote of the messages its replies had to
 leave out, and the message ids it covers. The messages themselves never change. A context no reply
 has trimmed yet has none (exit 1, summary_not_found).
 
 Options:
-  --key KEY    the context key (required)
-  --json       the summary as JSON: {"contextKey", "summary", "fromId", "toId", "createdAt"}
+  --key KEY         the context key (required)
+  --wait SECONDS    when there is none yet, ask again every half second for up to SECONDS (1-300):
+                    a reply writes its summary just after it answers
+  --json            the summary as JSON: {"contextKey", "summary", "fromId", "toId", "createdAt"}
 
 Needs a login, or an agent key with contexts:read (AGENT_GATEWAY_API_KEY or --api-key-env
 NAME), and the agent (--collection, --token-id).`,
-  options: { key: { type: 'string' }, json: { type: 'boolean' } },
+  options: { key: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' } },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
     const key = stringValue(values, 'key');
     if (!key) throw new UsageError('--key is required');
+    const waitUntil = Date.now() + 1000 * (values.wait === undefined ? 0 : wholeNumberOption(values, 'wait', 0, 300));
     const { agent } = await openAgent(values as GlobalValues, env, io);
     let summary: Awaited<ReturnType<typeof agent.readSummary>>;
-    try {
-      summary = await agent.readSummary(key);
-    } catch (err) {
-      gatewayFailure(err, `reading the summary of ${JSON.stringify(key)}`);
+    for (;;) {
+      try {
+        summary = await agent.readSummary(key);
+        break;
+      } catch (err) {
+        const none = err instanceof GatewayError && err.code === 'summary_not_found';
+        if (!none || Date.now() + WAIT_STEP_MS > waitUntil) gatewayFailure(err, `reading the summary of ${JSON.stringify(key)}`);
+      }
+      await sleep(WAIT_STEP_MS);
     }
     if (values.json === true) io.out(JSON.stringify(summary, null, 2));
     else

@@ -338,4 +338,62 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     expect(dash.problems).toEqual([]);
     await page.close();
   });
+
+  it("a long context: the chat's reply leaves its oldest messages out, and the context's page shows the summary of them", async ({
+    annotate,
+  }) => {
+    const dash = await ownerWithAgent();
+    const { page } = dash;
+    const client = createGatewayClient({ baseUrl: testnet().baseUrl, login: { account: dash.wallet, chainId: testnet().chainId } });
+    const agent = client.agent(getAddress(testnet().collection), dash.tokenId);
+    await agent.saveLlmSettings({
+      provider: 'openai-compatible',
+      model: STANDIN_MODEL,
+      baseUrl: llm!.baseUrl,
+      temperature: 0,
+      maxTokens: 1000,
+    });
+    // 170 nights of about 630 tokens each: more than the stack's 100,000 tokens a request.
+    const log = Array.from({ length: 170 }, (_, i) => ({
+      role: 'user' as const,
+      message: `Night ${i + 1}.${' The nightly import moved the customer records and wrote its report.'.repeat(27)}`,
+    }));
+    await agent.createContexts(['log/long']);
+    for (let i = 0; i < log.length; i += 50) await agent.appendMessages('log/long', log.slice(i, i + 50));
+    const firstId = (await agent.readMessages('log/long', { limit: 1 })).messages[0]!.id;
+
+    await page.getByRole('link', { name: 'Memory' }).click();
+    await page.getByRole('button', { name: 'log/long', exact: true }).click();
+    await page.getByRole('heading', { name: 'log/long' }).waitFor();
+    await expect.poll(() => page.locator('section[aria-labelledby="summary-title"]').textContent()).toContain('None yet.');
+
+    await page.getByRole('button', { name: 'Chat in this context' }).click();
+    await page.getByLabel('Message', { exact: true }).fill('What did the import do on night 1?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('.reply-meta').last().textContent(), { timeout: 30_000 }).toMatch(/^Finished: stop/);
+
+    // The summary is written just after the reply; the context's page reads it.
+    await page.getByRole('link', { name: 'Memory' }).click();
+    const title = page.locator('#summary-title');
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('link', { name: '← All contexts' }).click();
+          await page.getByRole('button', { name: 'log/long', exact: true }).click();
+          await page.getByRole('heading', { name: 'log/long' }).waitFor();
+          await page.locator('section[aria-labelledby="summary-title"][aria-busy="false"]').waitFor();
+          return title.textContent();
+        },
+        { timeout: 30_000, interval: 1_000 },
+      )
+      .toMatch(new RegExp(`^Summary of messages #${firstId}–#\\d+$`));
+    const summary = await page.locator('section[aria-labelledby="summary-title"] .message').textContent();
+    expect(summary).toMatch(new RegExp(`^stand-in summary: #${firstId} Night 1\\. The nightly…`));
+    const lastId = Number(/#(\d+)$/.exec((await title.textContent()) ?? '')![1]);
+    expect(lastId - firstId + 1, 'some nights left out, most sent').toBeLessThan(85);
+    expect(await agent.readSummary('log/long')).toMatchObject({ fromId: firstId, toId: lastId, summary });
+    await screenshots(page, 'context-summary', annotate);
+    expect(dash.problems).toEqual([]);
+    await page.close();
+  });
 });

@@ -3,7 +3,7 @@
  * from README.md and run with bash (errexit, nounset, pipefail) against a fresh `npm run dev` on
  * free ports, from the checkout as a newcomer would. Then the gateway itself is asked: the agent
  * holds the hydrated messages, the chat's question and answer and the registered tool server, and
- * the walk printed the tool's result and the agent's answers (the stand-in model calling the tool, then memory_search finding a hydrated note from another context). Editing README so its commands break fails this test.
+ * the walk printed the tool's result and the agent's answers (the stand-in model calling the tool, then memory_search finding a hydrated note from another context, then the summary of what a reply in a long log left out). Editing README so its commands break fails this test.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -59,7 +59,7 @@ function runBash(
 }
 
 describe("README's five-minute walk", () => {
-  it('finds the marked blocks, and they mint, log in, hydrate, register the example tool server, call it, chat with the agent, and the agent finds a hydrated note from another context', async () => {
+  it('finds the marked blocks, and they mint, log in, hydrate, register the example tool server, call it, chat with the agent, the agent finds a hydrated note from another context, and a reply in a long log leaves a summary of what it left out', async () => {
     const blocks = walkBlocks(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'));
     expect(blocks.length, 'README has the <!-- walk --> blocks').toBeGreaterThanOrEqual(3);
     expect(blocks.join('\n'), 'no placeholders to fill in').not.toMatch(/<[a-z][a-z ]*>|0x\.\.\./i);
@@ -123,6 +123,18 @@ describe("README's five-minute walk", () => {
       expect.objectContaining({ contextKey: 'customer:42/notes', role: 'user', message: 'I prefer email over phone.' }),
     );
 
+    // In the long log, the reply left the oldest nights out, and the summary of them was stored
+    // after it, from the log's first message on.
+    expect(walk.stdout, output).toContain('\nstand-in model: you said: What did the import do on night 1?\n');
+    const summarised = /^messages (\d+)\.\.(\d+) of "ops:import-log", summarised [^\n]*:\nstand-in summary: (.*)$/m.exec(walk.stdout);
+    expect(summarised, output).not.toBeNull();
+    const [fromId, toId] = [Number(summarised![1]), Number(summarised![2])];
+    const nights = [...summarised![3]!.matchAll(/#(\d+) Night (\d+)\. The nightly…/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(nights.length, output).toBe(toId - fromId + 1);
+    expect(nights, output).toEqual(nights.map((_, i) => [fromId + i, i + 1]));
+    expect(nights.length, 'some nights left out, most sent').toBeGreaterThan(0);
+    expect(nights.length, 'some nights left out, most sent').toBeLessThan(85);
+
     // And the gateway, asked directly, agrees: the minted agent has the messages and the tool server.
     const mintedTo = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
     const testnet = stack.testnet;
@@ -155,6 +167,21 @@ describe("README's five-minute walk", () => {
       ['user', 'use tool memory_search email'],
       ['assistant', 'stand-in model'],
     ]);
+    const log = await call<{ messages: { id: number; message: string }[] }>(
+      testnet.baseUrl,
+      `${agent}/context/${encodeURIComponent('ops:import-log')}/messages?limit=1`,
+      { token },
+    );
+    expect(log.status, log.text).toBe(200);
+    expect(log.body.messages[0]!.id).toBe(fromId);
+    expect(log.body.messages[0]!.message).toMatch(/^Night 1\. The nightly import moved the customer records/);
+    const summary = await call<{ fromId: number; toId: number; summary: string }>(
+      testnet.baseUrl,
+      `${agent}/context/${encodeURIComponent('ops:import-log')}/summary`,
+      { token },
+    );
+    expect(summary.status, summary.text).toBe(200);
+    expect(summary.body).toMatchObject({ fromId, toId });
     const connections = await call<{ connections: { url: string }[] }>(testnet.baseUrl, `${agent}/mcp/connections`, { token });
     expect(connections.status, connections.text).toBe(200);
     expect(connections.body.connections.map((c) => c.url)).toEqual([`http://127.0.0.1:${toolPort}/mcp`]);

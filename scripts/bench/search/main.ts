@@ -4,7 +4,7 @@
  * hydration throughput into an agent schema without the search columns and index (template v2)
  * and with them (the current template), in alternating batches in one run.
  *
- *   node --import tsx scripts/bench/search/main.ts [--database-url URL] [--sizes 1000,10000,100000]
+ *   npm run bench:search -- [--database-url URL] [--sizes 1000,10000,100000]
  *     [--runs 40] [--hydrate 30000] [--tail 1000] [--upgrade 100000] [--before REF] [--write]
  *
  * `--before REF` also measures the search as it was at a git ref (e.g. `main`), taking turns with the
@@ -31,6 +31,7 @@ import { ensureDatabase, startPostgres } from '../../lib/postgres';
 import { freePort } from '../../lib/processes';
 import {
   booleanFlag,
+  describeLoad,
   describeMachine,
   markdownTable,
   median,
@@ -293,8 +294,8 @@ if (stateDir) await rm(stateDir, { recursive: true, force: true });
 
 const loadAtEnd = (await import('node:os')).loadavg()[0]!;
 const biggest = Math.max(...sizes);
-const section = `Command: \`node --import tsx scripts/bench/search/main.ts --sizes ${sizes.join(',')} --runs ${runs} --hydrate ${hydrateCount} --tail ${tailCount} --upgrade ${upgradeCount}${beforeRef ? ` --before ${beforeRef}` : ''}${booleanFlag(flags, 'write') ? ' --write' : ''}\`, run ${runDate(startedAt)}.
-Machine: ${describeMachine()}; load average ${loadAtStart.toFixed(2)} when the run started and ${loadAtEnd.toFixed(2)} when it ended (other work shared these cores). Database: an embedded Postgres 17 of the script's own (fsync on), reached from Node over a warm \`pg\` pool: storage-layer figures, without the worker and the gates (add the gated no-op request's few ms from "Agent memory" for a request through the gateway).
+const section = `Command: \`npm run bench:search -- --sizes ${sizes.join(',')} --runs ${runs} --hydrate ${hydrateCount} --tail ${tailCount} --upgrade ${upgradeCount}${beforeRef ? ` --before ${beforeRef}` : ''}${booleanFlag(flags, 'write') ? ' --write' : ''}\`, run ${runDate(startedAt)}.
+Machine: ${describeMachine()}; ${describeLoad(loadAtStart, loadAtEnd)}. Database: an embedded Postgres 17 of the script's own (fsync on), reached from Node over a warm \`pg\` pool: storage-layer figures, without the worker and the gates (add the gated no-op request's few ms from "Agent memory" for a request through the gateway).
 
 Data: one agent per size, messages appended with the gateway's own append SQL (\`appendSql\`, batches of 100, 200 contexts) and indexed by the indexer (\`indexAllMessages\`), then \`VACUUM (ANALYZE)\` (which also empties the GIN pending list, as autovacuum would). Each query is measured twice: with the newest ${tailCount.toLocaleString('en')} messages not yet indexed (search reads them directly, their tsvectors computed on the fly), then with all indexed; page 1 is checked to be the same hits with the same scores both times${beforeRef ? ` and with the search as it was at \`${beforeRef}\` (taking turns with the current one, query by query, in the same rounds)` : ''}. Each message is 15..50 words drawn Zipf-wise from 4,000 made-up words, with the query terms planted at the shares given (${PLANTED.map((p) => `\`${p.word}\` ${p.share * 100}%`).join(', ')}, an invoice number \`INV-2024-<n>\` in ${IDENTIFIER_SHARE * 100}%). A search is \`searchMemory\` whole: the probe of which terms full text matches at all, then the ranked page of 20. ${runs} rounds after 3 warm-up rounds, every query once per round.
 

@@ -34,6 +34,7 @@ import { corpusMessages } from '../search/corpus';
 import {
   booleanFlag,
   count,
+  describeLoad,
   describeMachine,
   markdownTable,
   ms,
@@ -174,7 +175,7 @@ async function main(): Promise<number> {
     const failed = upgrade.checks.filter((c) => !c.ok).length;
     const body = [
       `Command: \`npm run bench:upgrade --${agents !== 10_000 ? ` --agents ${agents}` : ''}${perAgent !== 20 ? ` --messages ${perAgent}` : ''}${booleanFlag(flags, 'write') ? ' --write' : ''}\`, run ${runDate(startedAt)}.`,
-      `Machine: ${describeMachine()}; load average ${loadAtStart.toFixed(2)} at the start and ${loadAtEnd.toFixed(2)} at the end (other work shared these cores). Database: ${flags.values.has('database-url') ? 'the given one' : 'an embedded Postgres 17 of the script’s own (fsync on)'}.`,
+      `Machine: ${describeMachine()}; ${describeLoad(loadAtStart, loadAtEnd)}. Database: ${flags.values.has('database-url') ? 'the given one' : 'an embedded Postgres 17 of the script’s own (fsync on)'}.`,
       '',
       `${count(agents)} agent schemas at template v2 (before memory search), each with ${perAgent} messages of the search corpus in one context, brought to v${TEMPLATE_VERSION} by the real \`npm run agents:upgrade\` (batches of 100): per schema the template step (columns and indexes, one transaction), then its messages indexed outside it. The first run is killed with SIGKILL about half way; the second runs to completion. Wall times include the process start-up; a run's schemas/s counts the schemas it committed at v${TEMPLATE_VERSION}.`,
       '',

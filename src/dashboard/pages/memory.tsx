@@ -1,6 +1,7 @@
 /**
  * Memory: the agent's contexts (list, search, create, hydrate from a JSONL file) at `#/memory`;
- * one context's messages (newest first, append) at `#/memory/<key>`.
+ * one context's messages (newest first, append) and its summary of what replies left out at
+ * `#/memory/<key>`.
  */
 import { useState } from 'hono/jsx/dom';
 import { AppendMessage } from '../memory/append';
@@ -9,6 +10,7 @@ import { CreateContext } from '../memory/create-context';
 import { HydratePanel } from '../memory/hydrate-panel';
 import { Messages } from '../memory/messages';
 import { MemorySearch } from '../memory/search';
+import { Summary } from '../memory/summary';
 import type { PageProps } from './page';
 
 export function MemoryPage({ agent, params, navigate }: PageProps) {
@@ -39,6 +41,7 @@ export function MemoryPage({ agent, params, navigate }: PageProps) {
       </div>
       <AppendMessage agent={agent} contextKey={key} onAppended={() => setVersion(version + 1)} />
       <Messages agent={agent} contextKey={key} version={version} />
+      <Summary agent={agent} contextKey={key} version={version} />
     </div>
   );
 }
