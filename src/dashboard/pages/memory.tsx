@@ -1,6 +1,6 @@
 /**
  * Memory: the agent's contexts (list, search, create, hydrate from a JSONL file) at `#/memory`;
- * one context's messages (newest first, append) and its summary of what replies left out at
+ * one context's summary of what replies left out and its messages (newest first, append) at
  * `#/memory/<key>`.
  */
 import { useState } from 'hono/jsx/dom';
@@ -40,8 +40,8 @@ export function MemoryPage({ agent, params, navigate }: PageProps) {
         </button>
       </div>
       <AppendMessage agent={agent} contextKey={key} onAppended={() => setVersion(version + 1)} />
-      <Messages agent={agent} contextKey={key} version={version} />
       <Summary agent={agent} contextKey={key} version={version} />
+      <Messages agent={agent} contextKey={key} version={version} />
     </div>
   );
 }
