@@ -3,7 +3,7 @@
  * from README.md and run with bash (errexit, nounset, pipefail) against a fresh `npm run dev` on
  * free ports, from the checkout as a newcomer would. Then the gateway itself is asked: the agent
  * holds the hydrated messages, the chat's question and answer and the registered tool server, and
- * the walk printed the tool's result and the agent's answers (the stand-in model calling the tool, then memory_search finding a hydrated note from another context, then the summary of what a reply in a long log left out). Editing README so its commands break fails this test.
+ * the walk printed the tool's result and the agent's answers (the stand-in model calling the tool, the summary of what a reply in a long log left out, then memory_search finding a hydrated note from another context). Editing README so its commands break fails this test.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -59,7 +59,7 @@ function runBash(
 }
 
 describe("README's five-minute walk", () => {
-  it('finds the marked blocks, and they mint, log in, hydrate, register the example tool server, call it, chat with the agent, the agent finds a hydrated note from another context, and a reply in a long log leaves a summary of what it left out', async () => {
+  it('finds the marked blocks, and they mint, log in, hydrate, register the example tool server, call it, chat with the agent, a reply in a long log leaves a summary of what it left out, and the agent finds a hydrated note from another context', async () => {
     const blocks = walkBlocks(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'));
     expect(blocks.length, 'README has the <!-- walk --> blocks').toBeGreaterThanOrEqual(3);
     expect(blocks.join('\n'), 'no placeholders to fill in').not.toMatch(/<[a-z][a-z ]*>|0x\.\.\./i);

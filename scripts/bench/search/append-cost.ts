@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ensureDatabase, startPostgres } from '../../lib/postgres';
+import { removePostgresData } from '../../lib/postgres-placement';
 import { freePort } from '../../lib/processes';
 import { describeMachine, markdownTable, now, numberFlag, parseFlags, rejectUnknownFlags, runDate } from '../lib';
 import { corpusMessages } from './corpus';
@@ -136,5 +137,8 @@ ${markdownTable(['Function (one statement over all messages)', 'Per message'], f
 } finally {
   await db.end();
   await stop?.();
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
+  if (stateDir) {
+    await removePostgresData(path.join(stateDir, 'postgres')); // also data placed outside a private TMPDIR (as root)
+    await rm(stateDir, { recursive: true, force: true });
+  }
 }

@@ -28,6 +28,7 @@ import { AGENT_TEMPLATE, TEMPLATE_VERSION } from '../../../src/storage/agent-tem
 import type { SqlPool } from '../../../src/storage/sql-client';
 import { migrateGateway } from '../../lib/migrate';
 import { ensureDatabase, startPostgres } from '../../lib/postgres';
+import { removePostgresData } from '../../lib/postgres-placement';
 import { freePort } from '../../lib/processes';
 import {
   booleanFlag,
@@ -290,7 +291,10 @@ if (upgradeCount > 0) {
 
 await pool.end();
 await stopPostgres?.();
-if (stateDir) await rm(stateDir, { recursive: true, force: true });
+if (stateDir) {
+  await removePostgresData(path.join(stateDir, 'postgres')); // also data placed outside a private TMPDIR (as root)
+  await rm(stateDir, { recursive: true, force: true });
+}
 
 const loadAtEnd = (await import('node:os')).loadavg()[0]!;
 const biggest = Math.max(...sizes);

@@ -26,6 +26,7 @@ import { AGENT_TEMPLATE, TEMPLATE_VERSION } from '../../../src/storage/agent-tem
 import type { SqlPool } from '../../../src/storage/sql-client';
 import { migrateGateway } from '../../lib/migrate';
 import { ensureDatabase, startPostgres } from '../../lib/postgres';
+import { removePostgresData } from '../../lib/postgres-placement';
 import { freePort } from '../../lib/processes';
 import { upgradeTable } from '../agents/report';
 import { SYNTHETIC_CHAIN, SYNTHETIC_COLLECTION, SyntheticAgents } from '../agents/synthetic';
@@ -177,7 +178,7 @@ async function main(): Promise<number> {
       `Command: \`npm run bench:upgrade --${agents !== 10_000 ? ` --agents ${agents}` : ''}${perAgent !== 20 ? ` --messages ${perAgent}` : ''}${booleanFlag(flags, 'write') ? ' --write' : ''}\`, run ${runDate(startedAt)}.`,
       `Machine: ${describeMachine()}; ${describeLoad(loadAtStart, loadAtEnd)}. Database: ${flags.values.has('database-url') ? 'the given one' : 'an embedded Postgres 17 of the script’s own (fsync on)'}.`,
       '',
-      `${count(agents)} agent schemas at template v2 (before memory search), each with ${perAgent} messages of the search corpus in one context, brought to v${TEMPLATE_VERSION} by the real \`npm run agents:upgrade\` (batches of 100): per schema the template step (columns and indexes, one transaction), then its messages indexed outside it. The first run is killed with SIGKILL about half way; the second runs to completion. Wall times include the process start-up; a run's schemas/s counts the schemas it committed at v${TEMPLATE_VERSION}.`,
+      `${count(agents)} agent schemas at template v2 (before memory search), each with ${perAgent} messages of the search corpus in one context, brought to v${TEMPLATE_VERSION} by the real \`npm run agents:upgrade\` (batches of 100): per schema the template steps after v2 in one transaction (v3's search columns and indexes, then every later step), then its messages indexed outside it. The first run is killed with SIGKILL about half way; the second runs to completion. Wall times include the process start-up; a run's schemas/s counts the schemas it committed at v${TEMPLATE_VERSION}.`,
       '',
       parts,
       '',
@@ -191,7 +192,10 @@ async function main(): Promise<number> {
     await db.end().catch(() => undefined);
     await pool.end().catch(() => undefined);
     await stop?.();
-    if (stateDir) await rm(stateDir, { recursive: true, force: true });
+    if (stateDir) {
+      await removePostgresData(path.join(stateDir, 'postgres')); // also data placed outside a private TMPDIR (as root)
+      await rm(stateDir, { recursive: true, force: true });
+    }
   }
 }
 
