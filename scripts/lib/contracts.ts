@@ -458,15 +458,20 @@ export async function deployTestWallet(rpcUrl: string, deployerPrivateKey: Hex, 
   return getAddress(receipt.contractAddress);
 }
 
+/**
+ * Gas a mint may need beyond its estimate: DemoAgents' enumeration stores the token's index in the
+ * collection and in the owner's list, and a mint estimated while another one is still pending (to
+ * the same owner, or the first of the collection) writes 1 where the estimate wrote 0: a fresh
+ * storage slot (about 17,100 gas more) twice.
+ */
+const MINT_GAS_HEADROOM = 60_000n;
+
 /** Mint `tokenId` of `collection` to `to` (DemoAgents.mint is open to anyone). */
 export async function mintAgent(rpcUrl: string, privateKey: Hex, collection: Address, to: Address, tokenId: bigint): Promise<void> {
-  const { walletClient, publicClient } = await clientsFor(rpcUrl, privateKey);
-  const hash = await walletClient.writeContract({
-    address: collection,
-    abi: demoAgentsAbi,
-    functionName: 'mint',
-    args: [to, tokenId],
-  });
+  const { account, walletClient, publicClient } = await clientsFor(rpcUrl, privateKey);
+  const call = { address: collection, abi: demoAgentsAbi, functionName: 'mint', args: [to, tokenId] } as const;
+  const gas = (await publicClient.estimateContractGas({ ...call, account })) + MINT_GAS_HEADROOM;
+  const hash = await walletClient.writeContract({ ...call, gas });
   await waitForSuccess(publicClient, hash, `mint(${to}, ${tokenId})`);
 }
 
