@@ -50,6 +50,21 @@ const appUrl = () => `${new URL(testnet().baseUrl).origin}/app`;
 /** A fresh wallet with an agent minted by `npm run mint`, logged in and its agent picked in a new page. */
 const ownerWithAgent = () => ownerWithAgentIn(env!.context, env!.devDir, testnet());
 
+/** `ownerWithAgent`, the agent answering with this file's stand-in model (settings saved through the typed client). */
+async function ownerWithStandinAgent() {
+  const dash = await ownerWithAgent();
+  const client = createGatewayClient({ baseUrl: testnet().baseUrl, login: { account: dash.wallet, chainId: testnet().chainId } });
+  const agent = client.agent(getAddress(testnet().collection), dash.tokenId);
+  await agent.saveLlmSettings({
+    provider: 'openai-compatible',
+    model: STANDIN_MODEL,
+    baseUrl: llm!.baseUrl,
+    temperature: 0,
+    maxTokens: 1000,
+  });
+  return { dash, agent };
+}
+
 describe('the dashboard at /app, in headless Chromium with an injected wallet', () => {
   it('log in (the wallet asked to switch chain), pick an agent minted with npm run mint, log out', async ({ annotate }) => {
     const wallet = privateKeyToAccount(generatePrivateKey());
@@ -290,18 +305,8 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
   it('chat: a streamed reply with a tool call and its result, usage after; Stop ends a reply and the next one works', async ({
     annotate,
   }) => {
-    const dash = await ownerWithAgent();
+    const { dash, agent } = await ownerWithStandinAgent();
     const { page } = dash;
-    // LLM settings through the client for now (the settings page is another helper's).
-    const client = createGatewayClient({ baseUrl: testnet().baseUrl, login: { account: dash.wallet, chainId: testnet().chainId } });
-    const agent = client.agent(getAddress(testnet().collection), dash.tokenId);
-    await agent.saveLlmSettings({
-      provider: 'openai-compatible',
-      model: STANDIN_MODEL,
-      baseUrl: llm!.baseUrl,
-      temperature: 0,
-      maxTokens: 1000,
-    });
     await agent.createContexts(['chat/one']);
     await agent.appendMessage('chat/one', { role: 'user', message: 'The parcel number is PX-7781.' });
 
@@ -347,17 +352,8 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
   it("a long context: the chat's reply leaves its oldest messages out, and the context's page shows the summary of them", async ({
     annotate,
   }) => {
-    const dash = await ownerWithAgent();
+    const { dash, agent } = await ownerWithStandinAgent();
     const { page } = dash;
-    const client = createGatewayClient({ baseUrl: testnet().baseUrl, login: { account: dash.wallet, chainId: testnet().chainId } });
-    const agent = client.agent(getAddress(testnet().collection), dash.tokenId);
-    await agent.saveLlmSettings({
-      provider: 'openai-compatible',
-      model: STANDIN_MODEL,
-      baseUrl: llm!.baseUrl,
-      temperature: 0,
-      maxTokens: 1000,
-    });
     // 170 nights of about 630 tokens each: more than the stack's 100,000 tokens a request.
     const log = Array.from({ length: 170 }, (_, i) => ({
       role: 'user' as const,
