@@ -27,11 +27,25 @@ export async function call<T = any>(
     body = JSON.stringify(init.json);
   }
   if (init.token) headers.set('authorization', `Bearer ${init.token}`);
-  const res = await fetch(baseUrl + path, { ...init, headers, body, redirect: 'manual' });
+  const send = () => fetch(baseUrl + path, { ...init, headers, body, redirect: 'manual' });
+  const res = await send().catch((err: unknown) => {
+    // A kept-alive connection that workerd closed before any answer, after refusing an earlier
+    // request whose body it never read (a 415 or 413 refuses unread): send it once more, on a new
+    // connection, as a browser does for a reused connection. Only a body that can be sent twice.
+    const resendable = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
+    if (resendable && isClosedSocket(err)) return send();
+    throw err;
+  });
   const text = await res.text();
   let parsed: unknown;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/** Whether a fetch failed because the other side closed the connection before answering. */
+function isClosedSocket(err: unknown): boolean {
+  const cause = err instanceof TypeError ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+  return cause?.code === 'UND_ERR_SOCKET' && cause.message === 'other side closed';
 }
 
 /** Asserts the one error shape and returns its code. */
