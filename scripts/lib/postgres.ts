@@ -129,7 +129,16 @@ async function initdb(
   await writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
   try {
     if (user) await chown(passwordFile, user.uid, user.gid);
-    const args = [`--pgdata=${dataDir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, `--lc-messages=${locale}`];
+    // UTF8 whatever the environment's locale (Neon's too): without LANG, initdb would pick SQL_ASCII,
+    // and char_length, lower() and the tsvectors would count and read bytes, not characters.
+    const args = [
+      `--pgdata=${dataDir}`,
+      '--auth=password',
+      `--username=${USER}`,
+      `--pwfile=${passwordFile}`,
+      `--lc-messages=${locale}`,
+      '--encoding=UTF8',
+    ];
     // Cleartext password over loopback (--auth=password), as the Neon driver authenticates to
     // Neon's proxy in production. SCRAM would make the worker run 4096 PBKDF2 rounds in JS on
     // every connection, which production never does (measured: ~35 ms per request, see BENCHMARKS.md).
