@@ -68,11 +68,21 @@ export function explainedBy(s: Sample, windows: FaultWindow[]): FaultWindow | un
 }
 
 /**
+ * How long an answer after a fault may take and still count as back to normal: twice the route's
+ * steady p99, and at least 50 ms over it. A few ms over the p99 is what any answer of a sparse
+ * route may take on a busy 2-core machine (a login of 23 ms against a p99 of 19.2 ms failed a CI
+ * soak), not the fault's trace, which costs a timeout or a retry: hundreds of ms or more.
+ */
+export function slowAfterFault(p99: number): number {
+  return Math.max(2 * p99, p99 + 50);
+}
+
+/**
  * ms from `w.end` until the route answered normally again: the end of its last bad answer among
  * the requests that began during the fault or after it, before the first good answer begun after
- * the end that the next two requests do not undo. Bad: not served (`failed`), or slower than the
- * steady p99 for a request begun before RECOVERY_MS after the end (later, one slow answer of a
- * sparse route on a loaded machine is noise, not the fault). 0 when every request begun after the
+ * the end that the next two requests do not undo. Bad: not served (`failed`), or slower than
+ * `slowAfterFault` of the steady p99 for a request begun before RECOVERY_MS after the end (later,
+ * one slow answer of a sparse route on a loaded machine is noise, not the fault). 0 when every request begun after the
  * end was good; Infinity: the last request before `until` was not served and none after the end
  * was good; null: no request began after the end.
  */
@@ -82,7 +92,8 @@ export function recovery(
   until: number,
   p99: number | null,
 ): number | null {
-  const bad = (s: Sample) => failed(s) || (p99 !== null && s.start < w.end + RECOVERY_MS && s.end - s.start > p99);
+  const slow = p99 === null ? null : slowAfterFault(p99);
+  const bad = (s: Sample) => failed(s) || (slow !== null && s.start < w.end + RECOVERY_MS && s.end - s.start > slow);
   const from = samples.filter((s) => s.start >= w.start && s.start < until).sort((a, b) => a.start - b.start);
   if (!from.some((s) => s.start >= w.end)) return null;
   for (let i = 0; i < from.length; i++) {

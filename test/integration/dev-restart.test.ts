@@ -15,6 +15,7 @@ import { startDevStack } from '../support/dev-run';
 import { call } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg, sql } from '../support/pg';
+import { removePostgresData } from '../../scripts/lib/postgres-placement';
 
 const TIMEOUT_MS = 240_000;
 let devDir = '';
@@ -27,6 +28,8 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   await closePg();
+  // The data a root run placed outside this private directory (postgres links there) goes too.
+  await removePostgresData(path.join(devDir, 'postgres'));
   await rm(devDir, { recursive: true, force: true });
 });
 

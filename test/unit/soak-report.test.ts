@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_KINDS, type FaultWindow, planFaults } from '../../scripts/soak/faults';
 import { routeOf, type Sample } from '../../scripts/soak/record';
-import { buildReport, explainedBy, recovery } from '../../scripts/soak/report';
+import { buildReport, explainedBy, recovery, slowAfterFault } from '../../scripts/soak/report';
 
 const sample = (start: number, ms: number, status = 200, code?: string, route = 'POST /x'): Sample => ({
   route,
@@ -89,6 +89,14 @@ describe('soak judging', () => {
     expect(recovery([sample(40_500, 1_500), sample(43_000, 20)], rpcFault, 60_000, p99)).toBe(0);
     // A good answer the next request undoes does not count.
     expect(recovery([sample(31_000, 20), sample(32_000, 10, 503), sample(33_000, 20)], rpcFault, 60_000, p99)).toBe(2_010);
+    // A little over the steady p99 is not slow: the only request after the end, just under 10 s
+    // after it, at 23 ms against a p99 of 19.2 ms (a CI soak failed on it), is back at once.
+    const rpcEnd = rpcFault.end;
+    expect(recovery([sample(rpcEnd + 9_990, 23)], rpcFault, 60_000, 19.2)).toBe(0);
+    // Slow means over twice the p99 and at least 50 ms over it.
+    expect(slowAfterFault(19.2)).toBeCloseTo(69.2);
+    expect(slowAfterFault(700)).toBe(1_400);
+    expect(recovery([sample(rpcEnd + 1_000, 150)], rpcFault, 60_000, 19.2)).toBe(1_150);
   });
 
   it('passes a clean run and fails on each of: a lost write, an unexplained 5xx, a slow recovery, a leftover', () => {
