@@ -1,22 +1,22 @@
 import { cors } from 'hono/cors';
-import { agentMcp, agentMcpOverlapsOwnerCheck, mcpChallenge } from './agent-mcp';
+import { agentMcp, agentMcpOverlapsOwnerCheck, mcpChallenge } from './mcp-server';
 import { agents } from './agents';
-import { agentGate } from './agents/gate';
+import { agentGate } from './access/gate';
 import { audit } from './audit';
 import { collections } from './collections';
 import { auth } from './auth';
 import { contexts, overlapOwnerCheck } from './contexts';
-import { mcp } from './mcp';
+import { mcp } from './tool-servers';
 import { chatCompletionOverlapsOwnerCheck, openaiCompat } from './openai-compat';
-import { oauth, oauthResourceOf, FORM_BODY_PATHS } from './oauth';
+import { oauth, oauthTokenCheck, FORM_BODY_PATHS } from './oauth';
 import { memory, memoryOverlapsOwnerCheck } from './memory';
 import { replies, replyOverlapsOwnerCheck } from './replies';
 import { settings } from './settings';
 import { usage, usageOverlapsOwnerCheck } from './usage';
 import { summaries, summaryOverlapsOwnerCheck } from './summaries';
-import { bearer } from './auth/bearer';
-import { dashboardAssets } from './dashboard-assets';
-import { referencePage } from './docs/reference-page';
+import { bearer } from './access/bearer';
+import { dashboardAssets } from './dashboard-serving';
+import { referencePage } from './reference/reference-page';
 import { AppError, errorResponse, renderError } from './errors';
 import { health } from './health';
 import { compileKeyAccess, documentKeyAccess, type KeyAccess, keys } from './keys';
@@ -81,7 +81,7 @@ export function createApp() {
   app.use('/agent/:agentCollectionAddress/:agentTokenId/mcp', onKnownRoutes(routes, mcpChallenge()));
   app.use(
     '/agent/:agentCollectionAddress/:agentTokenId/*',
-    onKnownRoutes(gated, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path), oauthResource: oauthResourceOf })),
+    onKnownRoutes(gated, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path), oauth: oauthTokenCheck })),
     onKnownRoutes(gated, walletRateLimit()),
     onKnownRoutes(
       gated,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEPLOYMENTS, isChainId, type ChainId } from './chains';
 import type { Env } from './env';
-import { parseKekSpec } from './vault/crypto';
+import { parseKekSpec } from './encoding/kek-spec';
 
 /** The deployment's configuration, parsed once per `env` object and frozen. */
 export interface Config {

@@ -46,7 +46,7 @@ export interface Env {
   LOGIN_RATE_LIMITER: RateLimit;
   AGENT_RATE_LIMITER: RateLimit;
   IP_RATE_LIMITER: RateLimit;
-  /** The dashboard's static assets (`[assets] binding`, DESIGN §16), served at /app by src/dashboard-assets. */
+  /** The dashboard's static assets (`[assets] binding`, DESIGN §16), served at /app by src/dashboard-serving. */
   ASSETS?: Fetcher;
   /** Optional Workers AI binding (`[ai] binding = "AI"`) for the `workers-ai` LLM provider. */
   AI?: Ai;

@@ -1,8 +1,8 @@
 import type { Address } from 'viem';
-import type { Agent } from './agents/agent';
+import type { Agent } from './identity/agent';
 import type { Config } from './config';
 import type { Env } from './env';
-import type { AgentKeyCredential } from './keys/credential';
+import type { AgentKeyCredential } from './identity/credential';
 import type { Database } from './storage/db';
 
 /** Variables the middleware chain sets on every request (`c.var.*`). */

@@ -1,7 +1,7 @@
 /**
  * Builds the owner's dashboard (src/dashboard, DESIGN §16) into Workers static assets: esbuild
  * bundles the browser code (Hono's JSX for the DOM) into one hashed JS file and one hashed CSS
- * file, and an index.html naming them. The worker serves the directory at /app (src/dashboard-assets).
+ * file, and an index.html naming them. The worker serves the directory at /app (src/dashboard-serving).
  *
  * Layout of `outDir` (the wrangler files' `[assets] directory`): `app/index.html`,
  * `app/assets/<name>-<hash>.{js,css}`, `app/icon.svg`: asset paths are URL paths.

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { AGENT_PATH, AgentSummarySchema, agentRoute } from './agent-route';
+import { AGENT_PATH, AgentSummarySchema, agentRoute } from '../http/agent-route';
 
 export const getAgent = createRoute({
   method: 'get',

@@ -1,6 +1,6 @@
 /** Reading the audit trail, newest first, and its 90-day clean-up (DESIGN §15). */
 import { and, desc, lt } from 'drizzle-orm';
-import type { AgentIdentity } from '../agents/identity';
+import type { AgentIdentity } from '../identity/identity';
 import { AppError } from '../errors';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError, type Database } from '../storage/db';

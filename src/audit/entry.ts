@@ -4,7 +4,7 @@
  * calls, after the call ran, on its own (the call has happened either way: a failed insert is logged,
  * never the call's answer lost).
  */
-import type { AgentIdentity } from '../agents/identity';
+import type { AgentIdentity } from '../identity/identity';
 import { sha256Hex } from '../encoding/sha256-hex';
 import { agentRef } from '../storage/agent-rows';
 import type { Database } from '../storage/db';

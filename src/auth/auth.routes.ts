@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { AddressSchema } from '../agents/identity';
+import { AddressSchema } from '../identity/identity';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonBody } from '../http/openapi';
 import { isAcceptedSignatureShape } from './signature';

@@ -1,7 +1,7 @@
 import { createPublicClient, fallback, http, type PublicClient } from 'viem';
 import { DEPLOYMENTS } from '../chains';
 import type { Config } from '../config';
-import { readAtMost } from '../http/read-at-most';
+import { readAtMost } from '../net/read-at-most';
 
 /** Default deadline of one call to one RPC endpoint (`RPC_TIMEOUT_MS`): the gate answers 503 rather than hang. */
 export const RPC_TIMEOUT_MS = 4_000;

@@ -1,20 +1,20 @@
 /**
  * `agent-gateway mcp check <url>`: checks a tool server against the spec's "Contract of an external
- * tool server" with our own MCP client (src/mcp/client.ts), directly, not through the gateway. So
+ * tool server" with our own MCP client (src/tool-servers/client.ts), directly, not through the gateway. So
  * it also works on http:// URLs, for testing a server locally before it is registered.
  *
  * Checks, in order (a check whose prerequisite failed is not run and listed as not checked):
  *   1. tools/list        reachable, tools/list answers with a `tools` array (nextCursor followed)
  *   2. JSON-RPC reply    JSON-RPC 2.0 envelope with our id, no redirect, within the deadline and
  *                        the 1 MiB byte cap
- *   3. tool definitions  every tool passes the gateway's own acceptance rule (src/mcp/tool-rules.ts:
+ *   3. tool definitions  every tool passes the gateway's own acceptance rule (src/tool-servers/tool-rules.ts:
  *                        unique names, MCP's tool shape within its caps, valid input and output
  *                        schemas; a description is optional, as in MCP)
  *   4. tools/call        (with `call`) a round trip whose result holds a `content` array
  *   5. wrong credential  (with credential headers) the same tools/list with every credential value
  *                        replaced by a random string is answered with 401
  *
- * The URL goes through the gateway's own URL rule (src/mcp/tool-rules.ts) under production's policy
+ * The URL goes through the gateway's own URL rule (src/tool-servers/tool-rules.ts) under production's policy
  * and the local stack's: a URL neither accepts fails a `URL` check (the server is still checked);
  * one only the local stack accepts (loopback http) is noted as such.
  *
@@ -32,9 +32,9 @@ import {
   type McpAuth,
   type McpClient,
   type Tool,
-} from '../mcp/client';
-import { validateArguments } from '../mcp/schema-check';
-import { checkSnapshot, toolListProblems, toolServerUrlVerdict } from '../mcp/tool-rules';
+} from '../tool-servers/client';
+import { validateArguments } from '../tool-servers/schema-check';
+import { checkSnapshot, toolListProblems, toolServerUrlVerdict } from '../tool-servers/tool-rules';
 import { scrub } from '../scrub';
 
 export interface McpCheckArgs {

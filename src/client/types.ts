@@ -28,11 +28,18 @@ import type { readSummary } from '../summaries/summaries.routes';
 import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
 import type { listOAuthGrants, revokeOAuthGrant } from '../oauth/grants.routes';
 import type { replyToContext } from '../replies/replies.routes';
-import type { agentMcp } from '../agent-mcp/agent-mcp.routes';
+import type { agentMcp } from '../mcp-server/agent-mcp.routes';
 import type { ReplyEventSchema } from '../replies/schemas';
 import type { createChatCompletion } from '../openai-compat/chat.routes';
 import type { ChatCompletionChunkSchema } from '../openai-compat/schemas';
-import type { addConnection, callTool, listConnections, listTools, removeConnection, replaceConnectionAuth } from '../mcp/mcp.routes';
+import type {
+  addConnection,
+  callTool,
+  listConnections,
+  listTools,
+  removeConnection,
+  replaceConnectionAuth,
+} from '../tool-servers/mcp.routes';
 import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
 import type {
   getLlmSettings,

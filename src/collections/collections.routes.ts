@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { AddressSchema } from '../agents/identity';
+import { AddressSchema } from '../identity/identity';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonResponse } from '../http/openapi';
 import { OWNED_TOKENS_MAX } from './owned-tokens.service';

@@ -1,4 +1,4 @@
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { AppError } from '../errors';
 import { ensureAgentSchema, findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';
 import type { SqlClient } from '../storage/sql-client';

@@ -1,4 +1,4 @@
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { AppError } from '../errors';
 import { findAgentSchema } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
-import { readAtMost } from './read-at-most';
+import { readAtMost } from '../net/read-at-most';
 
 /** How much of an oversized body is read and dropped before answering 413 (see below). */
 const DRAIN_CAP_BYTES = 8 * 1024 * 1024;

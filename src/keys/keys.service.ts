@@ -1,6 +1,6 @@
 import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { Address } from 'viem';
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
 import { agentRef, ofAgent } from '../storage/agent-rows';

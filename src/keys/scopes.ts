@@ -1,16 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import { compileRouteTable, type RouteTable } from '../http/routes-table';
-import { KEY_SCOPES, type KeyScope } from './scope-names';
+import { KEY_SCOPES, type KeyRequirement, type KeyScope } from '../identity/key-scopes';
 
-export { KEY_SCOPES, type KeyScope };
+export { KEY_SCOPES, type KeyRequirement, type KeyScope };
 
 export const KeyScopeSchema = z.enum(KEY_SCOPES).openapi('AgentKeyScope', {
   description:
     "`contexts:read`: list context keys, read messages and summaries, search memory. `contexts:write`: create contexts (one or a batch), append messages (one or a batch). `reply`: the agent's reply endpoint and its OpenAI-compatible chat completions. `mcp`: the agent's MCP server (POST /agent/{c}/{t}/mcp), every tool on it (alone enough for `ask` and the memory tools; narrowed by the key's `tools`).",
 });
-
-/** What a route asks of an agent key: one scope, or `any` (every valid key of the agent). */
-export type KeyRequirement = KeyScope | 'any';
 
 /**
  * The one table of what an agent key may call, by operationId, and the scope each needs. Every

@@ -1,8 +1,8 @@
 import { getAddress, type Address } from 'viem';
-import type { AgentIdentity } from '../agents/identity';
+import type { AgentIdentity } from '../identity/identity';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
-import type { AgentKeyCredential } from './credential';
+import type { AgentKeyCredential } from '../identity/credential';
 import type { KeyScope } from './scopes';
 import { recordKeyUse } from './usage';
 

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { AGENT_PATH, agentRoute } from '../http/agent-route';
 import { RoleSchema } from '../contexts/schemas';
 import { KEY_MAX_CHARS, KEY_MIN_CHARS } from '../contexts/rules';
 import { errorResponse } from '../errors';

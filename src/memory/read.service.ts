@@ -3,7 +3,7 @@
  * reads. The HTTP route reads oldest first (a pipeline checking what it hydrated); an agent
  * looking back wants the latest first. No HTTP here.
  */
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { ISO_TIME, type MessagesDeps, type StoredMessage } from '../contexts/messages.service';
 import { readContextMessages } from '../contexts/recent.service';
 

@@ -6,7 +6,7 @@
  * (src/storage/search-index.ts); the few it has not yet reached are read directly, their tsvectors
  * computed on the fly, so a message is found from the moment its append returned. No HTTP here.
  */
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { ISO_TIME, type Role } from '../contexts/messages.service';
 import { RESERVED_PREFIX } from '../contexts/rules';
 import { findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { AGENT_PATH, agentRoute } from '../agents/agent-route';
-import { AgentParamsSchema } from '../agents/identity';
+import { AGENT_PATH, agentRoute } from '../http/agent-route';
+import { AgentParamsSchema } from '../identity/identity';
 import { errorResponse } from '../errors';
 import { jsonResponse } from '../http/openapi';
 

@@ -1,6 +1,6 @@
 /** The OAuth grants an owner made for one agent's MCP server: list and revoke (DESIGN §14). */
 import type { Address } from 'viem';
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { auditChange } from '../audit/entry';
 import type { Env } from '../env';
 import { AppError } from '../errors';

@@ -16,6 +16,14 @@ import * as grantRoutes from './grants.routes';
 import { authorizeErrorHtml } from './authorize-page';
 import { resourceOfMcpPath } from './resource';
 import { TOKEN_PATH } from './server';
+import { OAUTH_TOKEN_PATTERN, walletOfAccessToken } from './access-token';
+
+/** For `bearer()`: how an OAuth access token looks, where it is accepted, and whose it is. */
+export const oauthTokenCheck = {
+  pattern: OAUTH_TOKEN_PATTERN,
+  resourceOf: oauthResourceOf,
+  walletOf: walletOfAccessToken,
+};
 
 /** Routes whose body is form-encoded (OAuth's token endpoint), not JSON. */
 export const FORM_BODY_PATHS = [TOKEN_PATH] as const;

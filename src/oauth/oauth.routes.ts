@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { AddressSchema } from '../agents/identity';
-import { AgentParamsSchema } from '../agents/identity';
+import { AddressSchema } from '../identity/identity';
+import { AgentParamsSchema } from '../identity/identity';
 import { ChainIdSchema, SignatureSchema } from '../auth/auth.routes';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';

@@ -1,5 +1,5 @@
 import { getAddress, type Address } from 'viem';
-import { AddressSchema, TokenIdSchema } from '../agents/identity';
+import { AddressSchema, TokenIdSchema } from '../identity/identity';
 
 /** The agent an OAuth grant was made for, and the wallet that made it. */
 export interface GrantSubject {

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { AGENT_PATH, agentRoute } from '../http/agent-route';
 import { IdempotencyHeadersSchema } from '../contexts/contexts.routes';
 import { headerRef } from '../http/openapi-responses';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';

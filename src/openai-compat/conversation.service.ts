@@ -2,7 +2,7 @@
  * A reply in a chat-completions conversation (DESIGN §14): the reply service of src/replies, in a
  * context created on first use. Knows nothing of HTTP.
  */
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { createKey } from '../contexts/contexts.service';
 import { AppError } from '../errors';
 import { type Prepared, prepareReply, type ReplyDeps, type ReplyInput } from '../replies/reply.service';

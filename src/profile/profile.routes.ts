@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { AGENT_PATH, agentRoute } from '../http/agent-route';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
 import { IMAGE_RULES, isPlainText, isProfileImage, MAX_DESCRIPTION, MAX_NAME, MCP_SERVICE_VERSION, REGISTRATION_TYPE } from './rules';

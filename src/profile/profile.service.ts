@@ -4,8 +4,8 @@
  * owns the agent, so a seller's words are not presented as the buyer's.
  */
 import type { PublicClient } from 'viem';
-import type { Agent } from '../agents/agent';
-import type { AgentIdentity } from '../agents/identity';
+import type { Agent } from '../identity/agent';
+import type { AgentIdentity } from '../identity/identity';
 import { ownerOf } from '../agents/ownership';
 import { collectionKind } from '../agents/registry';
 import { auditChange } from '../audit/entry';

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { AGENT_PATH, agentRoute } from '../http/agent-route';
 import { ContextParamsSchema, IdempotencyHeadersSchema } from '../contexts/contexts.routes';
 import { errorResponse } from '../errors';
 import { jsonBody } from '../http/openapi';

@@ -7,7 +7,7 @@
  * daily token limit is refused before anything is stored.
  * Uses the public services of contexts, settings, mcp and usage; knows nothing of HTTP.
  */
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { auditToolCalls, type AuditActor, type ToolCallRecord } from '../audit/entry';
 import {
   appendMessages,
@@ -22,8 +22,8 @@ import { MAX_RECENT_MESSAGES, readRecentMessages } from '../contexts/recent.serv
 import { findRemembered, remember } from '../contexts/remembered.service';
 import { storableJson } from '../encoding/storable-json';
 import { AppError } from '../errors';
-import { agentTools, usableBy } from '../mcp/agent-tools';
-import type { McpDeps } from '../mcp/connections.service';
+import { agentTools, usableBy } from '../tool-servers/agent-tools';
+import type { McpDeps } from '../tool-servers/connections.service';
 import { openLlmSettings, readLlmSettings } from '../settings/llm-use.service';
 import { getPromptTemplate } from '../settings/prompt-templates.service';
 import { agentRef, agentRefText } from '../storage/agent-rows';

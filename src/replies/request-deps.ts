@@ -1,7 +1,7 @@
 /**
  * What the reply service needs from a request (its context's variables and bindings): its deps,
  * and who asks (for usage and the audit trail). Shared by the reply route, the agent's MCP server
- * (`ask`, src/agent-mcp) and the chat completions (src/openai-compat), so all count and audit a
+ * (`ask`, src/mcp-server) and the chat completions (src/openai-compat), so all count and audit a
  * reply the same way.
  */
 import type { Context } from 'hono';

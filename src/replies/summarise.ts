@@ -8,7 +8,7 @@
  * and is one log line without content: the next reply trims as before. No HTTP here.
  */
 import { generateText } from 'ai';
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { AppError } from '../errors';
 import type { LlmForUse } from '../settings/llm-use.service';
 import { agentSchemaName } from '../storage/agent-storage';

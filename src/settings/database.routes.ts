@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { AGENT_PATH, agentRoute } from '../http/agent-route';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
 

@@ -1,5 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
 import { checkDatabaseTarget, type OutboundOptions } from '../net/outbound-policy';

@@ -1,4 +1,4 @@
-import { canonicalToolServerUrl } from '../mcp/url';
+import { canonicalToolServerUrl } from '../tool-servers/url';
 import type { OutboundOptions } from '../net/outbound-policy';
 import { AppError } from '../errors';
 import { LLM_PROVIDERS } from './llm-providers';

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { AppError } from '../errors';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError } from '../storage/db';

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';

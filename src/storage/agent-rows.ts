@@ -4,7 +4,7 @@
  */
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { AgentIdentity } from '../agents/identity';
+import type { AgentIdentity } from '../identity/identity';
 
 /** How gateway rows name their agent: chain, lower-case collection, decimal token id. */
 export interface AgentRef {

@@ -1,4 +1,4 @@
-import type { AgentIdentity } from '../agents/identity';
+import type { AgentIdentity } from '../identity/identity';
 import { databaseError } from './db';
 import { AGENT_TEMPLATE, TEMPLATE_VERSION, type TemplateStep } from './agent-template';
 import type { SqlClient, SqlPool } from './sql-client';

@@ -4,7 +4,7 @@
  * Read by the summary route and by a reply; written after a reply (src/replies/summarise.ts).
  * No HTTP here.
  */
-import type { Agent } from '../agents/agent';
+import type { Agent } from '../identity/agent';
 import { ISO_TIME, type MessagesDeps, type Role } from '../contexts/messages.service';
 import { AppError } from '../errors';
 import { type AgentSchema, findAgentSchema } from '../storage/agent-storage';

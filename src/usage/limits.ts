@@ -3,7 +3,7 @@
  * key's (its own usage). Checked when a reply starts, from one read that runs while the owner
  * check is on its way; a reply in flight finishes (SECURITY.md bounds the overshoot).
  */
-import type { AgentIdentity } from '../agents/identity';
+import type { AgentIdentity } from '../identity/identity';
 import { AppError } from '../errors';
 import { findAgentSchema, type AgentStore } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';

@@ -2,7 +2,7 @@
  * Recording usage (DESIGN §15): counters per UTC day, context and credential in the agent's own
  * schema (template v5), upserted: concurrent writers add up, none is lost.
  */
-import type { AgentIdentity } from '../agents/identity';
+import type { AgentIdentity } from '../identity/identity';
 import { findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';
 import { utcDay } from './day';

@@ -1,5 +1,5 @@
 /** Reading usage (DESIGN §15): totals and groups over a range of UTC days, one statement. */
-import type { AgentIdentity } from '../agents/identity';
+import type { AgentIdentity } from '../identity/identity';
 import { AppError } from '../errors';
 import { findAgentSchema, type AgentStore } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';

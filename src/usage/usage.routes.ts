@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { AGENT_PATH, agentRoute } from '../agents/agent-route';
+import { AGENT_PATH, agentRoute } from '../http/agent-route';
 import { errorResponse } from '../errors';
 import { jsonResponse } from '../http/openapi';
 import { MAX_RANGE_DAYS } from './report.service';

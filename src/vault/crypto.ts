@@ -1,3 +1,5 @@
+import { parseKekSpec } from '../encoding/kek-spec';
+
 /**
  * Envelope encryption with WebCrypto (DESIGN §7): each secret gets a fresh 256-bit data key
  * (AES-GCM); the data key is wrapped by the key encryption key (KEK) from the secret VAULT_KEK.
@@ -40,16 +42,6 @@ export interface SealedSecret {
   wrappedKey: Uint8Array;
   /** IV (12 bytes) followed by the AES-GCM ciphertext of the secret. */
   ciphertext: Uint8Array;
-}
-
-/** `v<version>:<base64 of 32 bytes>`, e.g. `v1:3q2+7w...=`. */
-export const KEK_FORMAT = /^v([1-9][0-9]{0,5}):([A-Za-z0-9+/]{43}=)$/;
-
-export function parseKekSpec(spec: string): { version: number; bytes: Uint8Array } | null {
-  const match = KEK_FORMAT.exec(spec.trim());
-  if (!match) return null;
-  const bytes = Uint8Array.from(atob(match[2]!), (c) => c.charCodeAt(0));
-  return bytes.length === 32 ? { version: Number(match[1]), bytes } : null;
 }
 
 export async function importKek(spec: string): Promise<Kek> {

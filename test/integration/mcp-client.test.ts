@@ -2,7 +2,7 @@
  * Our MCP client against real tool servers on loopback: the spec's plain JSON-RPC server, MCP SDK
  * streamable-HTTP servers (stateful and stateless, SSE and JSON replies) and misbehaving servers.
  * The last block runs the same client bundled into workerd (Miniflare) to prove it runs there.
- * The client talks http:// here; the https-only rule belongs to src/mcp/url.ts.
+ * The client talks http:// here; the https-only rule belongs to src/tool-servers/url.ts.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkToolServer, createMcpClient, McpError, type McpAuth, type McpFailure } from '../../src/mcp/client';
+import { checkToolServer, createMcpClient, McpError, type McpAuth, type McpFailure } from '../../src/tool-servers/client';
 import {
   startBadServer,
   startPlainServer,
@@ -320,9 +320,9 @@ describe('in workerd (Miniflare): the same client, bundled as the worker is', ()
       startBadServer('slow'),
     ]);
     const entry = `
-      import { checkToolServer, createMcpClient, McpError } from './src/mcp/client';
-      import { canonicalToolServerUrl } from './src/mcp/url';
-      import { checkToolSchema, validateArguments } from './src/mcp/schema-check';
+      import { checkToolServer, createMcpClient, McpError } from './src/tool-servers/client';
+      import { canonicalToolServerUrl } from './src/tool-servers/url';
+      import { checkToolSchema, validateArguments } from './src/tool-servers/schema-check';
       export default {
         async fetch(request) {
           const { op, url, auth, timeoutMs, input } = await request.json();

@@ -200,8 +200,8 @@ describe('registering good tool servers', () => {
   });
 });
 
-// The bearer cases fail today: addConnection (src/mcp/connections.service.ts) checks only a
-// custom header's value; a bad bearer value reaches createMcpClient (src/mcp/client.ts), whose
+// The bearer cases fail today: addConnection (src/tool-servers/connections.service.ts) checks only a
+// custom header's value; a bad bearer value reaches createMcpClient (src/tool-servers/client.ts), whose
 // TypeError becomes 500 internal_error.
 describe('refusing credentials that cannot be sent as a header value', () => {
   it.each([

@@ -7,7 +7,7 @@
  */
 import { InitializeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createMcpClient, McpError } from '../../src/mcp/client';
+import { createMcpClient, McpError } from '../../src/tool-servers/client';
 import { freshAgent } from '../support/agent';
 import { call, deployment } from '../support/http';
 import { agentPath } from '../support/login';

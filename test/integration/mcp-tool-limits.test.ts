@@ -5,7 +5,7 @@
  * server's tool snapshot are limited. An OAuth-only server is refused with its own code.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MAX_ARGUMENT_STRING_CHARS, MAX_CONNECTIONS_PER_AGENT, MAX_SNAPSHOT_TOOLS } from '../../src/mcp/tool-limits';
+import { MAX_ARGUMENT_STRING_CHARS, MAX_CONNECTIONS_PER_AGENT, MAX_SNAPSHOT_TOOLS } from '../../src/tool-servers/tool-limits';
 import { freshAgent, type TestAgent } from '../support/agent';
 import { call, deployment, expectError, type JsonResponse } from '../support/http';
 import { agentPath } from '../support/login';

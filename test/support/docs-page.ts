@@ -9,14 +9,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { build } from 'esbuild';
-import type { ReferencePage } from '../../src/docs/reference-page';
+import type { ReferencePage } from '../../src/reference/reference-page';
 
 type PageFn = (options: { specUrl: string; title: string }) => Promise<ReferencePage>;
 
 /** `referencePage` from a bundle built like wrangler's (one build per test file). */
 export async function bundledReferencePage(): Promise<PageFn> {
   const out = await build({
-    entryPoints: [path.join(import.meta.dirname, '../../src/docs/reference-page.ts')],
+    entryPoints: [path.join(import.meta.dirname, '../../src/reference/reference-page.ts')],
     bundle: true,
     format: 'esm',
     platform: 'neutral',

@@ -1,5 +1,5 @@
 /**
- * A tool server of the stateless MCP revision 2026-07-28 only (SEP-2575, as src/mcp/revisions.ts
+ * A tool server of the stateless MCP revision 2026-07-28 only (SEP-2575, as src/tool-servers/revisions.ts
  * reads it), on loopback over real HTTP: no `initialize`; every request names its revision in the
  * `MCP-Protocol-Version` header and in `params._meta` (with client info and capabilities), and its
  * method in `Mcp-Method` (tool calls their tool in `Mcp-Name`); `server/discover` lists what it

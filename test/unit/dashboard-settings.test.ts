@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { templateSegments, templateVariables } from '../../src/dashboard/ui/template-segments';
 import { daysOf } from '../../src/dashboard/ui/usage-days';
 import { AppError } from '../../src/errors';
-import { KEY_SCOPES } from '../../src/keys/scope-names';
+import { KEY_SCOPES } from '../../src/identity/key-scopes';
 import { KeyScopeSchema } from '../../src/keys/scopes';
 import { renderTemplate } from '../../src/replies/template';
 import { LLM_PROVIDERS } from '../../src/settings/llm-providers';

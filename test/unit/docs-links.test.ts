@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/main';
-import { GUIDES } from '../../src/docs/guides';
+import { GUIDES } from '../../src/reference/guides';
 import { brokenLinks, docFiles, headingAnchors, headingSlug, markdownLinks, REPO_ROOT } from '../support/docs';
 
 const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), 'utf8');

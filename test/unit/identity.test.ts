@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AddressSchema, TokenIdSchema, isWalletAddress } from '../../src/agents/identity';
+import { AddressSchema, TokenIdSchema, isWalletAddress } from '../../src/identity/identity';
 import { isAcceptedSignatureShape } from '../../src/auth/signature';
 import { compileRouteTable } from '../../src/http/routes-table';
 import { scrubLogLine } from '../../src/scrub';

@@ -3,7 +3,14 @@
  * handling and every failure kind that needs no real server. Real servers: test/integration/mcp-client.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { checkCredentialHeader, checkToolServer, createMcpClient, McpError, type McpAuth, type McpFailure } from '../../src/mcp/client';
+import {
+  checkCredentialHeader,
+  checkToolServer,
+  createMcpClient,
+  McpError,
+  type McpAuth,
+  type McpFailure,
+} from '../../src/tool-servers/client';
 
 const URL_ = 'https://tools.example.com/mcp';
 const SECRET = 'sk-live-very-secret-credential-42';

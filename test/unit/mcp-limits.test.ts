@@ -5,10 +5,10 @@
  */
 import { format } from '@cfworker/json-schema';
 import { describe, expect, it } from 'vitest';
-import { checkLinearPattern, MAX_PATTERN_CHARS } from '../../src/mcp/linear-regexp';
-import { FORMAT_MAX_CHARS } from '../../src/mcp/safe-formats';
-import { checkToolSchema, validateArguments } from '../../src/mcp/schema-check';
-import { schemaPatterns } from '../../src/mcp/schema-patterns';
+import { checkLinearPattern, MAX_PATTERN_CHARS } from '../../src/tool-servers/linear-regexp';
+import { FORMAT_MAX_CHARS } from '../../src/tool-servers/safe-formats';
+import { checkToolSchema, validateArguments } from '../../src/tool-servers/schema-check';
+import { schemaPatterns } from '../../src/tool-servers/schema-patterns';
 import {
   checkArguments,
   checkSnapshot,
@@ -16,7 +16,7 @@ import {
   MAX_ARGUMENTS_BYTES,
   MAX_SCHEMA_PATTERNS,
   MAX_SNAPSHOT_TOOLS,
-} from '../../src/mcp/tool-limits';
+} from '../../src/tool-servers/tool-limits';
 
 const EVIL = `${'a'.repeat(40)}!`;
 

@@ -1,12 +1,12 @@
 /**
- * How the tool client finds a server's MCP revision (src/mcp/revisions.ts), against scripted
+ * How the tool client finds a server's MCP revision (src/tool-servers/revisions.ts), against scripted
  * fetch functions: the refusals that lead it to `server/discover` (HTTP 400, or
  * `UnsupportedProtocolVersionError` in a 200, or an `initialize` the server does not know), and the
  * answers that leave it where it was. Real servers: test/integration/mcp-revisions.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { createMcpClient, McpError } from '../../src/mcp/client';
-import { statelessHeaders } from '../../src/mcp/revisions';
+import { createMcpClient, McpError } from '../../src/tool-servers/client';
+import { statelessHeaders } from '../../src/tool-servers/revisions';
 
 type Body = { method?: string; id?: unknown; params?: Record<string, unknown> };
 interface Seen {

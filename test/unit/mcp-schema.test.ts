@@ -1,7 +1,7 @@
 import { Validator } from '@cfworker/json-schema';
 import { describe, expect, it } from 'vitest';
-import { checkToolSchema, validateArguments } from '../../src/mcp/schema-check';
-import { schemaSize } from '../../src/mcp/schema-size';
+import { checkToolSchema, validateArguments } from '../../src/tool-servers/schema-check';
+import { schemaSize } from '../../src/tool-servers/schema-size';
 
 function passes(schema: unknown): void {
   expect(checkToolSchema(schema), JSON.stringify(schema)).toEqual({ ok: true });

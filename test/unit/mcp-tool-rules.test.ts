@@ -1,12 +1,12 @@
 /**
- * One acceptance rule (src/mcp/tool-rules.ts), two sides that can never disagree: the gateway's
+ * One acceptance rule (src/tool-servers/tool-rules.ts), two sides that can never disagree: the gateway's
  * registration check (`checkToolServer`, what POST …/mcp/connection runs, and its URL rule under
  * the policy in force) and `agent-gateway mcp check`, run here over the same cases.
  */
 import { describe, expect, it } from 'vitest';
 import { runMcpCheck } from '../../src/cli/mcp-check';
-import { checkToolServer, createMcpClient } from '../../src/mcp/client';
-import { canonicalToolServerUrl } from '../../src/mcp/url';
+import { checkToolServer, createMcpClient } from '../../src/tool-servers/client';
+import { canonicalToolServerUrl } from '../../src/tool-servers/url';
 
 const SCHEMA = { type: 'object', properties: { q: { type: 'string' } } };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalToolServerUrl, MAX_TOOL_SERVER_URL_LENGTH, type UrlProblem } from '../../src/mcp/url';
+import { canonicalToolServerUrl, MAX_TOOL_SERVER_URL_LENGTH, type UrlProblem } from '../../src/tool-servers/url';
 
 function rejects(input: string, reason: UrlProblem): void {
   const result = canonicalToolServerUrl(input);

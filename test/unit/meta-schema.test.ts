@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { META_SCHEMA_ID, META_SCHEMAS, staticMetaRefs } from '../../src/mcp/meta-schema';
+import { META_SCHEMA_ID, META_SCHEMAS, staticMetaRefs } from '../../src/tool-servers/meta-schema';
 
-const DIR = resolve(__dirname, '../../src/mcp/json-schema-2020-12');
+const DIR = resolve(__dirname, '../../src/tool-servers/json-schema-2020-12');
 
 /** sha256 of json-schema-spec branch 2020-12 at 769daad (see the folder's README.md). */
 const UPSTREAM_SHA256: Record<string, string> = {

@@ -3,7 +3,7 @@
  * loopback switch, and its use by tool-server URLs and database targets.
  */
 import { describe, expect, it } from 'vitest';
-import { canonicalToolServerUrl } from '../../src/mcp/url';
+import { canonicalToolServerUrl } from '../../src/tool-servers/url';
 import { BLOCKED_SERVICE_PORTS, checkDatabaseTarget, checkOutboundHost, checkPort, PRODUCTION_POLICY } from '../../src/net/outbound-policy';
 
 const DEV = { loopbackTargets: true };

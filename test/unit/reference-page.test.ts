@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { transformSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { functions } from '../../src/docs/browser-app.js';
+import { functions } from '../../src/reference/browser-app.js';
 import { bundledReferencePage, inlineScript } from '../support/docs-page';
 
 let referencePage: Awaited<ReturnType<typeof bundledReferencePage>>;
@@ -13,7 +13,7 @@ beforeAll(async () => {
 const page = async (title = 'Agent Gateway API', specUrl = '/openapi.json') => referencePage({ specUrl, title });
 const withoutScript = (html: string) => html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, '');
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
-const BROWSER_DIR = path.join(import.meta.dirname, '../../src/docs/browser');
+const BROWSER_DIR = path.join(import.meta.dirname, '../../src/reference/browser');
 
 describe('referencePage: static output', () => {
   it('references no external resources', async () => {
@@ -71,7 +71,7 @@ describe('referencePage: static output', () => {
     expect(script).toMatch(/\ndocsMain\d*\(\)\.catch\(/);
   });
 
-  it('serializes every function of src/docs/browser, and the browser code keeps no module-level values', () => {
+  it('serializes every function of src/reference/browser, and the browser code keeps no module-level values', () => {
     const declared: string[] = [];
     for (const file of readdirSync(BROWSER_DIR).filter((f) => f.endsWith('.ts'))) {
       const source = readFileSync(path.join(BROWSER_DIR, file), 'utf8');

@@ -7,7 +7,7 @@
  */
 import { drizzle } from 'drizzle-orm/pg-proxy';
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '../../src/agents/agent';
+import type { Agent } from '../../src/identity/agent';
 import { AppError } from '../../src/errors';
 import { prepareReply, type ReplyDeps } from '../../src/replies/reply.service';
 import type { Database } from '../../src/storage/db';

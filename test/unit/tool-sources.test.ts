@@ -4,7 +4,7 @@
  * and a memory tool's result kept within 16 KiB with each text verbatim up to its cut.
  */
 import { describe, expect, it } from 'vitest';
-import type { ConnectionTools } from '../../src/mcp/agent-tools';
+import type { ConnectionTools } from '../../src/tool-servers/agent-tools';
 import { nameTools } from '../../src/replies/tool-sources/mcp';
 import { fitResult, MAX_MEMORY_RESULT_BYTES } from '../../src/replies/tool-sources/memory';
 import { gatherTools, type SourcedTool, type ToolSource } from '../../src/replies/tool-sources/source';

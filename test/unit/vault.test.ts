@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { importKek, openSecret, parseKekSpec, rewrapSecret, sealSecret, VaultDecryptError, type KeyRing } from '../../src/vault/crypto';
+import { parseKekSpec } from '../../src/encoding/kek-spec';
+import { importKek, openSecret, rewrapSecret, sealSecret, VaultDecryptError, type KeyRing } from '../../src/vault/crypto';
 import { sealLegacy } from '../support/legacy-vault';
 
 const kekSpec = (version: number, fill: number) => `v${version}:${Buffer.alloc(32, fill).toString('base64')}`;

@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { Address } from 'viem';
-import type { AgentIdentity } from '../../../src/agents/identity';
+import type { AgentIdentity } from '../../../src/identity/identity';
 import { progressBar } from '../../../src/cli/progress';
 import type { AgentClient, GatewayClient } from '../../../src/client';
 import { agentSchemaName, type AgentSchema } from '../../../src/storage/agent-storage';

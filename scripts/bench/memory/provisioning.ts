@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import type { Address } from 'viem';
-import type { AgentIdentity } from '../../../src/agents/identity';
+import type { AgentIdentity } from '../../../src/identity/identity';
 import { progressBar } from '../../../src/cli/progress';
 import { agentSchemaName, provision, type AgentSchema } from '../../../src/storage/agent-storage';
 import type { SqlPool } from '../../../src/storage/sql-client';

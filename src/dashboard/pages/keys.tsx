@@ -5,7 +5,7 @@
  */
 import { useState } from 'hono/jsx/dom';
 import type { AgentKey, AgentKeyScope, CreatedAgentKey, NewAgentKey } from '../../client';
-import { KEY_SCOPES } from '../../keys/scope-names';
+import { KEY_SCOPES } from '../../identity/key-scopes';
 import { ConfirmButton } from '../ui/confirm';
 import { CheckField, SelectField } from '../ui/controls';
 import { Field } from '../ui/field';

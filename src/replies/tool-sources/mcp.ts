@@ -5,12 +5,12 @@
  * `/tools/call` path (argument caps, schema check, outbound policy, the current owner's
  * credential); a failure is an error result the model reads, never a failed reply.
  */
-import type { Agent } from '../../agents/agent';
+import type { Agent } from '../../identity/agent';
 import { AppError } from '../../errors';
-import type { ConnectionTools } from '../../mcp/agent-tools';
-import type { CallResult, McpAuth } from '../../mcp/client';
-import { callConnectionTool, type McpDeps } from '../../mcp/connections.service';
-import { connectionAuth } from '../../mcp/tool-session';
+import type { ConnectionTools } from '../../tool-servers/agent-tools';
+import type { CallResult, McpAuth } from '../../tool-servers/client';
+import { callConnectionTool, type McpDeps } from '../../tool-servers/connections.service';
+import { connectionAuth } from '../../tool-servers/tool-session';
 import { MAX_TOOL_RESULT_CHARS, type SourcedTool, type ToolOutcome, type ToolSource } from './source';
 
 interface Offered {

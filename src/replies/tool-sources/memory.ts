@@ -7,7 +7,7 @@
  * offered or not, so an MCP tool's name does not change with a request's flags.
  */
 import { z } from 'zod';
-import type { Agent } from '../../agents/agent';
+import type { Agent } from '../../identity/agent';
 import type { MessagesDeps } from '../../contexts/messages.service';
 import { KEY_MAX_CHARS, KEY_MIN_CHARS } from '../../contexts/rules';
 import { AppError } from '../../errors';

@@ -1,0 +1,111 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Address } from 'viem';
+import type { Env } from '../env';
+import { AppError } from '../errors';
+import type { KeyRequirement } from '../keys/scopes';
+import { AGENT_KEY_PATTERN, hashAgentKey } from '../keys/secret';
+import type { AppBindings } from '../types';
+import { verifyAccessToken } from '../auth/jwt';
+
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
+const BEARER_KEY = /^Bearer (agk_\S*)$/;
+const BEARER_OAUTH = /^Bearer (\S+)$/;
+
+export interface BearerOptions {
+  /** The scope an agent key needs on this request's route; undefined: keys are not allowed there. */
+  keyScope: (c: Context<AppBindings>) => KeyRequirement | undefined;
+  /** How OAuth access tokens are told apart and checked; absent: they are not accepted at all. */
+  oauth?: OAuthTokenCheck;
+}
+
+/**
+ * The OAuth authorization server's side of the bearer check, passed in (as hono's `bearerAuth`
+ * takes `verifyToken`) so that this layer does not depend on the OAuth provider.
+ */
+export interface OAuthTokenCheck {
+  /** The form of an OAuth access token (anything else is read as a JWT). */
+  pattern: RegExp;
+  /**
+   * The OAuth resource of this request's route (an agent's MCP URL) and where its RFC 9728
+   * metadata lives; undefined: OAuth access tokens are not accepted here (401 `invalid_token`).
+   */
+  resourceOf: (c: Context<AppBindings>) => { resource: string; metadataUrl: string } | undefined;
+  /** The wallet a live token speaks for on exactly `resource`, else null. */
+  walletOf: (env: Env, origin: string, resource: string, token: string) => Promise<Address | null>;
+}
+
+/**
+ * Gate 1: a valid access token of this deployment's chain in `Authorization: Bearer`; else 401.
+ * An agent key (`agk_...`) is taken as a credential to check beside the owner check (agentGate):
+ * here only its form (401 `key_invalid`) and whether the route accepts keys at all (403
+ * `key_not_allowed`, before anything is looked up) are decided.
+ */
+export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
+  return async function bearerMiddleware(c, next) {
+    const header = c.req.header('authorization');
+    if (!header) throw new AppError('unauthorized', 'Send an access token: Authorization: Bearer <token>');
+    const key = BEARER_KEY.exec(header.trim())?.[1];
+    if (key !== undefined) {
+      const scope = options.keyScope(c);
+      if (!scope) throw new AppError('key_not_allowed', "Agent keys cannot use this route; it needs the owner's wallet token");
+      if (!AGENT_KEY_PATTERN.test(key)) throw new AppError('key_invalid', 'The agent key is not valid');
+      c.set('agentKey', { hash: await hashAgentKey(key), scope });
+      await next();
+      return;
+    }
+    c.set('agentKey', undefined);
+    const oauthToken = BEARER_OAUTH.exec(header.trim())?.[1];
+    if (oauthToken !== undefined && options.oauth?.pattern.test(oauthToken)) {
+      c.set('wallet', await oauthWallet(c, options.oauth, oauthToken));
+      await next();
+      return;
+    }
+    const match = BEARER.exec(header.trim());
+    if (!match?.[1]) throw new AppError('unauthorized', 'The Authorization header must be "Bearer <token>"');
+    const { config } = c.var;
+    const result = await verifyAccessToken(match[1], { secret: config.jwtSecret, chainId: config.chainId, now: new Date() });
+    if (!result.ok) {
+      switch (result.reason) {
+        case 'expired':
+          throw new AppError('token_expired', 'The access token has expired; log in again');
+        case 'wrong_chain':
+          throw new AppError('token_wrong_chain', `The access token is for another chain; this deployment serves chain ${config.chainId}`);
+        case 'invalid':
+          throw new AppError('unauthorized', 'The access token is not valid');
+        default: {
+          const unhandled: never = result.reason;
+          throw new Error(`unhandled token failure ${String(unhandled)}`);
+        }
+      }
+    }
+    c.set('wallet', result.claims.sub);
+    await next();
+  };
+}
+
+/**
+ * An OAuth access token (DESIGN §14) is good only on the MCP route of the agent it was issued
+ * for; anywhere else, and when unknown, expired or revoked, 401 `invalid_token` with a Bearer
+ * challenge (RFC 6750 §3) naming the resource's metadata on the MCP route.
+ */
+async function oauthWallet(c: Context<AppBindings>, check: OAuthTokenCheck, token: string) {
+  const target = check.resourceOf(c);
+  if (!target) {
+    throw new AppError('invalid_token', 'OAuth access tokens are accepted only on the MCP route of the agent they were issued for', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
+  }
+  const wallet = await check.walletOf(c.env, new URL(c.req.url).origin, target.resource, token);
+  if (!wallet) {
+    throw new AppError(
+      'invalid_token',
+      'The OAuth access token is not valid for this agent (unknown, expired, revoked or issued for another agent)',
+      {
+        headers: {
+          'WWW-Authenticate': `Bearer error="invalid_token", error_description="The access token is not valid for this resource", resource_metadata="${target.metadataUrl}"`,
+        },
+      },
+    );
+  }
+  return wallet;
+}

@@ -1,4 +1,0 @@
-// The /docs page's browser code, handed to the worker (src/docs/script.ts serializes it).
-// A .js file with a .d.ts twin: the worker's type check (no DOM types) sees only
-// browser-app.d.ts, while src/docs/browser itself is checked by tsconfig.docs.json (DOM types).
-export { entry, functions } from './browser/index';

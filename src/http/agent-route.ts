@@ -1,0 +1,36 @@
+import { z } from '@hono/zod-openapi';
+import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
+import { AgentParamsSchema } from '../identity/identity';
+
+/** Path prefix of every agent-scoped route, in OpenAPI form. */
+export const AGENT_PATH = '/agent/{agentCollectionAddress}/{agentTokenId}';
+
+/** Request params, security and the gate errors every agent-scoped route shares. */
+export const agentRoute = {
+  security: [{ bearer: [] as string[] }],
+  params: AgentParamsSchema,
+  errors: {
+    400: errorResponse(
+      '`validation_failed`: bad collection address (not hex, wrong length, bad checksum) or token id (sign, leading zeros, not decimal, >= 2^256), or a bad request',
+    ),
+    401: errorResponse(
+      '`unauthorized` (missing, malformed or invalid token), `token_expired`, `token_wrong_chain` (a token of the other deployment); with an agent key: `key_invalid` (unknown or malformed), `key_revoked`, `key_expired`; with an OAuth access token: `invalid_token` (unknown, expired, revoked, issued for another agent, or not on the MCP route)',
+    ),
+    403: errorResponse(
+      '`not_owner`: You are not the owner of this agent (ownership is read on-chain on every request; for an agent key, the wallet that made it); with an agent key: `key_not_allowed` (a route keys never use), `key_scope_missing`, `key_wrong_agent` (a key of another agent or of the other deployment)',
+    ),
+    404: errorResponse('`agent_not_found`: the collection is not registered on this deployment, or the token does not exist'),
+    429: RATE_LIMITED_RESPONSE,
+    503: errorResponse('`dependency_unavailable`: the chain RPC or the database did not answer; retry after Retry-After seconds'),
+  },
+};
+
+export const AgentSummarySchema = z
+  .object({
+    chainId: z.number().int().openapi({ example: 80002 }),
+    agentCollectionAddress: z.string().openapi({ example: '0x5FbDB2315678afecb367f032d93F642f64180aa3' }),
+    agentTokenId: z.string().openapi({ example: '1' }),
+    kind: z.string().openapi({ example: 'internal', description: 'Kind of the collection in the registry' }),
+    owner: z.string().openapi({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }),
+  })
+  .openapi('AgentSummary');
