@@ -196,7 +196,7 @@ export function renderError(c: Context, err: unknown): Response {
 
 /**
  * Errors already logged. One error can be rendered twice: a failed owner check answers the
- * request and also ends the handler it abandoned (src/agents/gate.ts).
+ * request and also ends the handler it abandoned (src/access/gate.ts).
  */
 const logged = new WeakSet<object>();
 
