@@ -15,6 +15,7 @@ export const GUIDES: readonly { file: string; about: string }[] = [
   { file: 'security.md', about: 'gates, secrets, audit' },
   { file: 'configuration.md', about: 'configuration, storage, deployment' },
   { file: 'development.md', about: 'the local stack, tests, the package' },
+  { file: 'architecture.md', about: 'how the code is laid out' },
 ];
 
 /** The page's line naming the guides, as HTML (fixed text: nothing from a request). */
