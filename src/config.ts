@@ -24,24 +24,24 @@ export interface Config {
   readonly maxBodyBytes: number;
   readonly maxTokensPerRequest: number;
   readonly mcpTimeoutMs: number;
-  /** At most this many model calls in one agent reply (DESIGN §11). */
+  /** At most this many model calls in one agent reply (INFERENCE_LOOP__MAX_ITERATIONS). */
   readonly maxIterations: number;
   /** Idle timeout of one model call (for its answer's headers, then between two chunks), ms. */
   readonly llmTimeoutMs: number;
   /** Absolute limit of one tool call however much progress it sends, ms (`MCP_CALL_CEILING_MS`). */
   readonly mcpCallCeilingMs: number;
-  /** Reply spans carry message text only when the operator opts in (`TRACE_MESSAGE_TEXT=1`; DESIGN §15). */
+  /** Reply spans carry message text only when the operator opts in (`TRACE_MESSAGE_TEXT=1`): text is the user's, not the operator's. */
   readonly traceMessageText: boolean;
   /** Vault key encryption keys, as configured (`v<version>:<base64>`); imported on first use. */
   readonly vaultKek: string;
   readonly vaultKekPrevious: string | undefined;
-  /** Local-stack switches (DESIGN §9); production values on every deployment. */
+  /** Local-stack switches (docs/development.md); production values on every deployment. */
   readonly dev: DevSwitches;
   readonly warnings: readonly string[];
 }
 
 /**
- * Switches of the local stack (DESIGN §9). They reach the worker as `DEV_*` vars from
+ * Switches of the local stack (docs/development.md). They reach the worker as `DEV_*` vars from
  * `npm run dev` and are accepted only when the worker runs on the local stack: its database is
  * reached through a loopback bridge (`DB_WS_PROXY`) at a loopback `DATABASE_URL`, which no deployed
  * worker can reach. Anywhere else a `DEV_*` var is a configuration error, so a wrangler file or a

@@ -30,7 +30,7 @@ export interface Env {
   MAX_TOKENS_PER_REQUEST?: string;
   /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */
   DB_WS_PROXY?: string;
-  /** Local-stack switches (DESIGN §9), refused on a deployment: see `DevSwitches` in config.ts. */
+  /** Local-stack switches (docs/development.md), refused on a deployment: see `DevSwitches` in config.ts. */
   DEV_LOOPBACK_TARGETS?: string;
   DEV_RATE_LIMITS?: string;
   // secrets
@@ -46,7 +46,7 @@ export interface Env {
   LOGIN_RATE_LIMITER: RateLimit;
   AGENT_RATE_LIMITER: RateLimit;
   IP_RATE_LIMITER: RateLimit;
-  /** The dashboard's static assets (`[assets] binding`, DESIGN §16), served at /app by src/dashboard-serving. */
+  /** The dashboard's static assets (`[assets] binding`; docs/dashboard.md), served at /app by src/dashboard-serving. */
   ASSETS?: Fetcher;
   /** Optional Workers AI binding (`[ai] binding = "AI"`) for the `workers-ai` LLM provider. */
   AI?: Ai;

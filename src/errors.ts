@@ -23,7 +23,7 @@ export const ERROR_STATUS = {
   tool_server_invalid: 400,
   tool_server_credential_rejected: 400,
   database_not_found: 400,
-  // Outbound policy and tool-call limits (DESIGN §8)
+  // Outbound policy and tool-call limits (docs/tools.md)
   database_target_refused: 400,
   tool_server_oauth_unsupported: 400,
   tool_snapshot_too_large: 400,
@@ -34,7 +34,7 @@ export const ERROR_STATUS = {
   invalid_llm_base_url: 400,
   prompt_variable_missing: 400,
   prompt_too_large: 400,
-  /** OAuth (DESIGN §14): the authorize page's consent handle is unknown, used, expired or from another browser. */
+  /** OAuth for MCP clients: the authorize page's consent handle is unknown, used, expired or from another browser. */
   consent_invalid: 400,
   unauthorized: 401,
   token_expired: 401,
@@ -45,11 +45,11 @@ export const ERROR_STATUS = {
   login_message_invalid: 401,
   signature_invalid: 401,
   message_purpose_mismatch: 401,
-  /** Agent keys (DESIGN §12): unknown or malformed, revoked, expired. */
+  /** Agent keys: unknown or malformed, revoked, expired. */
   key_invalid: 401,
   key_revoked: 401,
   key_expired: 401,
-  /** An OAuth access token (DESIGN §14) that is unknown, expired, revoked, for another agent, or off the MCP route. */
+  /** An OAuth access token that is unknown, expired, revoked, for another agent, or off the MCP route. */
   invalid_token: 401,
   not_owner: 403,
   /** An agent key on a route keys never use (key, settings, template, tool-server, database admin). */
@@ -75,9 +75,9 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   /** The agent's MCP server: the Accept header must name both application/json and text/event-stream (Streamable HTTP). */
   not_acceptable: 406,
-  /** A secret entered by an earlier owner of the agent (DESIGN §8), or an LLM key entered for another provider or baseUrl (§11): enter it again. */
+  /** A secret entered by an earlier owner of the agent (never used for the next), or an LLM key entered for another provider or baseUrl: enter it again. */
   credential_reentry_required: 409,
-  // Agent replies (DESIGN §11)
+  // Agent replies (docs/replies.md)
   /** The system prompt and the tools leave no room for a message and an answer within TOKEN__MAX_TOKENS_PER_REQUEST. */
   prompt_over_token_limit: 400,
   llm_not_configured: 409,
@@ -92,7 +92,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
-  /** A daily token limit (the agent's or the agent key's) is reached: replies resume at the next UTC midnight (DESIGN §15). */
+  /** A daily token limit (the agent's or the agent key's) is reached: replies resume at the next UTC midnight. */
   usage_limit_reached: 429,
   internal_error: 500,
   misconfigured: 500,
@@ -125,7 +125,7 @@ export class AppError extends Error {
   readonly details: unknown;
 }
 
-/** The one error body shape (DESIGN §5). */
+/** The one error body shape: `{ error: { code, message, details? }, requestId }`, never a stack, SQL or secret. */
 export const ErrorBodySchema = z
   .object({
     error: z.object({
@@ -142,7 +142,7 @@ export function errorResponse(description: string) {
   return { description, content: { 'application/json': { schema: ErrorBodySchema } } };
 }
 
-/** The 429 of every rate-limited operation (DESIGN §8; limits in the wrangler files). */
+/** The 429 of every rate-limited operation (limits in the wrangler files; docs/configuration.md, Rate limits). */
 export const RATE_LIMITED_RESPONSE = {
   ...errorResponse('`rate_limited`: too many requests for this wallet or client address; retry after `Retry-After` seconds'),
   headers: {

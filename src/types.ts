@@ -23,8 +23,8 @@ export interface AppVariables {
   /** Set by `agentGate()` once the agent key passed its own checks: every scope the key has (`KeyScope`s of src/keys/scopes.ts). */
   agentKeyScopes?: readonly string[];
   /**
-   * Set by `agentGate()` with `agentKeyScopes`: the key's id, its daily token limit (DESIGN §15;
-   * null: none) and the MCP tools it may use (DESIGN §14; null: every tool).
+   * Set by `agentGate()` with `agentKeyScopes`: the key's id, its daily token limit (null:
+   * none) and the MCP tools it may use (null: every tool).
    */
   agentKeyUse?: { id: string; tokensPerDay: number | null; tools: readonly string[] | null };
   /**

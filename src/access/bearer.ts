@@ -84,7 +84,7 @@ export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
 }
 
 /**
- * An OAuth access token (DESIGN §14) is good only on the MCP route of the agent it was issued
+ * An OAuth access token (docs/keys-and-automation.md, OAuth for MCP clients) is good only on the MCP route of the agent it was issued
  * for; anywhere else, and when unknown, expired or revoked, 401 `invalid_token` with a Bearer
  * challenge (RFC 6750 §3) naming the resource's metadata on the MCP route.
  */

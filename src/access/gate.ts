@@ -11,7 +11,7 @@ import { collectionKind } from '../agents/registry';
 export interface AgentGateOptions {
   /**
    * True for the requests whose handlers may start their storage work while the owner check is
-   * still on its way (DESIGN §2: a read costs max(RPC, DB), a write RPC + DB). Such a handler
+   * still on its way (a read then costs max(RPC, DB), a write RPC + DB; docs/architecture.md#a-requests-way-through). Such a handler
    * awaits `c.var.ownerCheck` before it commits anything, and its answer leaves only after the
    * check passed: a failed check replaces it. Every other route runs after the check.
    */

@@ -2,7 +2,7 @@ import type { Address } from 'viem';
 import { databaseError, type Database } from '../storage/db';
 
 /**
- * How long an isolate trusts a registration it has read (DESIGN §2): registrations change rarely,
+ * How long an isolate trusts a registration it has read: registrations change rarely,
  * and the gate runs on every agent request, so a hit saves a database round trip. Only found
  * registrations are kept: a newly added collection is served at once, a removed one (or a changed
  * kind) is noticed within this time. Never the owner: that is read on-chain on every request.

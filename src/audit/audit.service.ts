@@ -1,4 +1,4 @@
-/** Reading the audit trail, newest first, and its 90-day clean-up (DESIGN §15). */
+/** Reading the audit trail, newest first, and its 90-day clean-up (docs/security.md, The audit trail). */
 import { and, desc, lt } from 'drizzle-orm';
 import type { AgentIdentity } from '../identity/identity';
 import { AppError } from '../errors';

@@ -1,5 +1,5 @@
 /**
- * What one audit entry says (DESIGN §15) and how it is written: beside an administrative change, in
+ * What one audit entry says (docs/security.md, The audit trail) and how it is written: beside an administrative change, in
  * the change's own transaction (no change without its entry, no entry without its change); for tool
  * calls, after the call ran, on its own (the call has happened either way: a failed insert is logged,
  * never the call's answer lost).

@@ -78,7 +78,7 @@ function messageFor(config: Config, purpose: MessagePurpose, wallet: Address, no
 }
 
 /**
- * The quick way through finish (DESIGN §3): the nonce proves that init issued it to this wallet
+ * The quick way through finish: the nonce proves that init issued it to this wallet
  * at a given time, so the message is rebuilt rather than read back from KV, and an ordinary
  * wallet's signature over it is checked locally. Null when that does not settle it (a nonce of
  * another shape, a lifetime changed since init, an expired message, a smart wallet, a wrong
@@ -115,7 +115,7 @@ export async function finishLogin(
 
 /**
  * The same proof as finish (a signature over a pending login message, its nonce consumed once),
- * without a token: the OAuth authorize page (DESIGN §14) logs the wallet in for one grant.
+ * without a token: the OAuth authorize page (src/oauth) logs the wallet in for one grant.
  */
 export async function proveLogin(
   deps: AuthDeps,

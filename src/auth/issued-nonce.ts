@@ -6,7 +6,7 @@ import type { MessagePurpose } from './siwe';
  * 73 alphanumeric characters. The tag is a MAC (HMAC-SHA-256, cut to 128 bits) of the purpose,
  * chain, wallet, time and random part under a key derived from the deployment's JWT secret. A
  * finish that sends such a nonce lets the gateway rebuild the exact message init handed out and
- * check the signature without reading the pending login back from KV (DESIGN §3): the nonce is
+ * check the signature without reading the pending login back from KV (KV is eventually consistent and slower): the nonce is
  * proof that init issued it, for this wallet, at that time. Only the finish path uses it; the
  * single-use rule stays the database's.
  */

@@ -23,7 +23,7 @@ export async function consumeNonce(db: Database, chainId: number, nonce: string)
 
 /**
  * Drops records older than any nonce can live (their messages have expired anyway). Not called on
- * requests: a Cron Trigger runs it (DESIGN §8).
+ * requests (clean-up never adds to a request's time): a Cron Trigger runs it (src/maintenance).
  */
 export async function pruneConsumedNonces(db: Database, olderThanSeconds: number): Promise<void> {
   await db.orm.delete(consumedNonces).where(lt(consumedNonces.consumedAt, sql`now() - make_interval(secs => ${olderThanSeconds})`));

@@ -1,4 +1,4 @@
-/** `agent-gateway profile set|show`: the agent's public profile and its ERC-8004 registration file (DESIGN §14). */
+/** `agent-gateway profile set|show`: the agent's public profile and its ERC-8004 registration file (docs/tools.md). */
 import type { AgentProfile, AgentProfileInput } from '../client/types';
 import { type Command, stringValue } from './command';
 import { UsageError } from './output';

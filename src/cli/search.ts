@@ -1,4 +1,4 @@
-/** `agent-gateway search QUERY`: memory search across the agent's contexts (DESIGN §13). */
+/** `agent-gateway search QUERY`: memory search across the agent's contexts (docs/memory.md). */
 import type { MemorySearch, MemorySearchHit } from '../client/types';
 import { ROLES } from '../contexts/rules';
 import { type Command, type OptionValues, stringValue } from './command';

@@ -1,4 +1,4 @@
-/** `agent-gateway settings set|show`: the agent's LLM settings (DESIGN §5, §11), never the key. */
+/** `agent-gateway settings set|show`: the agent's LLM settings (docs/replies.md), never the key. */
 import { GatewayError } from '../client/errors';
 import type { AgentClient } from '../client/client';
 import type { LlmSettings } from '../client/types';

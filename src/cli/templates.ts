@@ -1,5 +1,5 @@
 /**
- * `agent-gateway templates set|get|list`: the agent's prompt templates (DESIGN §5), checked with
+ * `agent-gateway templates set|get|list`: the agent's prompt templates, checked with
  * the route's own schemas (src/settings/schemas.ts) before anything is sent. A template is the
  * user's text: `get` prints it unchanged.
  */

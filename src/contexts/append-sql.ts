@@ -27,7 +27,7 @@ export interface Idempotency {
 }
 
 /**
- * A precondition taken in the append's own statement (a reply's lease, DESIGN §11): a CTE body
+ * A precondition taken in the append's own statement (a reply's lease: one reply at a time per context): a CTE body
  * that returns a row when it is met. The messages are appended only then; the statement says
  * whether it was met (`guarded`). One round trip for both.
  */

@@ -11,7 +11,7 @@ export const contexts = createRouter()
   .openapi(routes.readMessages, handlers.readMessagesHandler);
 
 /**
- * Routes whose storage work overlaps the owner check (DESIGN §2): their services read while the
+ * Routes whose storage work overlaps the owner check (docs/architecture.md#a-requests-way-through): their services read while the
  * check runs and await it before committing anything; the gate answers only after it passed.
  */
 export const overlapOwnerCheck = [

@@ -16,7 +16,7 @@ export const ROLES = ['user', 'system', 'assistant'] as const;
 
 export type KeyProblem = 'too_short' | 'too_long' | 'bad_characters' | 'reserved';
 
-/** Why a context key is not acceptable for creation, or null when it is (DESIGN §5). */
+/** Why a context key is not acceptable for creation, or null when it is (docs/memory.md). */
 export function keyProblem(key: string): KeyProblem | null {
   if (key.length < KEY_MIN_CHARS) return 'too_short';
   if (key.length > KEY_MAX_CHARS) return 'too_long';

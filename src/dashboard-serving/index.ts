@@ -1,5 +1,5 @@
 /**
- * The owner's dashboard at /app (DESIGN §16): its files are Workers static assets (`[assets]` in
+ * The owner's dashboard at /app (docs/dashboard.md): its files are Workers static assets (`[assets]` in
  * the wrangler files, binding ASSETS, built by scripts/build-dashboard.ts), served through the
  * worker (`run_worker_first`) so that every answer carries the dashboard's strict CSP and security
  * headers. `/app` and `/app/` are the page; `/app/assets/<name>-<hash>.<ext>` never change (cached

@@ -6,7 +6,7 @@ import { publicClientKey } from './client-ip';
 
 /**
  * The Workers Rate Limiting bindings every deployment declares (`[[ratelimits]]` in both wrangler
- * files, DESIGN §8). Limits live in the wrangler files; this is what each binding counts.
+ * files). Limits live in the wrangler files; this is what each binding counts.
  */
 export const RATE_LIMITERS = {
   /**

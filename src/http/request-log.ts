@@ -6,7 +6,7 @@ import type { AppBindings } from '../types';
 /** The kind of credential a request presented (by its form; whether it was accepted is the status). */
 export type CredentialKind = 'jwt' | 'agent_key' | 'oauth' | 'none';
 
-/** The one log line of a request (DESIGN §15): never a token, key, query string, body or raw path. */
+/** The one log line of a request (docs/configuration.md, Logs and traces): never a token, key, query string, body or raw path. */
 export interface RequestLogLine {
   level: 'info' | 'error';
   event: 'request';

@@ -1,5 +1,5 @@
 /**
- * What an agent key may be allowed to do (DESIGN §12): the one list, with no dependencies, so the
+ * What an agent key may be allowed to do: the one list, with no dependencies, so the
  * route schema (./scopes.ts) and the dashboard's key form (src/dashboard) read the same names.
  */
 export const KEY_SCOPES = ['contexts:read', 'contexts:write', 'reply', 'mcp'] as const;

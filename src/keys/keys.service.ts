@@ -38,10 +38,10 @@ export interface CreatedAgentKey {
 export interface NewAgentKey {
   name: string;
   scopes: KeyScope[];
-  /** Scope `mcp`: the tools of the agent's MCP server the key may use (DESIGN §14); absent: every tool. */
+  /** Scope `mcp`: the tools of the agent's MCP server the key may use; absent: every tool. */
   tools?: string[] | undefined;
   expiresInSeconds?: number | undefined;
-  /** The key's own daily token limit (DESIGN §15); absent or null: none. */
+  /** The key's own daily token limit; absent or null: none. */
   limits?: { tokensPerDay?: number | null | undefined } | undefined;
 }
 

@@ -13,9 +13,9 @@ export interface VerifiedKey {
   wallet: Address;
   /** Every scope the key has (a route checks only the one it needs). */
   scopes: KeyScope[];
-  /** The key's own daily token limit (DESIGN §15); null: none. */
+  /** The key's own daily token limit; null: none. */
   tokensPerDay: number | null;
-  /** The MCP tools the key may list and call (DESIGN §14); null: every tool. */
+  /** The MCP tools the key may list and call; null: every tool. */
   tools: string[] | null;
 }
 

@@ -33,7 +33,7 @@ export interface CleanupReport {
   idempotencyRecords: number;
   /** Expired reply leases (of replies that crashed) deleted by this run. */
   replyLeases: number;
-  /** Messages this run added to the search index (a catch-up: appends index their own, DESIGN §13). */
+  /** Messages this run added to the search index (a catch-up: appends index their own). */
   indexedMessages: number;
   /** Audit entries older than 90 days deleted by this run (at most AUDIT_ENTRIES_PER_RUN). */
   auditEntries: number;
@@ -58,9 +58,9 @@ const SEARCH_TEMPLATE_VERSION = 3;
 export const cleanupCursorKey = (chainId: number) => `cleanup:idempotency-cursor:${chainId}`;
 
 /**
- * The scheduled clean-up (DESIGN §8): drops consumed nonces older than any nonce can live, reply
+ * The scheduled clean-up (on a Cron Trigger, never on requests): drops consumed nonces older than any nonce can live, reply
  * leases that ran out (a crashed reply's; at most REPLY_LEASES_PER_RUN), audit entries older than
- * 90 days (at most AUDIT_ENTRIES_PER_RUN, DESIGN §15), and idempotency records
+ * 90 days (at most AUDIT_ENTRIES_PER_RUN), and idempotency records
  * older than IDEMPOTENCY_RETENTION_HOURS from the next `agentsPerRun` agent schemas of this chain,
  * in schema-name order from where the previous run stopped, and indexes for search up to
  * INDEX_CATCH_UP_PER_RUN of those schemas' messages not yet indexed. A run costs at most

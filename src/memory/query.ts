@@ -1,5 +1,5 @@
 /**
- * The search query language (DESIGN §13), web-search style as Postgres' `websearch_to_tsquery`
+ * The search query language (docs/memory.md), web-search style as Postgres' `websearch_to_tsquery`
  * reads it: words, "quoted phrases", `or` between alternatives, `-word` / `-"phrase"` to exclude.
  * Parsed here into terms so each can be matched on its own: a term full text cannot match (an
  * identifier, a misspelling) falls back to trigram similarity, and an exclusion applies to every

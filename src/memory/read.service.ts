@@ -1,5 +1,5 @@
 /**
- * A context's messages newest first, paged back by id (DESIGN §13): what the `memory_read` tool
+ * A context's messages newest first, paged back by id: what the `memory_read` tool
  * reads. The HTTP route reads oldest first (a pipeline checking what it hydrated); an agent
  * looking back wants the latest first. No HTTP here.
  */

@@ -1,5 +1,5 @@
 /**
- * Memory search (DESIGN §13): ranks an agent's messages across its contexts. Full text first
+ * Memory search (docs/memory.md): ranks an agent's messages across its contexts. Full text first
  * (two tsvectors: English stems, exact words), then, for each query term full text cannot match
  * anywhere in the agent's memory (an identifier, a misspelling), trigram similarity (pg_trgm,
  * `<<%`). One GIN index serves all three (template v3) over the messages the indexer has filled

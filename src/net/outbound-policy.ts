@@ -1,5 +1,5 @@
 /**
- * The one outbound network policy (DESIGN §8): every target the gateway connects to on a user's
+ * The one outbound network policy (docs/tools.md, Outbound network policy): every target the gateway connects to on a user's
  * behalf (tool servers, the external database step) passes it before any connection is made.
  *
  * - Host names only: no IP literal in any spelling (dotted, decimal, hex, octal, short forms,
@@ -16,7 +16,7 @@
  * addresses, which is the second layer. This module is the first: it refuses what can be known
  * from the name, before any lookup.
  *
- * `loopbackTargets` (the local stack's DEV_LOOPBACK_TARGETS, DESIGN §9) additionally accepts
+ * `loopbackTargets` (the local stack's DEV_LOOPBACK_TARGETS) additionally accepts
  * loopback hosts (`127.x.y.z`, `localhost`, `[::1]`) on any port; nothing else changes.
  */
 

@@ -1,4 +1,4 @@
-/** The OAuth grants an owner made for one agent's MCP server: list and revoke (DESIGN §14). */
+/** The OAuth grants an owner made for one agent's MCP server: list and revoke. */
 import type { Address } from 'viem';
 import type { Agent } from '../identity/agent';
 import { auditChange } from '../audit/entry';

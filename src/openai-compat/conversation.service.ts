@@ -1,5 +1,5 @@
 /**
- * A reply in a chat-completions conversation (DESIGN §14): the reply service of src/replies, in a
+ * A reply in a chat-completions conversation: the reply service of src/replies, in a
  * context created on first use. Knows nothing of HTTP.
  */
 import type { Agent } from '../identity/agent';

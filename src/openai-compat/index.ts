@@ -2,8 +2,8 @@ import { createRouter } from '../http/router';
 import * as handlers from './chat.handlers';
 import * as routes from './chat.routes';
 
-/** OpenAI-compatible access to the agent's replies (DESIGN §14): Chat Completions on the reply service. */
+/** OpenAI-compatible access to the agent's replies (docs/replies.md): Chat Completions on the reply service. */
 export const openaiCompat = createRouter().openapi(routes.createChatCompletion, handlers.chatCompletionHandler);
 
-/** Like the reply route, the completion's reads overlap the owner check (DESIGN §2). */
+/** Like the reply route, the completion's reads overlap the owner check (docs/architecture.md#a-requests-way-through). */
 export const chatCompletionOverlapsOwnerCheck = [routes.createChatCompletion];

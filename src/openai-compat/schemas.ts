@@ -1,5 +1,5 @@
 /**
- * OpenAI's Chat Completions shapes (DESIGN §14), as far as the gateway reads and answers them:
+ * OpenAI's Chat Completions shapes, as far as the gateway reads and answers them:
  * unknown fields are allowed (OpenAI clients send many) and ignored.
  */
 import { z } from '@hono/zod-openapi';

@@ -60,7 +60,7 @@ export const RegistrationSchema = z
           version: z.literal(MCP_SERVICE_VERSION),
         }),
       )
-      .openapi({ description: "The agent's own MCP server (DESIGN §14)" }),
+      .openapi({ description: "The agent's own MCP server (POST …/mcp)" }),
     x402Support: z.literal(false).openapi({ description: 'The gateway takes no x402 payments' }),
     active: z.boolean().openapi({
       description:

@@ -1,5 +1,5 @@
 /**
- * The agent's public profile and the ERC-8004 registration file built from it (DESIGN §14). The
+ * The agent's public profile and the ERC-8004 registration file built from it. The
  * profile is bound to the owner who set it: the file is `active` only while that wallet still
  * owns the agent, so a seller's words are not presented as the buyer's.
  */

@@ -1,6 +1,6 @@
 /** The ERC-8004 registration file type `GET …/registration.json` serves. */
 export const REGISTRATION_TYPE = 'https://eips.ethereum.org/EIPS/eip-8004#registration-v1';
-/** The MCP revision the agent's own MCP server is announced at (DESIGN §14). */
+/** The MCP revision the agent's own MCP server is announced at. */
 export const MCP_SERVICE_VERSION = '2025-11-25';
 
 /** Longest profile name, in UTF-16 code units. */

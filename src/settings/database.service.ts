@@ -16,7 +16,7 @@ export interface DatabaseDeps {
   ring: () => Promise<KeyRing>;
   /** Lists the tables of an external database (the real TCP connection in the worker). */
   listTables?: (target: ExternalDatabase) => Promise<string[]>;
-  /** The outbound network policy (DESIGN §8): production's unless the local stack's switch is on. */
+  /** The outbound network policy (src/net): production's unless the local stack's switch is on. */
   outbound: OutboundOptions;
 }
 

@@ -24,7 +24,7 @@ const MAX_BYTES_READ = 1024 * 1024;
  * Every failure before the login succeeds (refused, reset, timeout, DNS, TLS, not Postgres, wrong
  * user or password) is answered the same way, and no sooner than `CONNECT_TIMEOUT_MS` after the
  * attempt started: the step cannot tell an open port from a closed one, nor a Postgres from
- * another service, so it is no port scanner (DESIGN §8).
+ * another service, so it is no port scanner.
  */
 const CONNECT_FAILED = 'The database could not be reached, or refused the login: check host, port, TLS, user name and password';
 

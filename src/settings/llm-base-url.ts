@@ -26,9 +26,9 @@ export function checkBaseUrl(input: { provider: string; baseUrl?: string | null 
 }
 
 /**
- * A stored `baseUrl` at use, against the policy in force (DESIGN §11: it passes when saved and when
- * used): one saved under the local stack's loopback switch, or under an older rule, is refused
- * before any model request, 409 `llm_base_url_refused`.
+ * A stored `baseUrl` at use, against the policy in force (it passes when saved and when used):
+ * one saved under the local stack's loopback switch, or under an older rule, is refused before
+ * any model request, 409 `llm_base_url_refused`.
  */
 export function checkStoredBaseUrl(baseUrl: string | null, outbound: OutboundOptions): void {
   if (baseUrl === null) return;

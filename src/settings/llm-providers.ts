@@ -1,5 +1,5 @@
 /**
- * Providers a reply can run on (DESIGN §11); other names save but a reply answers 409. No
+ * Providers a reply can run on (docs/replies.md); other names save but a reply answers 409. No
  * dependencies: the settings route (./llm-base-url.ts) and the dashboard's LLM settings page share it.
  */
 export const LLM_PROVIDERS = ['openai', 'anthropic', 'openai-compatible', 'workers-ai'] as const;

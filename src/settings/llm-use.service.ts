@@ -20,7 +20,7 @@ export interface LlmForUse {
   baseUrl: string | null;
   /** The current owner's key; null when none is stored (workers-ai, a local server without keys). */
   apiKey: string | null;
-  /** Whether the reply sends the context's summary and summarises what it leaves out (DESIGN §13). */
+  /** Whether the reply sends the context's summary and summarises what it leaves out. */
   summaries: boolean;
 }
 
@@ -58,9 +58,8 @@ export async function readLlmSettings(deps: Pick<SettingsDeps, 'db'>, agent: Age
  * The settings for a reply, the key opened for the current owner (call only after the owner check
  * passed, before any model request): 409 `llm_base_url_refused` when the outbound policy in force
  * refuses the stored `baseUrl`; 409 `credential_reentry_required` when the stored key was entered
- * for another provider or `baseUrl` or dropped by a change of either (DESIGN §11: a key never
- * follows a later owner's `baseUrl`), or entered by an earlier owner (DESIGN §8: never decrypted,
- * never used for the new owner).
+ * for another provider or `baseUrl` or dropped by a change of either (a key never follows a later
+ * owner's `baseUrl`), or entered by an earlier owner (never decrypted, never used for the new owner).
  */
 export async function openLlmSettings(
   ring: KeyRing,

@@ -20,9 +20,9 @@ export interface LlmSettingsInput {
   baseUrl?: string | null;
   /** A new API key; `undefined` keeps the stored one, `null` removes it. */
   apiKey?: string | null;
-  /** The agent's daily token limit (DESIGN §15); `undefined` keeps the stored limits, `tokensPerDay` absent or null: none. */
+  /** The agent's daily token limit; `undefined` keeps the stored limits, `tokensPerDay` absent or null: none. */
   limits?: { tokensPerDay?: number | null | undefined } | undefined;
-  /** Whether replies summarise what they leave out (DESIGN §13); `undefined` keeps the stored choice (true for new settings). */
+  /** Whether replies summarise what they leave out; `undefined` keeps the stored choice (true for new settings). */
   summaries?: boolean;
 }
 
@@ -38,7 +38,7 @@ export interface LlmSettings {
   credential: CredentialState;
   /** The agent's daily token limit (all its credentials); null: none. */
   limits: { tokensPerDay: number | null };
-  /** Whether replies summarise what they leave out and send the summary (DESIGN §13). */
+  /** Whether replies summarise what they leave out and send the summary. */
   summaries: boolean;
   updatedAt: string;
 }
@@ -47,7 +47,7 @@ export interface SettingsDeps {
   db: Database;
   ring: () => Promise<KeyRing>;
   maxTokensPerRequest: number;
-  /** The outbound network policy a `baseUrl` must pass (DESIGN §8). */
+  /** The outbound network policy a `baseUrl` must pass (src/net). */
   outbound: OutboundOptions;
 }
 
@@ -58,7 +58,7 @@ type LlmSettingsRow = typeof llmSettings.$inferSelect;
 
 /**
  * Whether the stored key (or the choice of none) was entered for the settings' provider and
- * `baseUrl`, by `currentOwner` (DESIGN §11): only then may a reply run on them, so a key never
+ * `baseUrl`, by `currentOwner`: only then may a reply run on them, so a key never
  * follows a `baseUrl` it was not entered for, whoever changed it and whenever (a row stored before
  * keys were bound too), and settings a later owner pointed at their server never receive an
  * earlier owner's memory after the agent comes back.
@@ -118,7 +118,7 @@ export async function getLlmSettings(deps: SettingsDeps, agent: Agent): Promise<
  * Replaces the agent's LLM settings; a new API key goes to the vault, bound to the current owner
  * and to the provider and `baseUrl` saved with it, and the old one is destroyed. Without `apiKey`
  * the stored key is kept, still bound to whoever entered it, only while the provider and `baseUrl`
- * stay those it was entered for: a change of either destroys it (DESIGN §11), and a reply then
+ * stay those it was entered for: a change of either destroys it, and a reply then
  * waits for a new key (or `null` for none).
  */
 export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: LlmSettingsInput): Promise<LlmSettings> {

@@ -1,5 +1,5 @@
 /**
- * The shapes of LLM settings and prompt templates (DESIGN §5), in a module with no worker code
+ * The shapes of LLM settings and prompt templates, in a module with no worker code
  * (zod, the provider list and the limits schema only): the routes document them, the client's
  * types derive from them, and the CLI validates its flags with the very same rules before it
  * sends anything.

@@ -6,8 +6,9 @@ import { base32 } from '../encoding/base32';
 
 /**
  * Where agent storage is reached: one-shot statements, and a pool for transactions; and the
- * caller's owner check, which may still be running while reads go ahead (DESIGN §2). Nothing is
- * committed (not even a schema created or upgraded) before it resolves.
+ * caller's owner check, which may still be running while reads go ahead (docs/architecture.md,
+ * "A request's way through"). Nothing is committed (not even a schema created or upgraded)
+ * before it resolves.
  */
 export interface AgentStore {
   sql: SqlClient;

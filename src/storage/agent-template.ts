@@ -11,7 +11,7 @@
  * v2: an index on idempotency(created_at), so the scheduled clean-up's
  *     `DELETE … WHERE created_at < now() - 48 h` (src/maintenance/cleanup.ts) finds the old records
  *     by an index scan instead of reading every record of every schema it visits.
- * v3: memory search (DESIGN §13): two `tsvector` columns on messages, English stemming
+ * v3: memory search (docs/memory.md): two `tsvector` columns on messages, English stemming
  *     (`search_en`) and exact words in any language (`search_simple`; also keeps English stop
  *     words), kept apart so neither can cross the 1 MB tsvector limit with a 256 KiB message and a
  *     query of one configuration never matches the other's lexemes. They are filled after the
@@ -22,11 +22,11 @@
  *     partial btree finds the rows not yet filled (the tail search reads directly). Nullable
  *     columns without a default and indexes over a table whose rows are all unfilled: the upgrade
  *     of an existing agent rewrites nothing and holds its lock for one scan of the table.
- * v4: summaries (DESIGN §13): one row per context, the latest summary of the messages a reply left
+ * v4: summaries: one row per context, the latest summary of the messages a reply left
  *     out, with the id range it covers (`from_id`..`to_id`, both inclusive); the messages stay as
  *     they are. Written after a reply (src/replies/summarise.ts) by a conditional upsert that keeps
  *     the newest range. A new empty table: the upgrade of an existing agent is one CREATE.
- * v5: usage (DESIGN §15): token counters per UTC day, context and credential (`wallet:0x…` or
+ * v5: usage: token counters per UTC day, context and credential (`wallet:0x…` or
  *     `key:{id}`), upserted by each reply (src/usage/). The primary key starts with the day, so a
  *     range of days and the day's sum a reply's limit check reads are one index range. A new
  *     empty table: the upgrade of an existing agent is instant.

@@ -87,10 +87,10 @@ const agentColumns = () => ({
 });
 
 /**
- * Secrets (API keys, tool-server credentials, database passwords), envelope-encrypted (DESIGN §7):
+ * Secrets (API keys, tool-server credentials, database passwords), envelope-encrypted (src/vault):
  * the data key wrapped by the KEK of `kek_version`; additional data binds both to the entry id,
  * the agent, `owner` (the record using the secret) and `owner_wallet` (the wallet that entered
- * it). A secret is only ever used for requests of that wallet (DESIGN §8). Never returned by any
+ * it). A secret is only ever used for requests of that wallet (never for a later owner). Never returned by any
  * endpoint.
  */
 export const vaultEntries = gateway.table(
@@ -133,7 +133,7 @@ export const llmSettings = gateway.table(
     apiKeyEntry: uuid('api_key_entry').references(() => vaultEntries.id, { onDelete: 'set null' }),
     /**
      * The provider and base URL the owner last entered the API key (or `null` for none) for: a
-     * reply runs only while `provider` and `base_url` still equal them (DESIGN §11), so a key never
+     * reply runs only while `provider` and `base_url` still equal them, so a key never
      * follows a later owner's `base_url`. `api_key_provider` null: a key was dropped by a change of
      * either (or stored before keys were bound) and none has been entered since.
      */
@@ -146,11 +146,11 @@ export const llmSettings = gateway.table(
      */
     apiKeyWallet: text('api_key_wallet'),
     /**
-     * The agent's daily token limit (DESIGN §15): a reply starting when the UTC day's input + output
+     * The agent's daily token limit: a reply starting when the UTC day's input + output
      * tokens of all its credentials reached it is refused (429 `usage_limit_reached`). Null: none.
      */
     tokensPerDay: bigint('tokens_per_day', { mode: 'number' }),
-    /** Whether replies write and send summaries of the messages they leave out (DESIGN §13). */
+    /** Whether replies write and send summaries of the messages they leave out. */
     summaries: boolean('summaries').notNull().default(true),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -158,7 +158,7 @@ export const llmSettings = gateway.table(
 );
 
 /**
- * Replies in progress (DESIGN §11): one lease per context, so two replies never run on one
+ * Replies in progress: one lease per context, so two replies never run on one
  * context at once. `context_ref` is sha256 of `chainId:collection:tokenId:contextKey` (no agent
  * memory in the shared schema); a lease past `expires_at` (a crashed reply) is taken over.
  */
@@ -182,7 +182,7 @@ export const promptTemplates = gateway.table(
 );
 
 /**
- * The profile an owner sets for the agent's public ERC-8004 registration file (DESIGN §14): one row
+ * The profile an owner sets for the agent's public ERC-8004 registration file: one row
  * per agent. `set_by_wallet` (lower case) is the owner who set it: the file says `active` only while
  * that wallet still owns the agent, so a seller's profile is not presented as the buyer's.
  */
@@ -220,14 +220,14 @@ export const mcpConnections = gateway.table(
     tools: jsonb('tools').notNull(),
     /**
      * The wallet (lower-case) that registered the connection or last entered its credential with
-     * PUT …/auth; only that wallet may use it (DESIGN §8). Null: registered before it was recorded.
+     * PUT …/auth; only that wallet may use it (never a later owner). Null: registered before it was recorded.
      */
     createdByWallet: text('created_by_wallet'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Deadline of one operation on this connection, ms; null: the deployment's `MCP_TIMEOUT_MS`. */
     timeoutMs: integer('timeout_ms'),
     /**
-     * The MCP session kept across calls (DESIGN §6): the server's `Mcp-Session-Id` (null: the server
+     * The MCP session kept across calls (one handshake, not one per call): the server's `Mcp-Session-Id` (null: the server
      * gave none) and the protocol version negotiated by `initialize` (null: no handshake yet, or a
      * plain server). Replaced when the server drops the session; cleared with a new credential.
      */
@@ -272,7 +272,7 @@ export const databaseSetups = gateway.table(
 );
 
 /**
- * Agent keys (DESIGN §12): credentials an owner gives automation instead of a wallet. Only the
+ * Agent keys: credentials an owner gives automation instead of a wallet. Only the
  * SHA-256 of the key is stored (the key is `agk_` + 160 random bits, shown once). A key acts for
  * `created_by_wallet` on its agent only, within `scopes`, and only while that wallet owns the
  * agent on-chain. `last_used_at`/`use_count` are recorded off the hot path (src/keys/usage.ts).
@@ -295,9 +295,9 @@ export const agentKeys = gateway.table(
     revokedReason: text('revoked_reason'),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     useCount: bigint('use_count', { mode: 'number' }).notNull().default(0),
-    /** This key's daily token limit (DESIGN §15): its own usage of the UTC day, input + output. Null: none. */
+    /** This key's daily token limit: its own usage of the UTC day, input + output. Null: none. */
     tokensPerDay: bigint('tokens_per_day', { mode: 'number' }),
-    /** The tools the key may list and call on the agent's MCP server (DESIGN §14). Null: every tool. */
+    /** The tools the key may list and call on the agent's MCP server. Null: every tool. */
     tools: text('tools').array(),
   },
   (t) => [
@@ -312,7 +312,7 @@ export const agentKeys = gateway.table(
 );
 
 /**
- * The audit trail (DESIGN §15): one row per administrative change and per tool call, by the
+ * The audit trail (docs/security.md): one row per administrative change and per tool call, by the
  * wallet or the agent key that did it. `target` names what was acted on (template key, connection
  * id, key id, tool name...), never a secret and never agent memory; a tool call's arguments only
  * as the SHA-256 of their JSON. Rows older than 90 days go in the Cron clean-up.

@@ -1,5 +1,5 @@
 /**
- * The search indexer (DESIGN §13): fills a message's `search_en` and `search_simple` after the
+ * The search indexer: fills a message's `search_en` and `search_simple` after the
  * append, never in it. Computing the two tsvectors and adding the message's trigrams to the GIN
  * index costs several times the append itself (BENCHMARKS.md, "Memory search"), so appends store
  * the text alone and a message enters the search index (template v3: partial on filled rows) here,

@@ -1,5 +1,5 @@
 /**
- * A context's summary (DESIGN §13): the latest summary of the messages replies left out, stored in
+ * A context's summary: the latest summary of the messages replies left out, stored in
  * the agent's schema (template v4, one row per context) beside the messages, which never change.
  * Read by the summary route and by a reply; written after a reply (src/replies/summarise.ts).
  * No HTTP here.

@@ -1,5 +1,5 @@
 /**
- * Our own small MCP client (DESIGN §6), not the SDK: runs in workerd and in Node.
+ * Our own small MCP client, not the SDK: runs in workerd and in Node, within our bounds.
  *
  * - One POST per call, JSON-RPC 2.0, increasing numeric ids, `Accept: application/json,
  *   text/event-stream`; a JSON or an SSE reply is parsed and its id checked.
@@ -13,7 +13,7 @@
  *   carries the revision (./revisions), with no handshake.
  *   Calls on one client share that handshake: a call that finds one under way waits for it, and a
  *   call whose session was replaced while it was on its way retries in the new one, so parallel
- *   calls open one session, never one each (DESIGN §6).
+ *   calls open one session, never one each.
  * - No redirects, a deadline and a response byte cap on every call; only our headers and the
  *   configured credential are sent; error messages never carry the credential (nor the URL,
  *   whose query may hold one).
@@ -94,7 +94,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   const ceilingMs = options.ceilingMs ?? timeoutMs;
 
   let nextId = 1;
-  // A session kept from an earlier request (DESIGN §6); the server's 404/400 starts a new one.
+  // A session kept from an earlier request (./tool-session.ts); the server's 404/400 starts a new one.
   let sessionId: string | undefined = options.session?.id;
   let protocolVersion: string | undefined = options.session?.protocolVersion;
   let handshakeInFlight: Promise<void> | undefined;

@@ -1,6 +1,6 @@
 /**
  * Entering a connection's credential again (`PUT …/mcp/connection/{id}/auth`): how the new owner
- * of an agent replaces the earlier owner's credential, which is never used for them (DESIGN §8),
+ * of an agent replaces the earlier owner's credential, which is never used for them,
  * and how any owner rotates theirs.
  */
 import { and, eq } from 'drizzle-orm';

@@ -3,7 +3,7 @@
  * abort signal for fetch and body reads, and the `timeout` failure it turns into.
  *
  * A tools/call deadline is an inactivity timer: each `notifications/progress` for the call's
- * progress token restarts it (`noteProgress`), never past an absolute ceiling (DESIGN §6).
+ * progress token restarts it (`noteProgress`), never past an absolute ceiling (MCP_CALL_CEILING_MS).
  * The caller's own `signal` (a reply's deadline) ends the operation at once, whatever is left.
  */
 import { isObject, McpError } from './types';

@@ -3,7 +3,7 @@ import type { McpError } from './client';
 
 /**
  * Maps a tool server's failure to our public error. Never 401: our callers would read it as an
- * expired token (DESIGN §5). The upstream HTTP status, when there was one, goes in the details.
+ * expired token. The upstream HTTP status, when there was one, goes in the details.
  */
 export function toolServerError(err: McpError, phase: 'register' | 'use'): AppError {
   const details = { reason: err.kind, ...(err.status !== undefined ? { upstreamStatus: err.status } : {}) };

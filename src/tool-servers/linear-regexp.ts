@@ -1,5 +1,5 @@
 /**
- * Tool-schema regexes under a linear-time engine (DESIGN §8): `pattern`, `patternProperties` and
+ * Tool-schema regexes under a linear-time engine (a tool call cannot pin the isolate): `pattern`, `patternProperties` and
  * `propertyNames` come from a third-party server, and V8's backtracking engine takes exponential
  * time on some of them (`^(a+)+$` against `"a"x28 + "!"` takes a second, and doubles with each
  * character). They run on re2js, the pure-JS port of RE2: time linear in the input, no code

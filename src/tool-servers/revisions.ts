@@ -1,5 +1,5 @@
 /**
- * The MCP revisions our tool client speaks (DESIGN §6). With a handshake: it offers
+ * The MCP revisions our tool client speaks (docs/tools.md). With a handshake: it offers
  * {@link OFFERED_REVISION} in `initialize` and accepts what the server negotiates down to, among
  * {@link HANDSHAKE_REVISIONS}. Without one: {@link STATELESS_REVISION} (SEP-2575), where every
  * request names its revision, client and capabilities in `params._meta` and in headers, and

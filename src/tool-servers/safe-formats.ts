@@ -1,5 +1,5 @@
 /**
- * `format` checks that cannot pin the isolate (DESIGN §8). `@cfworker/json-schema` checks formats
+ * `format` checks that cannot pin the isolate. `@cfworker/json-schema` checks formats
  * with backtracking regexes; its `url` regex (`(?:[a-z…0-9]+-?)*[a-z…0-9]+`) takes exponential time
  * (a 30-character string already runs for seconds). `hardenFormats` replaces the `url` check with
  * the WHATWG URL parser and puts a length cap in front of every check: a value longer than any

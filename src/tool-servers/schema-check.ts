@@ -8,7 +8,7 @@
  * with every `"$dynamicRef": "#meta"` rewritten at load to a plain `$ref` to the top meta-schema. Without that
  * rewrite, sub-schemas are never checked and typos such as `{"type": "strin"}` pass.
  *
- * Tool calls cannot pin the gateway (DESIGN §8): every regex of a tool schema must run under the
+ * Tool calls cannot pin the gateway: every regex of a tool schema must run under the
  * linear-time engine (checked at registration, used for every validation: ./linear-regexp), and
  * `format` checks are capped and never backtrack (./safe-formats). Argument sizes are capped by
  * the caller before validation (./tool-limits). A schema that multiplies work (`$ref`, `allOf`,

@@ -1,5 +1,5 @@
 /**
- * How big a tool schema is once its local `$ref`s are followed (DESIGN §8): the subschemas and
+ * How big a tool schema is once its local `$ref`s are followed (a bound on validation work): the subschemas and
  * regexes the validator may apply to one value, counting each use, not each place it is written.
  * `{"allOf": [{"$ref": "#/$defs/p"} x5000]}` is 5001 subschemas and, if `p` holds a pattern, 5000
  * pattern uses; a chain of `$defs` each referring twice to the next doubles with every link.

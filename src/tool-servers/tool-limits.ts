@@ -1,6 +1,6 @@
 /**
  * Limits that keep one agent's tool servers and tool calls from pinning or filling the gateway
- * (DESIGN §8). Each has a stable error code.
+ * (docs/tools.md). Each has a stable error code.
  */
 
 /** Tool servers one agent may register (`mcp_connection_limit`). */

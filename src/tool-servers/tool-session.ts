@@ -1,5 +1,5 @@
 /**
- * One MCP session per connection, kept across requests (DESIGN §6). Workers isolates are
+ * One MCP session per connection, kept across requests (one handshake, not one per call). Workers isolates are
  * short-lived, so the session lives in the connection's row (`session_id`, `protocol_version`),
  * which every call reads anyway: a steady session costs no extra query, and a new one (the server
  * dropped the old) one UPDATE. No DELETE per call; removing the connection ends the session with
@@ -36,7 +36,7 @@ export interface McpDeps {
   timeoutMs?: number;
   /** Absolute limit of one tool call however much progress it sends (`MCP_CALL_CEILING_MS`). */
   ceilingMs?: number;
-  /** The outbound network policy (DESIGN §8): production's unless the local stack's switch is on. */
+  /** The outbound network policy (src/net): production's unless the local stack's switch is on. */
   outbound: OutboundOptions;
 }
 
@@ -117,7 +117,7 @@ function storedSession(row: Row & { protocolVersion: string }): McpSession {
 
 /**
  * What the calls of one request on one connection row share (a reply's parallel tool calls): one
- * client, so one session and at most one handshake at a time (DESIGN §6), and the session writes,
+ * client, so one session and at most one handshake at a time, and the session writes,
  * in turn. Keyed by the row object, which each request reads for itself, so nothing is shared
  * across requests and an entry goes with its row.
  */

@@ -1,11 +1,11 @@
 /**
- * Tool-server URL rules (DESIGN §6): `https:` only, no userinfo, no IP literals, no local or
+ * Tool-server URL rules (docs/tools.md): `https:` only, no userinfo, no IP literals, no local or
  * internal names, no control, whitespace or invisible characters, no fragment; stored in one
  * canonical spelling so the same server cannot be registered twice under two spellings.
  *
  * The host and port go through the one outbound policy (src/net/outbound-policy.ts), shared with
  * the database step. With the local stack's `loopbackTargets`, `http://127.0.0.1:PORT`,
- * `http://localhost:PORT` and `http://[::1]:PORT` are accepted too (DESIGN §9).
+ * `http://localhost:PORT` and `http://[::1]:PORT` are accepted too.
  *
  * Plain TypeScript over the WHATWG URL parser: runs in workerd and in Node.
  */

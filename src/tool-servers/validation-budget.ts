@@ -1,5 +1,5 @@
 /**
- * A work budget for one tools/call argument validation (DESIGN §8): the caps on patterns and
+ * A work budget for one tools/call argument validation (a call cannot pin the isolate): the caps on patterns and
  * schema size are counted in the schema as written, but `$ref`, `allOf`/`anyOf` and `items` make
  * the validator run the same subschema (and its regexes) once per use and per argument value.
  * So the work itself is counted while it runs, and the validation stops past `VALIDATION_BUDGET`

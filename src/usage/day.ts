@@ -1,4 +1,4 @@
-/** UTC days as usage keeps them (DESIGN §15): `YYYY-MM-DD`, from the worker's clock. */
+/** UTC days as usage keeps them: `YYYY-MM-DD`, from the worker's clock. */
 
 const DAY_MS = 86_400_000;
 

@@ -2,10 +2,10 @@ import { createRouter } from '../http/router';
 import * as handlers from './usage.handlers';
 import * as routes from './usage.routes';
 
-/** What the agent's model calls cost (DESIGN §15): the usage report; recording and limits serve replies. */
+/** What the agent's model calls cost (docs/replies.md, Usage and daily limits): the usage report; recording and limits serve replies. */
 export const usage = createRouter().openapi(routes.getUsage, handlers.getUsageHandler);
 
-/** The report reads while the owner check runs (DESIGN §2); the gate answers only after it passed. */
+/** The report reads while the owner check runs (docs/architecture.md#a-requests-way-through); the gate answers only after it passed. */
 export const usageOverlapsOwnerCheck = [routes.getUsage];
 
 export { checkUsageLimits, readDayUsage, type ReplyLimits } from './limits';

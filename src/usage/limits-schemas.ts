@@ -1,5 +1,5 @@
 /**
- * The daily token limits as written and as answered (DESIGN §15): a module of their own, with no
+ * The daily token limits as written and as answered: a module of their own, with no
  * import but zod, so the CLI validates `--tokens-per-day` by the route's own rule.
  */
 import { z } from '@hono/zod-openapi';

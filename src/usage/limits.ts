@@ -1,5 +1,5 @@
 /**
- * Daily token limits (DESIGN §15): the agent's (LLM settings, all its credentials) and an agent
+ * Daily token limits: the agent's (LLM settings, all its credentials) and an agent
  * key's (its own usage). Checked when a reply starts, from one read that runs while the owner
  * check is on its way; a reply in flight finishes (SECURITY.md bounds the overshoot).
  */

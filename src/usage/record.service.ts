@@ -1,5 +1,5 @@
 /**
- * Recording usage (DESIGN §15): counters per UTC day, context and credential in the agent's own
+ * Recording usage: counters per UTC day, context and credential in the agent's own
  * schema (template v5), upserted: concurrent writers add up, none is lost.
  */
 import type { AgentIdentity } from '../identity/identity';

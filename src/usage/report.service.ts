@@ -1,4 +1,4 @@
-/** Reading usage (DESIGN §15): totals and groups over a range of UTC days, one statement. */
+/** Reading usage: totals and groups over a range of UTC days, one statement. */
 import type { AgentIdentity } from '../identity/identity';
 import { AppError } from '../errors';
 import { findAgentSchema, type AgentStore } from '../storage/agent-storage';

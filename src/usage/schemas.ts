@@ -1,4 +1,4 @@
-/** Usage and limits as the OpenAPI document shows them (DESIGN §15). */
+/** Usage and limits as the OpenAPI document shows them. */
 import { z } from '@hono/zod-openapi';
 import { isUtcDay } from './day';
 import { USAGE_GROUP_BYS } from './report.service';

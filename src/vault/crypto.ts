@@ -1,7 +1,7 @@
 import { parseKekSpec } from '../encoding/kek-spec';
 
 /**
- * Envelope encryption with WebCrypto (DESIGN §7): each secret gets a fresh 256-bit data key
+ * Envelope encryption with WebCrypto: each secret gets a fresh 256-bit data key
  * (AES-GCM); the data key is wrapped by the key encryption key (KEK) from the secret VAULT_KEK.
  * Additional data binds the ciphertext to its entry, agent, owner record and owner wallet, so a
  * ciphertext copied to another row, agent or connection, or a row edited to name another wallet,

@@ -1,5 +1,5 @@
 /**
- * Secrets are bound to the wallet that entered them (DESIGN §8): after the agent changes hands,
+ * Secrets are bound to the wallet that entered them: after the agent changes hands,
  * the earlier owner's secrets are never used for the new owner, who must enter their own.
  */
 
