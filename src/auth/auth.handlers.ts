@@ -1,23 +1,9 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import { chainClient } from '../chain/client';
 import { limitLoginAttempts } from '../http/rate-limit';
 import type { AppBindings } from '../types';
 import type { finishLogin as finishRoute, initLogin as initRoute, verifyWalletRoute } from './auth.routes';
-import { finishLogin, startLogin, verifyWallet, type AuthDeps } from './auth.service';
-
-export function authDeps(c: Context<AppBindings>, wallet: { walletAddress: string; chainId: number }): AuthDeps {
-  let charged: Promise<void> | undefined;
-  return {
-    config: c.var.config,
-    kv: c.env.NONCES,
-    db: c.var.db,
-    chain: chainClient(c.var.config),
-    now: () => new Date(),
-    // Once per request, however many costly steps it takes.
-    chargeCostlyCheck: () => (charged ??= limitLoginAttempts(c, 'signature', wallet)),
-  };
-}
+import { finishLogin, startLogin, verifyWallet } from './auth.service';
+import { authDeps } from './request-deps';
 
 export const initHandler: RouteHandler<typeof initRoute, AppBindings> = async (c) => {
   const body = c.req.valid('json');

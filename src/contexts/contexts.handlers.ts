@@ -3,8 +3,8 @@ import type { Context } from 'hono';
 import type { AppBindings } from '../types';
 import type * as routes from './contexts.routes';
 import { createKey, createKeys, listKeys } from './contexts.service';
-import { appendMessages, readMessages, type Idempotency } from './messages.service';
-import { sha256Hex } from '../encoding/sha256-hex';
+import { idempotencyFor } from './idempotency';
+import { appendMessages, readMessages } from './messages.service';
 import { indexAfterResponse } from '../storage/search-index';
 import { agentSchemaName } from '../storage/agent-storage';
 import { agentStore } from '../http/agent-store';
@@ -19,22 +19,6 @@ async function indexSoon(c: Context<AppBindings>): Promise<void> {
     return; // no execution context (app.request in unit tests): search reads the tail meanwhile
   }
   indexAfterResponse(waitUntil, c.var.db.sql, await agentSchemaName(c.var.agent));
-}
-
-/**
- * What an Idempotency-Key is bound to (within the agent's own storage): the operation, the decoded
- * context key and the validated body. Spelling the same request differently (a lower-case address,
- * `%3A` for `:`) is the same request.
- */
-export async function idempotencyFor(
-  c: Context<AppBindings>,
-  key: string | undefined,
-  contextKey: string,
-  body: unknown,
-): Promise<Idempotency | undefined> {
-  if (key === undefined) return undefined;
-  const text = `${c.req.method} ${c.req.routePath}\n${contextKey}\n${JSON.stringify(body)}`;
-  return { key, requestHash: await sha256Hex(text) };
 }
 
 export const listKeysHandler: RouteHandler<typeof routes.listContextKeys, AppBindings> = async (c) => {

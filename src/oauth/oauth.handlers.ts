@@ -3,7 +3,7 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ownerOf } from '../agents/ownership';
 import { collectionKind } from '../agents/registry';
-import { authDeps } from '../auth/auth.handlers';
+import { authDeps } from '../auth/request-deps';
 import { proveLogin } from '../auth/auth.service';
 import { chainClient } from '../chain/client';
 import { AppError } from '../errors';

@@ -1,8 +1,8 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
-import { idempotencyFor } from '../contexts/contexts.handlers';
+import { idempotencyFor } from '../contexts/idempotency';
 import { renderError } from '../errors';
+import { abandoned, outliving } from '../http/outliving';
 import type { AppBindings } from '../types';
 import type { LoopEvents } from './loop';
 import { replyCaller, replyDeps } from './request-deps';
@@ -23,30 +23,6 @@ function sseEvents(stream: SSEStreamingApi) {
     toolResult: (e) => send('tool_result', e),
   };
   return { events, send, flushed: () => chain };
-}
-
-/**
- * `work`, kept running after the client hangs up (`waitUntil`): workerd tears a request down at
- * once when its client goes, and a reply torn down mid-way would keep its lease until it runs out.
- */
-export function outliving<T>(c: Context<AppBindings>, work: Promise<T>): Promise<T> {
-  try {
-    c.executionCtx.waitUntil(
-      work.then(
-        () => undefined,
-        () => undefined,
-      ),
-    );
-  } catch {
-    // no execution context (app.request in unit tests): nothing tears the request down
-  }
-  return work;
-}
-
-/** A reply whose client hung up: one log line, and an answer nobody reads (499, "client closed request"). */
-export function abandoned(c: Context<AppBindings>): Response {
-  console.info(JSON.stringify({ level: 'info', requestId: c.get('requestId'), event: 'reply_abandoned' }));
-  return new Response(null, { status: 499 });
 }
 
 export const replyHandler: RouteHandler<typeof routes.replyToContext, AppBindings> = async (c) => {
