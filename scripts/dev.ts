@@ -11,7 +11,7 @@
  * OpenAI-compatible Chat Completions server, deterministic, no weights, that says it is a
  * stand-in and calls a tool when asked) in this process on loopback; stack.json's `llm` names it
  * as LLM settings take it (null with DEV_LLM=0).
- * Local-stack switches passed to both workers (DESIGN §9): DEV_LOOPBACK_TARGETS (default 1; 0 =
+ * Local-stack switches passed to both workers: DEV_LOOPBACK_TARGETS (default 1; 0 =
  * production's outbound policy) and DEV_RATE_LIMITS (default 1; 0 = no rate limits, for benchmarks).
  * Latency switches, kept in the stack's own stand-ins and never passed to a worker:
  * DEV_RPC_LATENCY_MS=R puts a loopback JSON-RPC proxy in front of each anvil that forwards every

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:mcp [-- --rounds N] [--write]`: what the agent's MCP server (POST
- * /agent/{c}/{t}/mcp, DESIGN §14) adds to a tool call against calling the same tool server
+ * /agent/{c}/{t}/mcp) adds to a tool call against calling the same tool server
  * directly, in one run on one machine, against the running local stack (`DEV_WRANGLER=0
  * DEV_RATE_LIMITS=0 npm run dev`; loopback targets on, the default).
  *

@@ -1,5 +1,5 @@
 /**
- * Builds the owner's dashboard (src/dashboard, DESIGN §16) into Workers static assets: esbuild
+ * Builds the owner's dashboard (src/dashboard) into Workers static assets: esbuild
  * bundles the browser code (Hono's JSX for the DOM) into one hashed JS file and one hashed CSS
  * file, and an index.html naming them. The worker serves the directory at /app (src/dashboard-serving).
  *

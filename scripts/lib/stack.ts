@@ -192,7 +192,7 @@ export function newVaultKek(version = 1): string {
 }
 
 /**
- * The local stack's switches (DESIGN §9), one table: `flag`s are passed to both workers as vars
+ * The local stack's switches, one table: `flag`s are passed to both workers as vars
  * (0 or 1, with a default); `runner` (0 or 1) chooses how the workers run or which parts start
  * (the stand-in model server), and `latencyMs` switches stay in the stack's own stand-ins (the bridge, the RPC proxy): neither ever reaches a
  * worker. Latencies are integers 0..10000, unset or empty = 0.

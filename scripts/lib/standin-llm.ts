@@ -1,6 +1,6 @@
 /**
  * The stand-in model: a scripted OpenAI-compatible Chat Completions server on loopback for the
- * local stack and the tests (DESIGN §11). Deterministic, no weights: it says it is a stand-in in
+ * local stack and the tests. Deterministic, no weights: it says it is a stand-in in
  * every answer. Self-contained (node:http only) so the dev stack, tests and benchmarks start the
  * same module (and the gateway's summary words, a file without imports).
  *

@@ -1,6 +1,6 @@
 /**
  * `npm run soak -- --minutes N [--clients C] [--pause-ms P] [--json] [--samples FILE]`: mixed load against a local
- * stack of its own while faults are injected on a schedule (DESIGN §15, issue 24). It starts the
+ * stack of its own while faults are injected on a schedule (issue 24). It starts the
  * stack (stack.ts: a temp DEV_DIR, free ports, the deployable bundle in workerd, the stand-in
  * model, the example tool server; rate limits off), mints an agent, runs C clients (default 4,
  * each pausing P ms, default 250, ±50 %, between requests) for N minutes (default 2) while

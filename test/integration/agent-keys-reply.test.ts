@@ -1,5 +1,5 @@
 /**
- * The `reply` scope (DESIGN §12) on the agent's reply route (DESIGN §11), against the stand-in
+ * The `reply` scope on the agent's reply route, against the stand-in
  * model behind `https://llm.tools.example`: a chat bridge holding a `reply` key makes the agent
  * answer; a key without the scope is refused before the model hears anything; a revoked key stops
  * the very next reply.

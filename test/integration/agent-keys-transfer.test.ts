@@ -1,5 +1,5 @@
 /**
- * Agent keys and the agent's owner (DESIGN §12): ownerOf is checked on every keyed request against
+ * Agent keys and the agent's owner: ownerOf is checked on every keyed request against
  * the wallet that made the key, so a transfer stops the seller's keys at once (403 `not_owner`);
  * such a key is then revoked on sight (`owner_changed`), as are all keys of an earlier owner when
  * the current owner manages keys, so a transfer back does not revive them. And rate limits count

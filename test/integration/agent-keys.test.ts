@@ -1,5 +1,5 @@
 /**
- * Agent keys (DESIGN §12, issue 19) against the real stack: created, listed and revoked by the
+ * Agent keys (issue 19) against the real stack: created, listed and revoked by the
  * owner's wallet token; shown once and stored as a SHA-256 only; each scope rule; every
  * administrative route refusing a key with 403 `key_not_allowed`; another agent and the other
  * chain's deployment; expiry; a revoke holding from the very next request; use recorded.

@@ -1,5 +1,5 @@
 /**
- * The agent as an MCP server (DESIGN §14), driven by the MCP SDK's own client against the worker
+ * The agent as an MCP server, driven by the MCP SDK's own client against the worker
  * in workerd: the stand-in model behind `https://llm.tools.example`, a real tool server behind
  * `https://tools.tools.example` that counts its calls and the credentials it is sent.
  */

@@ -145,7 +145,7 @@ describe('template v2: the index the idempotency clean-up needs', () => {
     expect(result).toMatchObject({ done: 1, failed: 0 });
     expect(await version(schema.name)).toBe(TEMPLATE_VERSION);
     expect(await hasIndex(schema.name)).toBe(true);
-    // v3: the search columns and their index (DESIGN §13), added empty, then filled batch by batch.
+    // v3: the search columns and their index, added empty, then filled batch by batch.
     expect(await hasIndex(schema.name, 'messages_search')).toBe(true);
     const { rows: search } = await pool.query<{ unindexed: string; wrong: string }>(
       `select count(*) filter (where search_en is null) as unindexed,

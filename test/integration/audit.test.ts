@@ -1,5 +1,5 @@
 /**
- * The audit trail (DESIGN §15, issue 24): one entry per administrative change and per tool call
+ * The audit trail (issue 24): one entry per administrative change and per tool call
  * that ran (direct, or in a reply by the owner or by an agent key), with the right actor, action,
  * target and outcome; a tool call's arguments only as their SHA-256; no secret in any stored entry;
  * none for refused requests or reads; `GET …/audit` newest first, paged by an opaque cursor, for the

@@ -1,6 +1,6 @@
 /**
- * A finish that sends its nonce is checked without reading the pending login back from KV
- * (DESIGN §3): the nonce carries when init issued it and the gateway's tag, so the message is
+ * A finish that sends its nonce is checked without reading the pending login back from KV:
+ * the nonce carries when init issued it and the gateway's tag, so the message is
  * rebuilt. What that must not open: a nonce the gateway did not issue, one issued to another
  * wallet, a replay. Against a worker of its own, whose KV the test can edit.
  */

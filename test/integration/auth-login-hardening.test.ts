@@ -1,5 +1,5 @@
 /**
- * Login that cannot be hijacked or jammed (DESIGN §3): login and pairing messages never cross,
+ * Login that cannot be hijacked or jammed: login and pairing messages never cross,
  * one nonce namespace for both, several pending logins per wallet, and a finish that checks the
  * signature before it consumes anything.
  */

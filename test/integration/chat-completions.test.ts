@@ -1,5 +1,5 @@
 /**
- * POST /agent/{c}/{t}/v1/chat/completions (DESIGN §14) against the real worker, Postgres, anvil and
+ * POST /agent/{c}/{t}/v1/chat/completions against the real worker, Postgres, anvil and
  * the stand-in model, driven by the clients people use unchanged: the official `openai` client
  * and the AI SDK's `@ai-sdk/openai-compatible` provider, streamed and not. The `user` field names
  * the context (created on first use, readable with the REST read); the rest of `messages` is

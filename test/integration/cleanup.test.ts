@@ -1,5 +1,5 @@
 /**
- * The Cron Trigger's clean-up (DESIGN §8), run through the worker's real `scheduled` handler in
+ * The Cron Trigger's clean-up, run through the worker's real `scheduled` handler in
  * Miniflare against the harness' Postgres: old consumed nonces, old idempotency records and audit
  * entries older than 90 days go, fresh ones stay.
  */

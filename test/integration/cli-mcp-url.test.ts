@@ -1,5 +1,5 @@
 /**
- * `agent-gateway mcp url` (DESIGN §14): the agent's MCP endpoint and config blocks for Claude
+ * `agent-gateway mcp url`: the agent's MCP endpoint and config blocks for Claude
  * Desktop, Cursor and the Inspector, never with the key unless asked; the Cursor block, its
  * variable filled in, reaches the agent with the SDK's client. And `keys create --tools`.
  */

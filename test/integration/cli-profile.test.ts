@@ -1,4 +1,4 @@
-/** `agent-gateway profile set|show` with the owner's login, through the typed client (DESIGN §14). */
+/** `agent-gateway profile set|show` with the owner's login, through the typed client. */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintFreshAgent, newWallet } from '../support/chain';

@@ -1,5 +1,5 @@
 /**
- * The dashboard at /app (DESIGN §16) as workerd serves it: Workers static assets (the wrangler
+ * The dashboard at /app as workerd serves it: Workers static assets (the wrangler
  * file's `[assets]`, built by the harness's `wrangler deploy --dry-run` through `[build]`), run
  * through the worker, which adds the strict CSP and security headers. The page, its hashed
  * files, and the refusals (unknown path, wrong method) with their codes.

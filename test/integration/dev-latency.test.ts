@@ -1,5 +1,5 @@
 /**
- * The latency switches of the local stack (DESIGN §9): the stand-ins delay each exchange with the
+ * The latency switches of the local stack: the stand-ins delay each exchange with the
  * database (the bridge: POST /sql, the WebSocket upgrade, each chunk from Postgres) or the chain
  * RPC (the proxy in front of anvil) by the configured ms, and at 0 work as before. Only lower
  * bounds are asserted: that is the switches' function, and a loaded machine only adds time.

@@ -1,5 +1,5 @@
 /**
- * The local stack's DEV_LOOPBACK_TARGETS switch (DESIGN §9), as `npm run dev` sets it: the example
+ * The local stack's DEV_LOOPBACK_TARGETS switch, as `npm run dev` sets it: the example
  * tool server (examples/tool-server, run as its README says) registers at
  * `http://127.0.0.1:PORT/mcp` and its tools are called through the gateway; everything that is not
  * loopback keeps production's policy. The switch cannot be set on a deployment: with a database

@@ -1,5 +1,5 @@
 /**
- * The LLM key is bound to the provider and `baseUrl` it was entered with (DESIGN §11), against
+ * The LLM key is bound to the provider and `baseUrl` it was entered with, against
  * the real stack with the agent NFT transferred on anvil: a later owner who points the settings at
  * their own server without a key of their own drops the earlier owner's key, so when the agent
  * comes back neither the owner's reply nor their revived agent key sends anything there. And the

@@ -1,5 +1,5 @@
 /**
- * Logs and traces (DESIGN §15, issue 24): one JSON line per request in the worker's log (read
+ * Logs and traces (issue 24): one JSON line per request in the worker's log (read
  * from the log file its output goes to, as `.dev/<name>.log` holds it), and the reply's spans as
  * the runtime itself reports them (a streaming tail worker beside the gateway, the same events
  * Workers traces and their OTLP export are built from): `invoke_agent`, `chat {model}`,

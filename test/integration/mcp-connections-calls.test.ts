@@ -1,7 +1,7 @@
 /**
  * MCP connections over HTTP, tool calls: arguments are checked against the registered schema
  * before any upstream call; unknown tools are 404; a tool server that fails after registration
- * (stopped, credential rejected, 424, 5xx, slow) maps to 424/502/504 and never to 401 (DESIGN §5);
+ * (stopped, credential rejected, 424, 5xx, slow) maps to 424/502/504 and never to 401;
  * a tool reporting `isError: true` is still a 200.
  */
 import { createServer, type IncomingMessage } from 'node:http';

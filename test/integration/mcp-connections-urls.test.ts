@@ -1,5 +1,5 @@
 /**
- * MCP connections over HTTP, the URL rules (DESIGN §6): https only, no IP literal, no local name,
+ * MCP connections over HTTP, the URL rules: https only, no IP literal, no local name,
  * no userinfo, no hidden characters, refused before any request leaves the gateway; the canonical
  * spelling is unique per agent, also under concurrent registrations.
  */

@@ -1,5 +1,5 @@
 /**
- * Our tool client at the current MCP revisions (DESIGN §6), against real servers on loopback over
+ * Our tool client at the current MCP revisions, against real servers on loopback over
  * HTTP: it offers 2025-11-25 to the MCP SDK's server (1.32.2) and goes on at what the server
  * negotiates (2025-11-25, or 2025-06-18 from a server that speaks only that), refuses a revision
  * it does not speak, and reaches a server of the stateless revision 2026-07-28 without a

@@ -1,5 +1,5 @@
 /**
- * The tool path keeps MCP's meaning (DESIGN §6), through the gateway in workerd:
+ * The tool path keeps MCP's meaning, through the gateway in workerd:
  * - one MCP session per connection, kept across calls (the registration's handshake is reused, no
  *   DELETE per call), re-initialised when the server drops it;
  * - every tools/call carries a progress token; each progress notification restarts the call's

@@ -1,5 +1,5 @@
 /**
- * Tool calls that cannot pin the gateway (DESIGN §8), against the real worker: schema regexes run
+ * Tool calls that cannot pin the gateway, against the real worker: schema regexes run
  * in linear time (or the schema is refused at registration, naming the pattern), format checks do
  * not backtrack, arguments are capped before validation, and an agent's connections and a
  * server's tool snapshot are limited. An OAuth-only server is refused with its own code.

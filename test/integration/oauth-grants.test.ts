@@ -1,5 +1,5 @@
 /**
- * Owners list and revoke the OAuth grants of their agent (DESIGN §14), in workerd against real KV,
+ * Owners list and revoke the OAuth grants of their agent, in workerd against real KV,
  * Postgres and anvil: the grant a full flow made, its revocation (access token refused on the MCP
  * route, refresh token `invalid_grant`), another client's grant untouched, the 404s, who may call,
  * a transfer, and the audit entry.

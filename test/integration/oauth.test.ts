@@ -1,5 +1,5 @@
 /**
- * OAuth 2.1 for MCP clients (DESIGN §14), in workerd against real KV, Postgres and anvil: the
+ * OAuth 2.1 for MCP clients, in workerd against real KV, Postgres and anvil: the
  * metadata documents, dynamic registration and its bounds, the authorize request's refusals (PKCE
  * S256 only, `resource` required), the wallet's consent, the code and refresh exchanges (PKCE
  * verifier, single-use codes, rotating refresh tokens), and where an access token is refused.

@@ -315,7 +315,7 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(bought, 'GET', '/database/settings')).status).toBe(200); // a pending setup to re-enter
     expect((await onAgent(sold, 'GET', '')).status).toBe(403);
 
-    // OAuth for MCP clients (DESIGN §14): metadata, registration, the page, the approval, the exchange.
+    // OAuth for MCP clients: metadata, registration, the page, the approval, the exchange.
     const oauthAgent = await freshAgent(deployment);
     const oauthCollection = getAddress(oauthAgent.collection);
     const resource = `${new URL(worker.url).origin}/agent/${oauthCollection}/${oauthAgent.tokenId}/mcp`;

@@ -1,6 +1,6 @@
 /**
  * The contexts routes and the reply start their storage reads while the on-chain owner check is
- * still running (DESIGN §2). Against a worker whose chain answers 400 ms late, this checks what a
+ * still running. Against a worker whose chain answers 400 ms late, this checks what a
  * caller who is not the owner (or names a token that does not exist, or meets a dead RPC) can make
  * them do: every answer is the gate's error, never data, nothing is committed, not even a schema,
  * and the agent's model hears nothing.

@@ -1,5 +1,5 @@
 /**
- * The agent's profile and its public ERC-8004 registration file (DESIGN §14): the owner sets and
+ * The agent's profile and its public ERC-8004 registration file: the owner sets and
  * reads the profile (keys and strangers refused), anyone reads the file without a credential, and
  * it says `active: false` once the wallet that set it no longer owns the agent. The file is the
  * only public agent route: every other operation still answers 401 without a token.

@@ -1,5 +1,5 @@
 /**
- * Rate limits (DESIGN §8) through the real Workers Rate Limiting binding as Miniflare runs it.
+ * Rate limits through the real Workers Rate Limiting binding as Miniflare runs it.
  * Miniflare counts in fixed windows aligned to the epoch (60 s here): a burst started early in a
  * window cannot straddle two, so the counts below are exact.
  */

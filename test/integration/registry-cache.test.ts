@@ -1,5 +1,5 @@
 /**
- * The gate's registry cache (DESIGN §2): an isolate trusts a found registration for
+ * The gate's registry cache: an isolate trusts a found registration for
  * REGISTRY_CACHE_MS, keeps at most REGISTRY_CACHE_ENTRIES, never caches "not registered", and a
  * removal is seen once the entry expires. Against the harness' real Postgres.
  */

@@ -1,5 +1,5 @@
 /**
- * What a hostile model or tool server can make a reply do, bounded (DESIGN §11 "Order and bounds"):
+ * What a hostile model or tool server can make a reply do, bounded (docs/replies.md):
  * every model request stays within TOKEN__MAX_TOKENS_PER_REQUEST as counted, the earlier steps'
  * calls and results included; at most 16 tool calls of a step run, 4 at once, 64 in a reply; the
  * model's streamed tool-call arguments and reasoning are cut as its text is.

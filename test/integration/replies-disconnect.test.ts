@@ -1,5 +1,5 @@
 /**
- * A client that goes away does not hold the context (DESIGN §11, issue 22): the reply ends at
+ * A client that goes away does not hold the context (issue 22): the reply ends at
  * once, its lease is released, and another reply on the context works within 15 s, for the stream
  * and for the JSON answer. What is stored afterwards is consistent: the first message (stored
  * before the model was called) stays, no assistant message and no remembered answer of the
@@ -25,7 +25,7 @@ const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
 /** LLM_TIMEOUT_MS of the worker: the longest pause the model may take between two chunks. */
 const LLM_TIMEOUT_MS = 1500;
-/** The bound DESIGN §11 sets for the next reply after a client went away. */
+/** The bound on the next reply after a client went away: another reply on the context works within 15 s. */
 const NEXT_REPLY_BOUND_MS = 15_000;
 const cases = scriptedCases({ lastMessageOnly: true });
 const { scripted } = cases;

@@ -1,6 +1,6 @@
 /**
  * What a hostile owner, caller or model can make a reply's prompt and remembered answer do
- * (DESIGN §11 "Order and bounds"): the rendered system prompt is capped at 256 KiB, counted
+ * (docs/replies.md): the rendered system prompt is capped at 256 KiB, counted
  * before it is built, and a refused request stores nothing; a stranger's variables are never
  * rendered; a tool call whose arguments hold NUL or a lone surrogate still gives an answer that
  * is remembered, so an idempotent retry replays it instead of calling (and billing) the model again.

@@ -1,5 +1,5 @@
 /**
- * The reply's way to the model (DESIGN §11, issue 24's critical path): after the owner check, the
+ * The reply's way to the model (issue 24's critical path): after the owner check, the
  * context's lease and the request's message go to the database in one statement, and the model is
  * asked meanwhile, so a database a network away adds no round trip before the model's first token.
  * Against a worker whose SQL-over-HTTP passes a recording proxy (which can hold that statement

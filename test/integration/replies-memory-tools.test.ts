@@ -1,5 +1,5 @@
 /**
- * Memory tools in replies (DESIGN §13, issue 23): `memory_search` and `memory_read`, offered
+ * Memory tools in replies (issue 23): `memory_search` and `memory_read`, offered
  * beside the agent's MCP tools through one seam (src/replies/tool-sources/), against the stand-in
  * model (scripts/lib/standin-llm.ts) behind `https://llm.tools.example`. The model finds what a
  * pipeline hydrated in another context, reads a context newest first and pages back, gets each

@@ -1,5 +1,5 @@
 /**
- * Summaries (DESIGN §13, issue 23): after a reply that had to leave a context's older messages out
+ * Summaries (issue 23): after a reply that had to leave a context's older messages out
  * (TOKEN__MAX_TOKENS_PER_REQUEST), the agent's own model summarises them in `waitUntil`; the next
  * reply sends the template, the summary as a system message of its own, then only the messages
  * after its range; a later trimmed reply extends the summary from the previous one's text. The

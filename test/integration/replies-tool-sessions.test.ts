@@ -1,5 +1,5 @@
 /**
- * Tool calls inside a reply keep the tool path's meaning (DESIGN §6, §11), through the gateway in
+ * Tool calls inside a reply keep the tool path's meaning, through the gateway in
  * workerd against MCP SDK tool servers:
  * - progress restarts a call's timeout up to MCP_CALL_CEILING_MS inside a reply too;
  * - a call still running when the reply's deadline passes is abandoned then (its connection closed);

@@ -1,5 +1,5 @@
 /**
- * Agent replies (DESIGN §11) against the stand-in model (scripts/lib/standin-llm.ts) behind
+ * Agent replies against the stand-in model (scripts/lib/standin-llm.ts) behind
  * `https://llm.tools.example` and a tool server behind `https://tools.tools.example`, production's
  * outbound policy on: the JSON answer and the stream, idempotent retries, tools (success, failing
  * upstream, unknown), every model fault, and the refusals that must not reach the model.

@@ -1,5 +1,5 @@
 /**
- * Tool-server credentials are bound to the wallet that entered them (DESIGN §8), against the real
+ * Tool-server credentials are bound to the wallet that entered them, against the real
  * stack: the agent NFT is transferred on anvil, and the loopback tool server records every header
  * it receives. After the sale the seller's credential never reaches the server; the buyer sees
  * `credential: reenter_required` and 409 `credential_reentry_required` on tools list and call

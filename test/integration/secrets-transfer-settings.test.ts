@@ -1,6 +1,6 @@
 /**
- * The LLM API key and the external database password are bound to the wallet that entered them
- * (DESIGN §8), against the real stack with the agent NFT transferred on anvil: the buyer sees
+ * The LLM API key and the external database password are bound to the wallet that entered them,
+ * against the real stack with the agent NFT transferred on anvil: the buyer sees
  * `credential: reenter_required` (never the seller's secret), cannot activate a database setup
  * whose password the seller entered (409 `credential_reentry_required`), and enters their own:
  * a POST of the LLM settings with `apiKey`, the database's first step again.

@@ -1,5 +1,5 @@
 /**
- * Daily token limits (DESIGN §15) against the real worker, Postgres and the stand-in model scripted
+ * Daily token limits against the real worker, Postgres and the stand-in model scripted
  * to report exact token counts: the agent's limit (LLM settings) and an agent key's own; a reply
  * starting once the UTC day's input + output tokens reached one is 429 `usage_limit_reached` with
  * `Retry-After` to the next UTC midnight, the model not called, nothing stored; a key without a

@@ -1,5 +1,5 @@
 /**
- * Vault key rotation (DESIGN §7) on databases of its own: entries sealed under KEK v1 are
+ * Vault key rotation on databases of its own: entries sealed under KEK v1 are
  * re-wrapped under v2 by `rotateVault` (data keys only; the ciphertext stays), open with a ring
  * holding only v2 and no longer with v1 alone; a rerun has nothing to do; the real script
  * (`npm run vault:rotate`) re-wraps to v3; a ciphertext copied onto another row does not open; an

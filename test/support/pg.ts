@@ -55,8 +55,9 @@ export interface AgentRef {
 }
 
 /**
- * DESIGN §4, computed independently of src/: `agent_` + base32 (a-z2-7, no padding) of
- * sha256(`chainId:lower-case collection:decimal token id`), cut to 32 characters.
+ * The agent schema name (docs/architecture.md#storage-per-agent), computed independently of
+ * src/: `agent_` + base32 (a-z2-7, no padding) of sha256(`chainId:lower-case collection:decimal
+ * token id`), cut to 32 characters.
  */
 export function expectedSchemaName(agent: AgentRef): string {
   const digest = createHash('sha256')

@@ -4,7 +4,7 @@ import { likeSubstring } from '../../src/contexts/contexts.service';
 import { keyProblem, RESERVED_PREFIX } from '../../src/contexts/rules';
 import { MessageTextSchema, NewKeySchema } from '../../src/contexts/schemas';
 
-/** DESIGN §5, written out again: 2..255 of `A-Z a-z 0-9 . _ - : / @`, not under the reserved prefix. */
+/** The key rules of docs/memory.md, written out again: 2..255 of `A-Z a-z 0-9 . _ - : / @`, not under the reserved prefix. */
 const ALLOWED = new Set('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-:/@');
 function referenceProblem(key: string): string | null {
   if (key.length < 2) return 'too_short';

@@ -1,5 +1,5 @@
 /**
- * The dashboard's weight budget (DESIGN §16): everything /app loads (HTML, the hashed JS and CSS,
+ * The dashboard's weight budget: everything /app loads (HTML, the hashed JS and CSS,
  * the icon), gzip-compressed, stays within DASHBOARD_GZIP_BUDGET_BYTES. Builds the dashboard as
  * `scripts/build-dashboard.ts` does, into a temporary directory. A size check, not a timing.
  */

@@ -1,5 +1,5 @@
 /**
- * The local stack's switches (DESIGN §9) as `npm run dev` parses them from the environment: the
+ * The local stack's switches as `npm run dev` parses them from the environment: the
  * worker flags and the latency switches, which stay in the stand-ins and never reach a worker.
  */
 import { describe, expect, it } from 'vitest';

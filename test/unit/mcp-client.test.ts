@@ -109,7 +109,7 @@ describe('requests', () => {
       });
     }
     expect(seen[0]!.body).toEqual({ jsonrpc: '2.0', method: 'tools/list', params: {}, id: 1 });
-    // Every tools/call carries a progress token (DESIGN §6).
+    // Every tools/call carries a progress token.
     expect(seen[1]!.body).toEqual({
       jsonrpc: '2.0',
       method: 'tools/call',

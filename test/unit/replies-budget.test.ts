@@ -177,7 +177,7 @@ describe('callGate', () => {
   });
 });
 
-describe('withSummary and leftOutCount (DESIGN §13)', () => {
+describe('withSummary and leftOutCount', () => {
   const budget: RequestBudget = { limit: 1_000, fixed: 100, maxOutputTokens: 200 };
 
   it('sends the summary first in every request, counted in the fixed part, and fits the history in the rest', () => {

@@ -1,5 +1,5 @@
 /**
- * The order of a reply's opening (DESIGN §11): the template is read while the owner check is on
+ * The order of a reply's opening: the template is read while the owner check is on
  * its way, but rendered only after it passed, so a caller the owner check refuses has nothing of
  * theirs expanded. Over a query builder whose database answers only the template's read (the
  * other reads fail, as they may while the check is pending), with variables that count every
@@ -11,6 +11,7 @@ import type { Agent } from '../../src/identity/agent';
 import { AppError } from '../../src/errors';
 import { prepareReply, type ReplyDeps } from '../../src/replies/reply.service';
 import type { Database } from '../../src/storage/db';
+import { ALL_RIGHTS } from '../../src/tools/rights';
 import * as schema from '../../src/storage/schema';
 import type { SqlClient, SqlPool } from '../../src/storage/sql-client';
 
@@ -77,7 +78,7 @@ describe('a reply for a caller the owner check refuses', () => {
       variables,
       tools: false,
       memoryTools: true,
-      mayReadContexts: () => true,
+      rights: () => ALL_RIGHTS,
       actor: () => ({ wallet: agent.owner }),
       caller: () => ({ credential: `wallet:${agent.owner}` as const, tokensPerDay: null }),
     };

@@ -1,5 +1,5 @@
 /**
- * The pure parts of usage and limits (DESIGN §15): UTC days, Retry-After to the next UTC
+ * The pure parts of usage and limits: UTC days, Retry-After to the next UTC
  * midnight, the report's range rules, and which limit a day's usage reaches (agent or key).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Hydration through the gateway with and without memory search's indexing (DESIGN §13 goal:
+ * Hydration through the gateway with and without memory search's indexing (the goal:
  * >= 0.9x), in one run: a private stack as the integration tests start it (Postgres, anvil,
  * the worker bundled and run in workerd through Miniflare), two fresh agents, then the same
  * messages into both through the typed client in alternating rounds. In the agent "without", the

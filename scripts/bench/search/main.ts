@@ -1,5 +1,5 @@
 /**
- * Memory search (DESIGN §13, issue 23) at the storage layer: `searchMemory` (both of its
+ * Memory search (issue 23) at the storage layer: `searchMemory` (both of its
  * statements) from Node over a warm `pg` pool, at 10^3, 10^4 and 10^5 messages in one agent, and
  * hydration throughput into an agent schema without the search columns and index (template v2)
  * and with them (the current template), in alternating batches in one run.
