@@ -1,7 +1,7 @@
 /** `agent-gateway audit`: the agent's audit trail, newest first, with the owner's login. */
 import type { AuditEntry } from '../client/types';
 import { stringValue, type Command } from './command';
-import { UsageError } from './output';
+import { alignedTable, checksummed, UsageError } from './output';
 import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 /** Entries one run prints at most. */
@@ -20,18 +20,45 @@ function targetText(target: AuditEntry['target']): string {
   return parts.length > 0 ? parts.join(',') : '-';
 }
 
+/** The wallet checksummed, as `whoami` prints it (the gateway stores and answers it in lower case). */
 function actorText(actor: AuditEntry['actor']): string {
-  return 'wallet' in actor ? actor.wallet : `key:${actor.keyId}`;
+  return 'wallet' in actor ? checksummed(actor.wallet) : `key:${actor.keyId}`;
+}
+
+const HEADER = ['id', 'time', 'actor', 'action', 'target', 'outcome', 'ms', 'arguments sha256'];
+/** The `ms` column, right-aligned. */
+const NUMBERS = new Set([6]);
+
+/** The entries as aligned lines under a header row. */
+export function auditTable(entries: readonly AuditEntry[]): string[] {
+  const rows = entries.map((e) => [
+    String(e.id),
+    e.at,
+    actorText(e.actor),
+    e.action,
+    targetText(e.target),
+    e.outcome,
+    e.durationMs === null || e.durationMs === undefined ? '-' : String(e.durationMs),
+    e.argumentsSha256 ?? '-',
+  ]);
+  return alignedTable([HEADER, ...rows], NUMBERS);
 }
 
 export const auditCommand: Command = {
   path: ['audit'],
   usage: 'agent-gateway audit [--limit N] [--json]',
-  help: `Prints the agent's audit trail, newest first: one line per administrative change (LLM
-settings, prompt templates, database setup, tool servers and their credentials, agent keys) and per
-tool call (direct or in a reply), kept 90 days. Columns: id, time, actor (wallet, or key:ID),
-action, target, outcome (ok or the error code), duration in ms (tool calls), arguments SHA-256
-(tool calls; never the arguments themselves).
+  help: `Prints the agent's audit trail, newest first, kept 90 days: a header row, then one line
+per administrative change (LLM settings, prompt templates, database setup, tool servers and their
+credentials, agent keys, the profile, OAuth grants) and one tool.call line per tool call that ran,
+whoever asked for it: the model in a reply (a tool server's tool or a built-in memory tool),
+agent-gateway tools call, or an MCP client's tools/call of the agent's MCP server (ask, the
+memory tools, the agent's tools). A call that did not run (over a reply's bounds, a tool the
+agent does not have) has no line. agent-gateway usage counts only the calls the model asked for,
+so this trail can list more tool calls than its "tool calls" column.
+
+Columns: id, time, actor (the wallet checksummed, or key:ID), action, target, outcome (ok or the
+error code), ms (tool calls: how long the call took), arguments sha256 (tool calls; never the
+arguments themselves).
 
 Options:
   --limit N   entries to print, 1..${MAX_LIMIT} (default 50)
@@ -57,14 +84,8 @@ Needs the owner's login (agent-gateway login; an agent key cannot read the trail
       io.out(JSON.stringify(entries, null, 2));
       return 0;
     }
-    for (const e of entries) {
-      io.out(
-        [e.id, e.at, actorText(e.actor), e.action, targetText(e.target), e.outcome, e.durationMs ?? '-', e.argumentsSha256 ?? '-'].join(
-          '\t',
-        ),
-      );
-    }
-    io.err(`audit: ${entries.length} entries, newest first (id, time, actor, action, target, outcome, ms, arguments sha256)`);
+    for (const line of auditTable(entries)) io.out(line);
+    io.err(`audit: ${entries.length} entries, newest first`);
     return 0;
   },
 };

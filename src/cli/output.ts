@@ -5,6 +5,7 @@
  * exceptions: `login --print-token` writes the token with `rawOut`, and `messages export` writes
  * the stored messages unchanged (they are the user's data).
  */
+import { getAddress, isAddress } from 'viem';
 import { GatewayError } from '../client/errors';
 import { scrub } from '../scrub';
 
@@ -99,4 +100,23 @@ export function describeError(err: unknown): string {
   if (err instanceof GatewayError) return describeGatewayError(err);
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+/**
+ * A table as table commands print it on stdout (`usage`, `audit`): the first row is the header,
+ * columns are aligned two spaces apart, those in `rightAligned` (numbers) padded on the left.
+ */
+export function alignedTable(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number> = new Set()): string[] {
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) =>
+    widths
+      .map((width, i) => (rightAligned.has(i) ? (r[i] ?? '').padStart(width) : (r[i] ?? '').padEnd(width)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** A wallet address as `whoami` prints it: checksummed (EIP-55); anything else unchanged. */
+export function checksummed(address: string): string {
+  return isAddress(address, { strict: false }) ? getAddress(address) : address;
 }

@@ -1,8 +1,8 @@
-/** `agent-gateway usage [--from DAY] [--to DAY] [--group-by day|credential|context] [--json]` (DESIGN §15). */
+/** `agent-gateway usage [--from DAY] [--to DAY] [--group-by day|credential|context] [--json]`: what the agent's model calls used. */
 import type { UsageGroup, UsageQuery, UsageReport, UsageTotals } from '../client/types';
 import { isUtcDay } from '../usage/day';
 import { type Command, type OptionValues, stringValue } from './command';
-import { UsageError } from './output';
+import { alignedTable, checksummed, UsageError } from './output';
 import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 const GROUP_BYS = ['day', 'credential', 'context'] as const;
@@ -14,7 +14,15 @@ export const usageCommand: Command = {
   help: `Shows what the agent's model calls used, exactly as the providers reported it: input,
 output and cached input tokens, model calls and tool calls, over UTC days --from .. --to (both
 included; default today), one row per day (or credential, or context) with usage, then the
-totals. Credentials are wallet:0x… (a wallet's login) or key:ID (an agent key).
+totals. Credentials are wallet:0x… (a wallet's login, checksummed) or key:ID (an agent key).
+
+model calls  the calls to the agent's model that answered: each step of a reply (the reply
+             routes, chat, OpenAI clients, an MCP client's ask) and each summary
+tool calls   the tool calls the model asked for in those replies, one per call in its answers,
+             also a call that did not run (over a reply's bounds, or of a tool the agent does
+             not have). Calls no model asked for (agent-gateway tools call, an MCP client's
+             tools/call) are not usage: agent-gateway audit lists every call that ran, those
+             too, one entry each, so its tool.call entries can outnumber this column.
 
 Options:
   --from DAY       first UTC day, YYYY-MM-DD (default: --to)
@@ -63,7 +71,11 @@ export function usageQuery(values: OptionValues): UsageQuery {
 }
 
 const groupNoun = (by: UsageReport['groupBy']) => (by === 'day' ? 'days' : by === 'credential' ? 'credentials' : 'contexts');
-const groupKey = (group: UsageGroup) => group.day ?? group.credential ?? group.contextKey ?? '';
+/** A credential `wallet:0x…` with its address checksummed, as `whoami` prints it. */
+const credentialText = (credential: string) =>
+  credential.startsWith('wallet:') ? `wallet:${checksummed(credential.slice(7))}` : credential;
+const groupKey = (group: UsageGroup) =>
+  group.day ?? (group.credential ? credentialText(group.credential) : undefined) ?? group.contextKey ?? '';
 const numbers = (t: UsageTotals) => [t.inputTokens, t.outputTokens, t.cachedInputTokens, t.modelCalls, t.toolCalls].map(String);
 
 /** The report as aligned lines: a header, a row per group, and the totals. */
@@ -73,6 +85,5 @@ export function usageTable(report: UsageReport): string[] {
     ...report.groups.map((g) => [groupKey(g), ...numbers(g)]),
     ['total', ...numbers(report.totals)],
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+  return alignedTable(rows, new Set(COLUMNS.map((_, i) => i + 1)));
 }

@@ -5,6 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintFreshAgent, newWallet } from '../support/chain';
 import { cliEnv, runCli, tempDir } from '../support/cli';
@@ -73,7 +74,7 @@ describe('agent-gateway keys', () => {
 });
 
 describe('agent-gateway audit', () => {
-  it("prints the agent's audit trail newest first, as a table or JSON; --limit bounds it", async () => {
+  it("prints the agent's audit trail newest first, as a table under a header row (wallets checksummed) or JSON; --limit bounds it", async () => {
     const created = await runCli(['keys', 'create', '--name', 'audited', '--scope', 'reply', '--json'], owner);
     expect(created.code, created.output).toBe(0);
     const { id, key } = JSON.parse(created.stdout) as { id: string; key: string };
@@ -88,9 +89,20 @@ describe('agent-gateway audit', () => {
     ]);
     const table = await runCli(['audit', '--limit', '1'], owner);
     expect(table.code, table.output).toBe(0);
-    const lines = table.stdout.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]!.split('\t').slice(3, 6)).toEqual(['agent_key.revoke', `keyId=${id}`, 'ok']);
+    const lines = table.stdout.trimEnd().split('\n');
+    // A header row naming the columns, then the entry, aligned under it.
+    expect(lines).toHaveLength(2);
+    expect(lines[0]!.split(/ {2,}/)).toEqual(['id', 'time', 'actor', 'action', 'target', 'outcome', 'ms', 'arguments sha256']);
+    const cells = lines[1]!.split(/ {2,}/);
+    expect(cells.slice(3)).toEqual(['agent_key.revoke', `keyId=${id}`, 'ok', '-', '-']);
+    expect(lines[1]!.indexOf('agent_key.revoke')).toBe(lines[0]!.indexOf('action'));
+    // The owner's wallet checksummed (EIP-55), as whoami prints it; the gateway answers it in lower case.
+    const whoami = await runCli(['whoami', '--json'], owner);
+    const { wallet } = JSON.parse(whoami.stdout) as { wallet: string };
+    expect(wallet).toBe(getAddress(wallet));
+    expect(wallet).not.toBe(wallet.toLowerCase());
+    expect(cells[2]).toBe(wallet);
+    expect(JSON.parse(json.stdout)[0].actor).toEqual({ wallet: wallet.toLowerCase() });
     expect(table.stderr).toContain('audit: 1 entries');
     expect(table.output).not.toContain(key);
     const bad = await runCli(['audit', '--limit', '0'], owner);

@@ -1,9 +1,11 @@
 /**
- * Usage (DESIGN §15) against the real worker, Postgres and the stand-in model scripted to report
+ * Usage against the real worker, Postgres and the stand-in model scripted to report
  * exact token counts: every model call's input, output and cached input summed exactly, model and
  * tool calls counted, per UTC day, credential (`wallet:0x…`, `key:{id}`) and context; a reply
  * that fails after a model call keeps what that call reported; the report's range and groupings;
- * a stranger and an agent key refused; the typed client's `getUsage` and `agent-gateway usage`.
+ * a stranger and an agent key refused; the typed client's `getUsage` and `agent-gateway usage`;
+ * what usage counts as tool calls (those the model asked for) beside the audit trail's entries
+ * (every call that ran).
  */
 import path from 'node:path';
 import pg from 'pg';
@@ -153,6 +155,69 @@ describe('usage of replies', () => {
   });
 });
 
+describe('tool calls in usage and in the audit trail', () => {
+  it('usage counts the tool calls the model asked for (one that did not run too); the audit trail lists each call that ran (a direct one too); usage and audit print the same', async () => {
+    const agent = await replyAgent(worker.deployment, API_KEY);
+    const reg = await agent.call('/mcp/connection', {
+      method: 'POST',
+      json: { url: toolServerUrl('tools', tools.url), auth: { type: 'none' } },
+    });
+    expect(reg.status, reg.text).toBe(200);
+    const connectionId = (reg.body as { id: string }).id;
+    // A direct call: it runs, but no model asked for it.
+    const direct = await agent.call(`/mcp/connection/${connectionId}/tools/call`, {
+      method: 'POST',
+      json: { name: 'echo', arguments: { text: 'direct' } },
+    });
+    expect(direct.status, direct.text).toBe(200);
+    // A reply whose model asks for two calls in one step: echo, which runs, and a tool the agent
+    // does not have, which does not (the model reads an error result).
+    const two = marked((req) =>
+      afterTool(req)
+        ? { text: 'done', usage: { promptTokens: 20, completionTokens: 2 } }
+        : {
+            toolCalls: [
+              { name: 'echo', arguments: { text: 'in a reply' } },
+              { name: 'no_such_tool', arguments: {} },
+            ],
+            usage: { promptTokens: 10, completionTokens: 1 },
+          },
+    );
+    const reply = await agent.reply({ message: `two calls ${two}` });
+    expect(reply.status, reply.text).toBe(200);
+    const steps = (reply.body.steps as { tool: string; isError: boolean }[]).map((s) => [s.tool, s.isError]);
+    expect(steps.sort()).toEqual([
+      ['echo', false],
+      ['no_such_tool', true],
+    ]);
+
+    // Usage: the two calls the model asked for; the direct call is no model's.
+    expect((await usage(agent)).body.totals).toEqual(counts(30, 3, 0, 2, 2));
+    // The audit trail: the two calls that ran, the reply's echo and the direct one.
+    const audit = await agent.call('/audit');
+    expect(audit.status, audit.text).toBe(200);
+    const entries = (audit.body as { entries: { action: string; target: { tool?: string; connectionId?: string }; outcome: string }[] })
+      .entries;
+    expect(entries.filter((e) => e.action === 'tool.call').map((e) => [e.target.tool, e.target.connectionId, e.outcome])).toEqual([
+      ['echo', connectionId, 'ok'],
+      ['echo', connectionId, 'ok'],
+    ]);
+
+    // The CLI prints the same counts, each help text saying what it counts.
+    const env = await cliEnvFor(agent);
+    const table = await runCli(['usage'], env);
+    expect(table.code, table.output).toBe(0);
+    expect(table.stdout.split('\n')[2]!.split(/ +/)).toEqual(['total', '30', '3', '0', '2', '2']);
+    const trail = await runCli(['audit'], env);
+    expect(trail.code, trail.output).toBe(0);
+    expect(trail.stdout.split('\n').filter((line) => / tool\.call /.test(line))).toHaveLength(2);
+    const usageHelp = await runCli(['usage', '--help'], env);
+    expect(usageHelp.stdout.replace(/\s+/g, ' ')).toContain('the tool calls the model asked for in those replies');
+    const auditHelp = await runCli(['audit', '--help'], env);
+    expect(auditHelp.stdout.replace(/\s+/g, ' ')).toContain('one tool.call line per tool call that ran, whoever asked for it');
+  });
+});
+
 describe('the usage report', () => {
   it('covers from..to (UTC days, both included; default today), only days with usage', async () => {
     const agent = await replyAgent(worker.deployment, API_KEY);
@@ -210,6 +275,26 @@ describe('the usage report', () => {
   });
 });
 
+/** The CLI's environment for `agent`: its owner's login saved, the agent named. */
+async function cliEnvFor(agent: TestAgent): Promise<NodeJS.ProcessEnv> {
+  const baseUrl = normalizeBaseUrl(worker.url);
+  const tokenFile = path.join(dir, `token-${agent.tokenId}.json`);
+  await saveToken(tokenFile, {
+    token: agent.token,
+    chainId: stack.testnet.chainId,
+    wallet: agent.owner.address,
+    baseUrl,
+    expiresAt: null,
+  });
+  return cliEnv({
+    HOME: dir,
+    AGENT_GATEWAY_URL: baseUrl,
+    AGENT_GATEWAY_TOKEN_FILE: tokenFile,
+    AGENT_COLLECTION: agent.collection,
+    AGENT_TOKEN_ID: agent.tokenId.toString(),
+  });
+}
+
 /** An agent whose usage table holds January 2026: two days, a wallet and a key. */
 async function agentWithJanuary(): Promise<TestAgent> {
   const agent = await replyAgent(worker.deployment, API_KEY);
@@ -232,22 +317,7 @@ describe('the typed client and agent-gateway usage', () => {
     expect(report.groups.map((g) => g.credential)).toEqual(['key:k1', 'wallet:0xA']);
     expect(report.totals).toEqual(counts(1210, 301, 5, 3, 1));
 
-    const baseUrl = normalizeBaseUrl(worker.url);
-    const tokenFile = path.join(dir, `token-${agent.tokenId}.json`);
-    await saveToken(tokenFile, {
-      token: agent.token,
-      chainId: stack.testnet.chainId,
-      wallet: agent.owner.address,
-      baseUrl,
-      expiresAt: null,
-    });
-    const env = cliEnv({
-      HOME: dir,
-      AGENT_GATEWAY_URL: baseUrl,
-      AGENT_GATEWAY_TOKEN_FILE: tokenFile,
-      AGENT_COLLECTION: agent.collection,
-      AGENT_TOKEN_ID: agent.tokenId.toString(),
-    });
+    const env = await cliEnvFor(agent);
     const table = await runCli(['usage', '--from', '2026-01-01', '--to', '2026-01-31'], env);
     expect(table.code, table.output).toBe(0);
     expect(table.stdout.split('\n')).toEqual([
