@@ -24,6 +24,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { getChainId } from 'viem/actions';
+import { erc721ReadAbi } from '../../src/chain/erc721-abi';
 
 // ---------------------------------------------------------------------------
 // Well-known anvil dev accounts
@@ -53,22 +54,12 @@ export const ANVIL_ACCOUNTS = [
 // Typed ABIs (hand-written subsets; checked against the compiled ABI in tests)
 // ---------------------------------------------------------------------------
 
-/** Subset of the DemoAgents ABI used by the gateway, scripts and tests, incl. all custom errors. */
+/**
+ * Subset of the DemoAgents ABI used by the gateway, scripts and tests, incl. all custom errors: the
+ * gateway's own ERC-721 reads (src/chain/erc721-abi.ts) and what the scripts and tests add.
+ */
 export const demoAgentsAbi = [
-  {
-    type: 'function',
-    name: 'ownerOf',
-    stateMutability: 'view',
-    inputs: [{ name: 'tokenId', type: 'uint256' }],
-    outputs: [{ name: '', type: 'address' }],
-  },
-  {
-    type: 'function',
-    name: 'balanceOf',
-    stateMutability: 'view',
-    inputs: [{ name: 'owner', type: 'address' }],
-    outputs: [{ name: '', type: 'uint256' }],
-  },
+  ...erc721ReadAbi,
   {
     type: 'function',
     name: 'name',
@@ -82,37 +73,6 @@ export const demoAgentsAbi = [
     stateMutability: 'pure',
     inputs: [],
     outputs: [{ name: '', type: 'string' }],
-  },
-  {
-    type: 'function',
-    name: 'supportsInterface',
-    stateMutability: 'pure',
-    inputs: [{ name: 'interfaceId', type: 'bytes4' }],
-    outputs: [{ name: '', type: 'bool' }],
-  },
-  {
-    type: 'function',
-    name: 'totalSupply',
-    stateMutability: 'view',
-    inputs: [],
-    outputs: [{ name: '', type: 'uint256' }],
-  },
-  {
-    type: 'function',
-    name: 'tokenByIndex',
-    stateMutability: 'view',
-    inputs: [{ name: 'index', type: 'uint256' }],
-    outputs: [{ name: '', type: 'uint256' }],
-  },
-  {
-    type: 'function',
-    name: 'tokenOfOwnerByIndex',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'owner', type: 'address' },
-      { name: 'index', type: 'uint256' },
-    ],
-    outputs: [{ name: '', type: 'uint256' }],
   },
   {
     type: 'function',

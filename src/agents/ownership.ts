@@ -6,17 +6,8 @@ import {
   type Address,
   type PublicClient,
 } from 'viem';
+import { erc721ReadAbi } from '../chain/erc721-abi';
 import { chainUnavailable } from '../chain/errors';
-
-const ownerOfAbi = [
-  {
-    type: 'function',
-    name: 'ownerOf',
-    stateMutability: 'view',
-    inputs: [{ name: 'tokenId', type: 'uint256' }],
-    outputs: [{ name: '', type: 'address' }],
-  },
-] as const;
 
 /**
  * The current on-chain owner of an agent NFT, read by eth_call on every request (never cached:
@@ -26,7 +17,7 @@ const ownerOfAbi = [
  */
 export async function ownerOf(chain: PublicClient, collection: Address, tokenId: bigint): Promise<Address | null> {
   try {
-    const owner = await chain.readContract({ address: collection, abi: ownerOfAbi, functionName: 'ownerOf', args: [tokenId] });
+    const owner = await chain.readContract({ address: collection, abi: erc721ReadAbi, functionName: 'ownerOf', args: [tokenId] });
     return owner === zeroAddress ? null : owner;
   } catch (err) {
     const missing =

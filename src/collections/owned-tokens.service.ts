@@ -1,4 +1,5 @@
 import { BaseError, ContractFunctionZeroDataError, type Address, type PublicClient } from 'viem';
+import { erc721ReadAbi } from '../chain/erc721-abi';
 import { chainUnavailable, isRevert } from '../chain/errors';
 import { AppError } from '../errors';
 
@@ -10,33 +11,6 @@ export const ERC721_INTERFACE_ID = '0x80ac58cd';
 export const OWNED_TOKENS_MAX = 100;
 /** Parallel eth_calls at most, on a chain without Multicall3. */
 export const OWNED_TOKENS_CONCURRENCY = 8;
-
-const enumerableAbi = [
-  {
-    type: 'function',
-    name: 'supportsInterface',
-    stateMutability: 'view',
-    inputs: [{ name: 'interfaceId', type: 'bytes4' }],
-    outputs: [{ name: '', type: 'bool' }],
-  },
-  {
-    type: 'function',
-    name: 'balanceOf',
-    stateMutability: 'view',
-    inputs: [{ name: 'owner', type: 'address' }],
-    outputs: [{ name: '', type: 'uint256' }],
-  },
-  {
-    type: 'function',
-    name: 'tokenOfOwnerByIndex',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'owner', type: 'address' },
-      { name: 'index', type: 'uint256' },
-    ],
-    outputs: [{ name: '', type: 'uint256' }],
-  },
-] as const;
 
 export interface OwnedTokens {
   /** ERC-165 says the collection is ERC-721 Enumerable; false: its holders cannot be listed. */
@@ -68,11 +42,11 @@ export async function listOwnedTokens(
 ): Promise<OwnedTokens> {
   const { chain } = deps;
   const supports = (interfaceId: `0x${string}`) =>
-    chain.readContract({ address: collection, abi: enumerableAbi, functionName: 'supportsInterface', args: [interfaceId] });
+    chain.readContract({ address: collection, abi: erc721ReadAbi, functionName: 'supportsInterface', args: [interfaceId] });
   const [erc721, enumerable, balance, batched] = await Promise.allSettled([
     supports(ERC721_INTERFACE_ID),
     supports(ERC721_ENUMERABLE_INTERFACE_ID),
-    chain.readContract({ address: collection, abi: enumerableAbi, functionName: 'balanceOf', args: [owner] }),
+    chain.readContract({ address: collection, abi: erc721ReadAbi, functionName: 'balanceOf', args: [owner] }),
     hasMulticall3(chain),
   ]);
   if (erc721.status === 'rejected' && isNoContract(erc721.reason)) {
@@ -127,7 +101,7 @@ function readIndexes(chain: PublicClient, multicallAddress: Address, collection:
     allowFailure: true,
     contracts: indexes.map((index) => ({
       address: collection,
-      abi: enumerableAbi,
+      abi: erc721ReadAbi,
       functionName: 'tokenOfOwnerByIndex' as const,
       args: [owner, index] as const,
     })),
@@ -142,7 +116,7 @@ async function inParallel(chain: PublicClient, collection: Address, owner: Addre
       const index = indexes[next++] as bigint;
       try {
         ids.push(
-          await chain.readContract({ address: collection, abi: enumerableAbi, functionName: 'tokenOfOwnerByIndex', args: [owner, index] }),
+          await chain.readContract({ address: collection, abi: erc721ReadAbi, functionName: 'tokenOfOwnerByIndex', args: [owner, index] }),
         );
       } catch (err) {
         if (!isRevert(err)) throw chainUnavailable(err);
