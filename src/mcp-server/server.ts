@@ -8,22 +8,51 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
-import type { ServedCall, ServedTool } from './served-tool';
+import { type AgentTool, INTERNAL_FAILURE, type ToolOutcome } from '../tools/tool';
 
 export interface McpServing {
   /** The server's name and version in `initialize`. */
   info: { name: string; title: string; version: string };
   instructions: string;
   /** The caller's tools (read once, at the first request that needs them). */
-  catalog(): Promise<Map<string, ServedTool>>;
-  /** After each call of a tool that is audited (`ServedTool.audit`). Never throws. */
-  called(tool: ServedTool, args: Record<string, unknown>, call: ServedCall, durationMs: number): Promise<void>;
+  catalog(): Promise<Map<string, AgentTool>>;
+  /** After each call of a tool that is audited (`AgentTool.audited`). Never throws. */
+  called(tool: AgentTool, args: Record<string, unknown>, outcome: ToolOutcome, durationMs: number): Promise<void>;
+}
+
+/** A tool as `tools/list` lists it: MCP's fields, title, annotations and output schema kept. */
+function definition(tool: AgentTool): Tool {
+  return {
+    name: tool.name,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    ...(tool.description !== undefined ? { description: tool.description } : {}),
+    inputSchema: tool.inputSchema as Tool['inputSchema'],
+    ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as Tool['outputSchema'] } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+  };
+}
+
+/** An outcome as MCP's tool result: a failure is a result with `isError`, never a JSON-RPC error. */
+function callResult(outcome: ToolOutcome): CallToolResult {
+  const { content, structuredContent, isError } = outcome;
+  return {
+    content,
+    ...(structuredContent !== undefined ? { structuredContent } : {}),
+    ...(isError ? { isError: true } : {}),
+  } as CallToolResult;
 }
 
 /** A `tools/call` with `_meta.progressToken` of a tool that reports progress. */
-async function asksForProgress(body: unknown, tools: () => Promise<Map<string, ServedTool>>): Promise<boolean> {
+async function asksForProgress(body: unknown, tools: () => Promise<Map<string, AgentTool>>): Promise<boolean> {
   const message = body as { method?: unknown; params?: { name?: unknown; _meta?: { progressToken?: unknown } } };
   if (message.method !== 'tools/call' || message.params?._meta?.progressToken === undefined) return false;
   const name = message.params.name;
@@ -38,9 +67,9 @@ export async function serveMcp(request: Request, body: unknown, serving: McpServ
     // The Workers-safe validator (ajv compiles code with `new Function`, which workerd refuses).
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
-  let catalog: Promise<Map<string, ServedTool>> | undefined;
+  let catalog: Promise<Map<string, AgentTool>> | undefined;
   const tools = () => (catalog ??= serving.catalog());
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(await tools()).values()].map((t) => t.definition) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(await tools()).values()].map(definition) }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const tool = (await tools()).get(req.params.name);
     // A tool outside the caller's allowlist is as unknown as one that does not exist.
@@ -59,10 +88,10 @@ export async function serveMcp(request: Request, body: unknown, serving: McpServ
             sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params })).catch(() => undefined);
           };
     const started = Date.now();
-    const call = await tool.call(args, extra.signal, progress);
+    const outcome = await tool.call(args, { signal: extra.signal, ...(progress ? { progress } : {}) }).catch(() => INTERNAL_FAILURE);
     await sent;
-    if (tool.audit) await serving.called(tool, args, call, Date.now() - started);
-    return call.result;
+    if (tool.audited) await serving.called(tool, args, outcome, Date.now() - started);
+    return callResult(outcome);
   });
   // JSON, unless the request is a call that asked for progress of a tool that reports it: then
   // server-sent events (the progress notifications, then the result), as Streamable HTTP allows.

@@ -7,10 +7,12 @@
 import type { Context } from 'hono';
 import type { AuditActor } from '../audit/entry';
 import { agentStore } from '../http/agent-store';
+import { callerRights } from '../tools/rights';
+import type { Surface } from '../tools/tool';
 import type { AppBindings } from '../types';
 import { type Credential, keyCredential, walletCredential } from '../usage/record.service';
 import { keyRing } from '../vault/store';
-import type { ReplyDeps, ReplyInput } from './reply.service';
+import type { ReplyDeps, ReplyInput } from './reply-types';
 import type { RuntimeTracing } from './trace';
 
 /** The reply service's dependencies from a request. */
@@ -59,7 +61,7 @@ export function auditActor(c: Context<AppBindings>): AuditActor {
   return c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet };
 }
 
-/** Who usage is counted for (DESIGN §15): the key (`key:{id}`, with its own daily limit) or the wallet. */
+/** Who usage is counted for: the key (`key:{id}`, with its own daily limit) or the wallet. */
 export function usageCaller(c: Context<AppBindings>): { credential: Credential; tokensPerDay: number | null } {
   const key = c.var.agentKeyUse;
   return key
@@ -67,11 +69,15 @@ export function usageCaller(c: Context<AppBindings>): { credential: Credential; 
     : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
 }
 
+/** The caller's rights to the agent's tools on `surface`: the owner's, or the key's scopes (known once the owner check passed). */
+export function toolRights(c: Context<AppBindings>, surface: Surface) {
+  return callerRights(c.var.agentKey ? (c.var.agentKeyScopes ?? []) : null, surface);
+}
+
 /** Who asks for a reply, as the reply service wants it (each asked after the owner check). */
-export function replyCaller(c: Context<AppBindings>): Pick<ReplyInput, 'mayReadContexts' | 'actor' | 'caller'> {
+export function replyCaller(c: Context<AppBindings>): Pick<ReplyInput, 'rights' | 'actor' | 'caller'> {
   return {
-    // Memory tools read with the caller's rights: the owner's, or the key's scopes (known once the owner check passed).
-    mayReadContexts: () => !c.var.agentKey || (c.var.agentKeyScopes?.includes('contexts:read') ?? false),
+    rights: () => toolRights(c, 'reply'),
     actor: () => auditActor(c),
     caller: () => usageCaller(c),
   };

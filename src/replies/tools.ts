@@ -1,12 +1,34 @@
 /**
- * The reply's tools as the AI SDK takes them: every source's tools (tool-sources/) offered alike,
- * each call reported as a step and as `tool_call`/`tool_result` events, a failure an error result
- * the model reads, never a failed reply.
+ * The reply's adapter of the tool catalog (src/tools/) to the AI SDK: each offered tool becomes an
+ * AI SDK tool whose `execute` runs the tool's one call path, reports the call as a step and as
+ * `tool_call`/`tool_result` events, and hands the model the result's text (cut at 16 K
+ * characters); a failure is an error result the model reads, never a failed reply.
  */
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { ToolCallRecord } from '../audit/entry';
-import type { SourcedTool, ToolOutcome } from './tool-sources/source';
+import { type AgentTool, auditOutcome, INTERNAL_FAILURE, type ToolOutcome } from '../tools/tool';
 import type { ReplyTrace } from './trace';
+
+/** What the model reads of a tool result at most (characters). */
+export const MAX_TOOL_RESULT_CHARS = 16_384;
+
+/** What a tool call gave the model to read. */
+export interface ReplyToolOutcome {
+  text: string;
+  isError: boolean;
+  /** A tool server's HTTP status when it failed. */
+  upstreamStatus?: number;
+  /** What the audit trail records: `ok` or the code the call ended with. */
+  audited: string;
+}
+
+/** The text the model reads of a result: its text items, anything else as JSON, cut at `MAX_TOOL_RESULT_CHARS`. */
+export function resultText(outcome: ToolOutcome): string {
+  const text = outcome.content
+    .map((item) => (item.type === 'text' && typeof item.text === 'string' ? item.text : JSON.stringify(item)))
+    .join('\n');
+  return text.length > MAX_TOOL_RESULT_CHARS ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… (cut)` : text;
+}
 
 /** One tool call of a reply, as the answer lists it. */
 export interface ReplyStep {
@@ -32,7 +54,7 @@ export class ToolFailure extends Error {
 
 /** The AI SDK tool set: each `execute` runs the tool's call and reports the step. */
 export function toolSet(
-  offered: readonly SourcedTool[],
+  offered: Iterable<AgentTool>,
   context: {
     steps: ReplyStep[];
     events: ToolEvents;
@@ -57,12 +79,17 @@ export function toolSet(
         await context.ready;
         context.events.toolCall({ tool: name, connectionId, arguments: args });
         const started = Date.now();
-        const outcome = await context.trace.tool({ name, callId: toolCallId, arguments: args }, () =>
-          t
-            .call(args, abortSignal)
-            .catch((): ToolOutcome => ({ text: 'internal_error: the tool call failed', isError: true, code: 'internal_error' })),
-        );
-        const { text, isError, upstreamStatus: status } = outcome;
+        const outcome = await context.trace.tool({ name, callId: toolCallId, arguments: args }, async (): Promise<ReplyToolOutcome> => {
+          const result = await t.call(args, { signal: abortSignal }).catch(() => INTERNAL_FAILURE);
+          const { isError, upstreamStatus } = result;
+          return {
+            text: resultText(result),
+            isError,
+            ...(upstreamStatus !== undefined ? { upstreamStatus } : {}),
+            audited: auditOutcome(result),
+          };
+        });
+        const { text, isError, upstreamStatus: status, audited } = outcome;
         const step: ReplyStep = {
           tool: name,
           connectionId,
@@ -72,7 +99,6 @@ export function toolSet(
           durationMs: Date.now() - started,
         };
         context.steps.push(step);
-        const audited = outcome.code ?? (isError ? 'tool_error' : 'ok');
         context.calls?.push({ tool: name, connectionId, arguments: args, outcome: audited, durationMs: step.durationMs });
         context.events.toolResult({ ...withoutArguments(step), content: text });
         if (isError) throw new ToolFailure(text);

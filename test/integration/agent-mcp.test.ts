@@ -62,7 +62,8 @@ describe('the agent as an MCP server, with the SDK client', () => {
 
     const listed = await client.listTools();
     const byName = new Map(listed.tools.map((t) => [t.name, t]));
-    expect([...byName.keys()]).toEqual(['ask', 'memory_search', 'memory_read', 'memory_append', 'echo']);
+    // One catalog for both surfaces, in its sources' order: the agent's tool servers, memory, then `ask`.
+    expect([...byName.keys()]).toEqual(['echo', 'memory_search', 'memory_read', 'memory_append', 'ask']);
     expect(byName.get('memory_search')?.annotations?.readOnlyHint).toBe(true);
     expect(byName.get('memory_read')?.annotations?.readOnlyHint).toBe(true);
     // The agent's own tool: its title and annotations kept.
@@ -140,7 +141,7 @@ describe('the agent as an MCP server, with the SDK client', () => {
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/^validation_failed: /);
 
-    // Audited for the key (written after each answer): the proxied tool and the memory tools; the asks' own tool calls too.
+    // Audited for the key (written after each answer): the tool-server tool and the memory tools; the asks' own tool calls too.
     const expected = ['echo', 'echo', 'echo', 'echo', 'memory_append', 'memory_append', 'memory_read', 'memory_search'].sort();
     const toolCalls = async () => {
       const audit = await agent.call('/audit');
@@ -200,7 +201,7 @@ describe('the agent as an MCP server, with the SDK client', () => {
     const narrow = await createKey(agent, ['mcp'], { name: 'search only', tools: ['memory_search', 'echo'] });
     expect(narrow.tools).toEqual(['memory_search', 'echo']);
     const { client } = await connect(agent, narrow.key);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['memory_search', 'echo']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'memory_search']);
     const completions = llm.completions().length;
     await expect(client.callTool({ name: 'ask', arguments: { message: 'please use tool echo hi' } })).rejects.toThrow(/Unknown tool: ask/);
     expect(llm.completions().length).toBe(completions);

@@ -1,6 +1,6 @@
 /**
  * Memory tools in replies (issue 23): `memory_search` and `memory_read`, offered
- * beside the agent's MCP tools through one seam (src/replies/tool-sources/), against the stand-in
+ * beside the agent's MCP tools through one seam (src/tools/), against the stand-in
  * model (scripts/lib/standin-llm.ts) behind `https://llm.tools.example`. The model finds what a
  * pipeline hydrated in another context, reads a context newest first and pages back, gets each
  * text verbatim within 16 KiB; the tools follow the request's flag and the caller's rights, keep
@@ -31,15 +31,13 @@ const resultsOf = (req: StandinRequest) => (req.body.messages ?? []).filter((m) 
 /** Steps in tool-name order (calls of one step finish in any order). */
 const byTool = (steps: { tool: string }[]) => [...steps].sort((a, b) => a.tool.localeCompare(b.tool));
 
-/** A plain JSON-RPC tool server whose one tool is named `memory_search` (it echoes its `text`). */
+/** A plain JSON-RPC tool server whose tools take built-in names (`memory_search`, `ask`, `memory_append`; each echoes its `text`). */
 async function startNamesakeTools() {
-  const tools = [
-    {
-      name: 'memory_search',
-      description: 'A tool server of its own that happens to use the name',
-      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    },
-  ];
+  const tools = ['memory_search', 'ask', 'memory_append'].map((name) => ({
+    name,
+    description: 'A tool server of its own that happens to use the name',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  }));
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -264,7 +262,7 @@ describe('which replies are offered memory tools', () => {
 });
 
 describe('reserved names', () => {
-  it('an MCP tool named memory_search is offered as <connection>_memory_search; both work', async () => {
+  it('an MCP tool named memory_search, ask or memory_append is offered as <connection>_<name> in a reply and on the MCP server; both work', async () => {
     const who = await agent();
     const reg = await who.call('/mcp/connection', {
       method: 'POST',
@@ -283,7 +281,9 @@ describe('reserved names', () => {
     );
     const res = await who.reply({ message: `both ${marker}` });
     expect(res.status, res.text).toBe(200);
-    expect(offeredNames(requestsWith(marker)[0])).toEqual(['memory_read', 'memory_search', 'notes_memory_search']);
+    // Every built-in name is reserved in a reply too (`ask` and `memory_append` are offered on the MCP server only).
+    const renamed = ['notes_ask', 'notes_memory_append', 'notes_memory_search'];
+    expect(offeredNames(requestsWith(marker)[0])).toEqual(['memory_read', 'memory_search', ...renamed]);
     expect(byTool(res.body.steps)).toEqual([
       expect.objectContaining({ tool: 'memory_search', connectionId: null, isError: false }),
       expect.objectContaining({ tool: 'notes_memory_search', connectionId: reg.body.id, isError: false }),
@@ -294,6 +294,16 @@ describe('reserved names', () => {
     // The names stay reserved when memory tools are off: the MCP tool keeps its model-facing name.
     const off = scripted(() => ({ text: 'off' }));
     expect((await who.reply({ message: `off ${off}`, memoryTools: false })).status).toBe(200);
-    expect(offeredNames(requestsWith(off)[0])).toEqual(['notes_memory_search']);
+    expect(offeredNames(requestsWith(off)[0])).toEqual(renamed);
+
+    // The agent's MCP server names them the same way: one catalog for both.
+    const listed = await who.call('/mcp', {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream' },
+      json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(listed.status, listed.text).toBe(200);
+    const served = (listed.body.result.tools as { name: string }[]).map((t) => t.name).sort();
+    expect(served).toEqual(['ask', 'memory_append', 'memory_read', 'memory_search', ...renamed].sort());
   });
 });

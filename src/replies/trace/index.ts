@@ -8,7 +8,6 @@
  * in (`TRACE_MESSAGE_TEXT=1`); ids, names, token counts and outcomes always do.
  */
 import type { LanguageModel, TextStreamPart, ToolSet } from 'ai';
-import type { ToolOutcome } from '../tool-sources/source';
 import { type ChatTrace, chatTrace } from './chat';
 import { errorType, outputMessages, type RuntimeTracing, setAttributes, traceText } from './spans';
 
@@ -23,6 +22,13 @@ export interface ReplyAbout {
   conversationId: string;
   /** `collection/tokenId`. */
   agentId: string;
+}
+
+/** What `execute_tool` reads of a tool call's outcome. */
+interface ToolOutcome {
+  text: string;
+  isError: boolean;
+  upstreamStatus?: number;
 }
 
 /** What `invoke_agent` reads of the loop's result. */
@@ -41,7 +47,7 @@ export interface ReplyTrace {
   /** A part of the reply's stream (a step's finish closes its model call's span). */
   observe(part: TextStreamPart<ToolSet>): void;
   /** One tool call inside `execute_tool {tool}`. */
-  tool(call: { name: string; callId: string; arguments: unknown }, run: () => Promise<ToolOutcome>): Promise<ToolOutcome>;
+  tool<O extends ToolOutcome>(call: { name: string; callId: string; arguments: unknown }, run: () => Promise<O>): Promise<O>;
 }
 
 export function replyTrace(tracing: RuntimeTracing | undefined, about: ReplyAbout, options: { messageText: boolean }): ReplyTrace {

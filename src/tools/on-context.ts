@@ -1,6 +1,6 @@
-import type { Agent } from '../../identity/agent';
-import { type ContextsDeps, createKey } from '../../contexts/contexts.service';
-import { AppError } from '../../errors';
+import { type ContextsDeps, createKey } from '../contexts/contexts.service';
+import type { Agent } from '../identity/agent';
+import { AppError } from '../errors';
 
 /**
  * Runs `work` on the context `key`; when it finds no such context (404 `context_not_found`), creates

@@ -1,0 +1,33 @@
+/**
+ * The one catalog of the agent's tools, asked by both surfaces: a reply (src/replies/reply.service.ts)
+ * and the agent's MCP server (src/mcp-server/agent-mcp.handlers.ts). Every source's tools, in the
+ * sources' order, each named once, with the caller's surface, rights and tool allowlist applied
+ * here and nowhere else. A tool left out is neither listed nor callable: it is not in the catalog.
+ *
+ * The allowlist is matched against the offered name (a renamed tool-server tool by its
+ * `<connection>_<name>`), as the MCP server lists it.
+ */
+import { allows, type ToolCaller, type ToolEnv, type ToolSource } from './source';
+import { TOOL_SOURCES } from './sources';
+import type { AgentTool } from './tool';
+
+/** The caller's tools by offered name, in listing order. Ask after the owner check. */
+export async function toolCatalog(
+  env: ToolEnv,
+  caller: ToolCaller,
+  sources: readonly ToolSource[] = TOOL_SOURCES,
+): Promise<Map<string, AgentTool>> {
+  // Every source's reserved names are kept from the others, on every surface alike.
+  const offers = await Promise.all(
+    sources.map((source) => source.tools(env, caller, new Set(sources.filter((s) => s !== source).flatMap((s) => s.reserved)))),
+  );
+  const catalog = new Map<string, AgentTool>();
+  for (const tool of offers.flat()) {
+    if (catalog.has(tool.name)) continue;
+    if (!tool.surfaces.includes(caller.surface)) continue;
+    if (tool.needs !== undefined && !caller.rights.has(tool.needs)) continue;
+    if (!allows(caller, tool.name)) continue;
+    catalog.set(tool.name, tool);
+  }
+  return catalog;
+}
