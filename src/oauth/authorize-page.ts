@@ -8,9 +8,32 @@ function randomNonce(): string {
   return btoa(String.fromCharCode(...bytes));
 }
 
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#111}
-code{word-break:break-all}.warn{background:#fff4e5;padding:.5rem .75rem;border-radius:6px}
-button{font-size:1rem;padding:.5rem 1rem}#status{min-height:1.5rem}.error{color:#b00020}`;
+/** The pages' style, in the light and the dark scheme (as the system says), with a visible focus ring. */
+const STYLE = `:root{color-scheme:light dark;--bg:#fff;--fg:#111;--muted:#555;--warn:#fff4e5;--error:#b00020;--accent:#2f4fc4;--focus:#c2410c}
+@media (prefers-color-scheme:dark){:root{--bg:#111418;--fg:#e6e8eb;--muted:#9aa3ae;--warn:#3a3118;--error:#ff8a80;--accent:#7d95ff;--focus:#f59f00}}
+body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:var(--fg);background:var(--bg)}
+a{color:var(--accent)}code{word-break:break-all}.warn{background:var(--warn);padding:.5rem .75rem;border-radius:6px}
+button{font:inherit;padding:.5rem 1rem;color:#fff;background:var(--accent);border:1px solid var(--accent);border-radius:6px;cursor:pointer}
+@media (prefers-color-scheme:dark){button{color:#0d1117}}
+button:disabled{opacity:.6;cursor:default}:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+#status{min-height:1.5rem}.error{color:var(--error)}`;
+
+/** The head both pages share: the viewport for phones, both colour schemes, the style by its nonce. */
+const head = (title: string, nonce: string) =>
+  `<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
+<title>${title}</title><style nonce="${nonce}">${STYLE}</style></head>`;
+
+/** Only the page's own nonce-bound style and script; no frames, forms or base URL of anyone else. */
+const cspOf = (nonce: string, script: boolean) =>
+  [
+    "default-src 'none'",
+    ...(script ? [`script-src 'nonce-${nonce}'`] : []),
+    `style-src 'nonce-${nonce}'`,
+    ...(script ? ["connect-src 'self'"] : []),
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 
 /**
  * The page's script: connect the EIP-1193 wallet, ask the gateway for its login message (the
@@ -62,9 +85,8 @@ export function authorizePageHtml(input: {
   const nonce = randomNonce();
   const name = escapeHtml(details.clientName);
   const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Authorize ${name}</title><style nonce="${nonce}">${STYLE}</style></head>
-<body>
+<html lang="en">${head(`Authorize ${name}`, nonce)}
+<body><main>
 <h1>Allow ${name} to use your agent?</h1>
 <p><strong>${name}</strong> asks to use agent <strong>#${escapeHtml(String(agent.tokenId))}</strong> of collection <code>${escapeHtml(agent.collection)}</code> through its MCP server: ask it, and read and append to its memory, as you, while your wallet owns the agent.</p>
 <p>This app registered itself; its name is not verified. Access will be sent to <strong>${escapeHtml(details.redirectHost)}</strong>.</p>
@@ -73,22 +95,25 @@ ${details.redirectIsLoopback ? '<p class="warn"><strong>This sends access to an 
 <div id="consent" data-handle="${escapeHtml(input.handle)}" data-chain-id="${input.chainId}"></div>
 <p><button id="sign" type="button">Connect wallet and sign</button></p>
 <p id="status" role="status"></p>
+</main>
 <script nonce="${nonce}">${SCRIPT}</script>
 </body></html>`;
-  const csp = [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    "connect-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  const csp = cspOf(nonce, true);
   return { html, csp };
 }
 
-/** A request the page cannot send back to its client (unknown client, unregistered redirect URI). */
-export function authorizeErrorHtml(code: string, description: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed</title></head>
-<body><h1>Authorization failed</h1><p><code>${escapeHtml(code)}</code>: ${escapeHtml(description)}</p></body></html>`;
+/**
+ * A request the page cannot send back to its client (unknown client, unregistered redirect URI, no
+ * `resource`): the page's own look, on a phone too, with its Content-Security-Policy.
+ */
+export function authorizeErrorPage(code: string, description: string): { html: string; csp: string } {
+  const nonce = randomNonce();
+  const html = `<!doctype html>
+<html lang="en">${head('Authorization failed', nonce)}
+<body><main>
+<h1>Authorization failed</h1>
+<p class="error"><code>${escapeHtml(code)}</code>: ${escapeHtml(description)}</p>
+<p>Nothing was authorized. Start again from the app that sent you here; if it keeps failing, tell its makers what this page says.</p>
+</main></body></html>`;
+  return { html, csp: cspOf(nonce, false) };
 }

@@ -13,7 +13,7 @@ import {
 import * as routes from './oauth.routes';
 import { listGrantsHandler, revokeGrantHandler } from './grants.handlers';
 import * as grantRoutes from './grants.routes';
-import { authorizeErrorHtml } from './authorize-page';
+import { authorizeErrorPage } from './authorize-page';
 import { resourceOfMcpPath } from './resource';
 import { TOKEN_PATH } from './server';
 import { OAUTH_TOKEN_PATTERN, walletOfAccessToken } from './access-token';
@@ -56,7 +56,8 @@ const oauthHook =
 // biome-ignore lint/suspicious/noExplicitAny: as above
 const pageHook: Hook<any, AppBindings, any, any> = (result, c) => {
   if (result.success) return;
-  return c.html(authorizeErrorHtml('invalid_request', 'A parameter of the authorization request is too long'), 400);
+  const page = authorizeErrorPage('invalid_request', 'A parameter of the authorization request is too long');
+  return c.html(page.html, 400, { 'Content-Security-Policy': page.csp });
 };
 
 export const oauth = createRouter()

@@ -9,7 +9,7 @@ import { chainClient } from '../chain/client';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
 import type { GrantProps } from './access-token';
-import { authorizePageHtml, authorizeErrorHtml } from './authorize-page';
+import { authorizeErrorPage, authorizePageHtml } from './authorize-page';
 import type * as routes from './oauth.routes';
 import { grantUserId, mcpResource, parseMcpResource, subjectOfCredential } from './resource';
 import { anyResourceServer, authorizationServerFor, MCP_SCOPE, oauthEnv, oauthLibrary } from './server';
@@ -94,8 +94,10 @@ export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, App
   // Before the user consented, a refusal is shown here, never redirected: anyone can register a
   // client with any redirect URI, so an error redirect would make this an open redirect through
   // the gateway's domain (RFC 9700 §4.11.2).
-  const refused = (code: string, description: string) =>
-    c.html(authorizeErrorHtml(code, description), 400, { 'Cache-Control': 'no-store' });
+  const refused = (code: string, description: string) => {
+    const page = authorizeErrorPage(code, description);
+    return c.html(page.html, 400, { 'Cache-Control': 'no-store', 'Content-Security-Policy': page.csp });
+  };
   const server = await (agent && resource ? authorizationServerFor(origin, resource) : anyResourceServer(origin));
   const oauth = server.getOAuthApi(oauthEnv(c.env));
   let request: AuthRequest;

@@ -1,5 +1,5 @@
 /**
- * OAuth for MCP clients end to end in headless Chromium (DESIGN §14): an injected test wallet (a
+ * OAuth for MCP clients end to end in headless Chromium (docs/keys-and-automation.md): an injected test wallet (a
  * `window.ethereum` shim whose accounts and signatures come from a viem local account in the
  * test, through page.exposeFunction) on the real authorize page, against the whole `npm run dev`
  * stack. Register a client, open the authorize URL, connect and sign, receive the code at a
@@ -17,6 +17,7 @@ import { type Address, getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintAgent, transferAgent } from '../../scripts/lib/contracts';
+import { axeEverywhere } from './axe';
 import { startBrowserStack, type BrowserStack } from './stack';
 import { installTestWallet } from './wallet';
 
@@ -80,6 +81,7 @@ async function authorizeInBrowser(context: BrowserContext, url: string, wallet: 
   expect(res?.status()).toBe(200);
   expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'nonce-/);
   const text = (await page.textContent('body')) ?? '';
+  problems.push(...(await axeEverywhere(page, 'the authorize page', 'light')));
   const redirected = nextCallback();
   await page.click('#sign');
   const callback = await Promise.race([
@@ -137,6 +139,35 @@ describe('OAuth for an MCP client, in headless Chromium with an injected wallet'
       scope: 'mcp',
     }))
       url.searchParams.set(name, value);
+    // A request the page cannot send back (no resource): an error page with the page's own look, on a phone too.
+    const noResource = new URL(url);
+    noResource.searchParams.delete('resource');
+    const errorPage = await env!.context.newPage();
+    const errorProblems: string[] = [];
+    errorPage.on('console', (msg) => {
+      if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errorProblems.push(`console: ${msg.text()}`);
+    });
+    const refused = await errorPage.goto(noResource.toString(), { waitUntil: 'load' });
+    expect(refused?.status()).toBe(400);
+    expect(refused?.headers()['content-security-policy']).toMatch(/^default-src 'none'; style-src 'nonce-/);
+    expect(await errorPage.getByRole('main').getByRole('heading', { name: 'Authorization failed' }).count()).toBe(1);
+    expect(await errorPage.textContent('main')).toContain('invalid_target');
+    expect(await errorPage.locator('meta[name="viewport"]').getAttribute('content')).toBe('width=device-width, initial-scale=1');
+    const bodyStyle = async () =>
+      errorPage.evaluate(() => {
+        type Style = { maxWidth: string; backgroundColor: string };
+        const scope = globalThis as unknown as { getComputedStyle(e: unknown): Style; document: { body: unknown } };
+        const style = scope.getComputedStyle(scope.document.body);
+        return { maxWidth: style.maxWidth, background: style.backgroundColor };
+      });
+    await errorPage.emulateMedia({ colorScheme: 'light' });
+    expect(await bodyStyle()).toEqual({ maxWidth: '576px', background: 'rgb(255, 255, 255)' });
+    await errorPage.emulateMedia({ colorScheme: 'dark' });
+    expect((await bodyStyle()).background).toBe('rgb(17, 20, 24)');
+    errorProblems.push(...(await axeEverywhere(errorPage, 'the error page', 'light')));
+    expect(errorProblems).toEqual([]);
+    await errorPage.close();
+
     const { callback, text, problems } = await authorizeInBrowser(env!.context, url.toString(), wallet);
     expect(text).toContain('Browser test client');
     expect(text).toContain(`#${tokenA}`);
