@@ -33,9 +33,14 @@ import { createRouter } from './http/router';
 import { compileRouteTable, gatedRoutes, onKnownRoutes, type RouteTable } from './http/routes-table';
 import { profile } from './profile';
 
-const API_DESCRIPTION = `REST gateway for AI agents that are NFTs. Log in with a wallet signature (POST /auth/jwt/init, sign the message, POST /auth/jwt/finish), then call agent-scoped routes with \`Authorization: Bearer <token>\`. Automation uses an agent key instead (\`Authorization: Bearer agk_...\`, created by the owner with POST /agent/{c}/{t}/keys): scoped, revocable, on its own agent only. Ownership of the agent NFT is checked on-chain on every agent-scoped request.
-
-Errors share one shape: { "error": { "code", "message", "details"? }, "requestId" }. Codes are stable; a wrong method on a known path is 405 with an Allow header, an unknown path 404.`;
+const API_DESCRIPTION =
+  'REST gateway for AI agents that are NFTs. Log in with a wallet signature (POST /auth/jwt/init, sign ' +
+  'the message, POST /auth/jwt/finish), then call agent-scoped routes with `Authorization: Bearer <token>`. ' +
+  'Automation uses an agent key instead (`Authorization: Bearer agk_...`, created by the owner with POST ' +
+  '/agent/{c}/{t}/keys): scoped, revocable, on its own agent only. Ownership of the agent NFT is checked ' +
+  'on-chain on every agent-scoped request.\n\n' +
+  'Errors share one shape: { "error": { "code", "message", "details"? }, "requestId" }. Codes are stable; ' +
+  'a wrong method on a known path is 405 with an Allow header, an unknown path 404.';
 
 /** Builds the gateway: middleware order, routers, OpenAPI document, reference page, errors. */
 export function createApp() {

@@ -65,7 +65,11 @@ export const listAuditEntries = createRoute({
   tags: ['Audit'],
   summary: "The agent's audit trail, newest first",
   description:
-    "One entry per administrative change (LLM settings, prompt templates, database setup, tool servers and their credentials, agent keys) and per tool call (direct or in a reply), kept 90 days. None for reads, replies themselves, or refused requests; a change that failed was not made and has none; a tool call that ran and failed has its error code as `outcome`. Only the owner's wallet token reads it: an agent key here is 403 `key_not_allowed`.",
+    'One entry per administrative change (LLM settings, prompt templates, database setup, tool servers and ' +
+    'their credentials, agent keys) and per tool call (direct or in a reply), kept 90 days. None for reads, ' +
+    'replies themselves, or refused requests; a change that failed was not made and has none; a tool call ' +
+    "that ran and failed has its error code as `outcome`. Only the owner's wallet token reads it: an agent " +
+    'key here is 403 `key_not_allowed`.',
   security: agentRoute.security,
   request: {
     params: agentRoute.params,

@@ -40,7 +40,11 @@ const InitResponseSchema = z
     message: z.string().openapi({
       description: 'The EIP-4361 (Sign-In with Ethereum) text to sign as a personal message, unchanged',
       example:
-        'agent-gateway.example wants you to sign in with your Ethereum account:\n0x70997970C51812dc3A010C7d01b50e0d17dc79C8\n\nSign in to agent-gateway. ...\n\nURI: https://agent-gateway.example\nVersion: 1\nChain ID: 80002\nNonce: 9f1c...\nIssued At: 2026-01-01T00:00:00.000Z\nExpiration Time: 2026-01-01T00:05:00.000Z',
+        'agent-gateway.example wants you to sign in with your Ethereum account:\n' +
+        '0x70997970C51812dc3A010C7d01b50e0d17dc79C8\n' +
+        '\nSign in to agent-gateway. ...\n\nURI: https://agent-gateway.example\n' +
+        'Version: 1\nChain ID: 80002\nNonce: 9f1c...\n' +
+        'Issued At: 2026-01-01T00:00:00.000Z\nExpiration Time: 2026-01-01T00:05:00.000Z',
     }),
   })
   .openapi('LoginChallenge');
@@ -74,10 +78,16 @@ const VerifyBodySchema = z
   .object({
     walletAddress: AddressSchema,
     chainId: ChainIdSchema,
-    message: z.string().min(1).max(4_096).openapi({
-      description:
-        'A pairing message: the text /auth/jwt/init returned for `purpose: "pairing"` (or one the bridge built the same way: EIP-4361 for this deployment\'s domain, URI and chain, with the pairing statement, issued within the nonce lifetime, with a nonce of at least 16 characters never used before)',
-    }),
+    message: z
+      .string()
+      .min(1)
+      .max(4_096)
+      .openapi({
+        description:
+          'A pairing message: the text /auth/jwt/init returned for `purpose: "pairing"` (or one the bridge built ' +
+          "the same way: EIP-4361 for this deployment's domain, URI and chain, with the pairing statement, issued " +
+          'within the nonce lifetime, with a nonce of at least 16 characters never used before)',
+      }),
     signature: SignatureSchema,
   })
   .openapi('WalletVerification');
@@ -98,7 +108,10 @@ export const initLogin = createRoute({
   tags: ['Login'],
   summary: 'Start a wallet login',
   description:
-    "Returns a fresh nonce and the EIP-4361 message to sign with the wallet. The message names this deployment's domain, URI and chain, carries the statement of its purpose (login or chat pairing) and expires after NONCE_TTL_SECONDS (default 300). Several logins of one wallet may be pending: a newer init never invalidates a message already handed out. No token needed.",
+    "Returns a fresh nonce and the EIP-4361 message to sign with the wallet. The message names this deployment's " +
+    'domain, URI and chain, carries the statement of its purpose (login or chat pairing) and expires after ' +
+    'NONCE_TTL_SECONDS (default 300). Several logins of one wallet may be pending: a newer init never invalidates ' +
+    'a message already handed out. No token needed.',
   request: { body: jsonBody(InitBodySchema) },
   responses: {
     200: { description: 'The message to sign', content: { 'application/json': { schema: InitResponseSchema } } },
@@ -116,13 +129,22 @@ export const finishLogin = createRoute({
   tags: ['Login'],
   summary: 'Finish a wallet login and get an access token',
   description:
-    'Finds the pending login message of this wallet that the signature is over (ordinary wallets by local recovery; ERC-1271 and ERC-6492 smart-contract wallets through the chain) and only then consumes its nonce, once: a wrong signature consumes nothing. Returns a JWT bound to the wallet and this chain, valid JWT__LIVING_TIME seconds. Only login messages issued by init count: a signature over a pairing message is `signature_invalid`. No refresh endpoint: log in again when the token expires.',
+    'Finds the pending login message of this wallet that the signature is over (ordinary wallets by local ' +
+    'recovery; ERC-1271 and ERC-6492 smart-contract wallets through the chain) and only then consumes its ' +
+    'nonce, once: a wrong signature consumes nothing. Returns a JWT bound to the wallet and this chain, valid ' +
+    'JWT__LIVING_TIME seconds. Only login messages issued by init count: a signature over a pairing message ' +
+    'is `signature_invalid`. No refresh endpoint: log in again when the token expires.',
   request: { body: jsonBody(FinishBodySchema) },
   responses: {
     200: { description: 'Logged in', content: { 'application/json': { schema: TokenSchema } } },
     400: errorResponse('`validation_failed`: bad address, bad signature shape, or the chain of another deployment'),
     401: errorResponse(
-      "`login_not_started` (with a nonce: no pending login of this wallet with this nonce), `nonce_used` (replay: the message was already used), `login_expired`, `login_message_invalid`, `signature_invalid` (not the wallet's signature over any pending login message, e.g. a signature over a pairing message; without a nonce also when none is pending or usable, so a finish never tells whether a wallet has a login pending), `message_purpose_mismatch` (a pending message without the login statement: issued before a statement change; `login_expired`, `login_message_invalid` and this one only for a finish with its nonce)",
+      '`login_not_started` (with a nonce: no pending login of this wallet with this nonce), `nonce_used` (replay: ' +
+        'the message was already used), `login_expired`, `login_message_invalid`, `signature_invalid` (not the ' +
+        "wallet's signature over any pending login message, e.g. a signature over a pairing message; without " +
+        'a nonce also when none is pending or usable, so a finish never tells whether a wallet has a login pending), ' +
+        '`message_purpose_mismatch` (a pending message without the login statement: issued before a statement ' +
+        'change; `login_expired`, `login_message_invalid` and this one only for a finish with its nonce)',
     ),
     429: RATE_LIMITED_RESPONSE,
     503: errorResponse(
@@ -139,7 +161,10 @@ export const verifyWalletRoute = createRoute({
   tags: ['Login'],
   summary: 'Verify a wallet signature (chat pairing)',
   description:
-    'For the chat bridge: proves that walletAddress signed a fresh pairing message for this deployment (get one from /auth/jwt/init with `purpose: "pairing"`), so a chat can be bound to a wallet. Same rules as login (domain, URI, chain, freshness, single-use nonce shared with logins); a login message is refused. The signature is checked before the nonce is consumed. No token is issued.',
+    'For the chat bridge: proves that walletAddress signed a fresh pairing message for this deployment (get ' +
+    'one from /auth/jwt/init with `purpose: "pairing"`), so a chat can be bound to a wallet. Same rules as ' +
+    'login (domain, URI, chain, freshness, single-use nonce shared with logins); a login message is refused. ' +
+    'The signature is checked before the nonce is consumed. No token is issued.',
   request: { body: jsonBody(VerifyBodySchema) },
   responses: {
     200: { description: 'The wallet signed this message', content: { 'application/json': { schema: VerifiedSchema } } },

@@ -37,7 +37,12 @@ export const listOwnedTokens = createRoute({
   operationId: 'listOwnedTokens',
   tags: ['Agents'],
   summary: "The wallet's own agents in a collection",
-  description: `The token ids the token's wallet holds in a registered collection, read on-chain on every request (never cached): \`balanceOf\` and \`tokenOfOwnerByIndex\` (ERC-721 Enumerable), batched through Multicall3 where the chain has it. A collection that is not Enumerable answers \`enumerable: false\` and no tokens. At most ${OWNED_TOKENS_MAX} tokens (\`truncated\` says there are more). Only the owner's wallet token: an agent key is 403 \`key_not_allowed\`, an OAuth access token 401 \`invalid_token\`.`,
+  description:
+    "The token ids the token's wallet holds in a registered collection, read on-chain on every request (never " +
+    'cached): `balanceOf` and `tokenOfOwnerByIndex` (ERC-721 Enumerable), batched through Multicall3 ' +
+    'where the chain has it. A collection that is not Enumerable answers `enumerable: false` and no tokens. ' +
+    `At most ${OWNED_TOKENS_MAX} tokens (\`truncated\` says there are more). Only the owner's wallet token: ` +
+    'an agent key is 403 `key_not_allowed`, an OAuth access token 401 `invalid_token`.',
   security: [{ bearer: [] }],
   request: { params: CollectionParamsSchema },
   responses: {

@@ -61,7 +61,11 @@ export const listContextKeys = createRoute({
   tags: ['Contexts'],
   summary: "List the agent's context keys",
   description:
-    "Keys in byte order, paged by `page` number or by keyset cursor: pass `nextAfter` as `after` to read on (every page then costs what page 1 costs, and keys created meanwhile behind the cursor do not shift later pages). With `after`, the answer's `page` is 1: the first page after the cursor. `totalElements` counts every key matching `search`, wherever the cursor stands. Keys under `conversation-context-discovery/` are internal and never listed. An agent that has never written has no keys.",
+    'Keys in byte order, paged by `page` number or by keyset cursor: pass `nextAfter` as `after` to read ' +
+    'on (every page then costs what page 1 costs, and keys created meanwhile behind the cursor do not shift ' +
+    "later pages). With `after`, the answer's `page` is 1: the first page after the cursor. `totalElements` " +
+    'counts every key matching `search`, wherever the cursor stands. Keys under `conversation-context-discovery/` ' +
+    'are internal and never listed. An agent that has never written has no keys.',
   security: agentRoute.security,
   request: { params: agentRoute.params, query: KeyListQuerySchema },
   responses: {

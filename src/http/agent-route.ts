@@ -14,10 +14,15 @@ export const agentRoute = {
       '`validation_failed`: bad collection address (not hex, wrong length, bad checksum) or token id (sign, leading zeros, not decimal, >= 2^256), or a bad request',
     ),
     401: errorResponse(
-      '`unauthorized` (missing, malformed or invalid token), `token_expired`, `token_wrong_chain` (a token of the other deployment); with an agent key: `key_invalid` (unknown or malformed), `key_revoked`, `key_expired`; with an OAuth access token: `invalid_token` (unknown, expired, revoked, issued for another agent, or not on the MCP route)',
+      '`unauthorized` (missing, malformed or invalid token), `token_expired`, `token_wrong_chain` (a token ' +
+        'of the other deployment); with an agent key: `key_invalid` (unknown or malformed), `key_revoked`, `key_expired`; ' +
+        'with an OAuth access token: `invalid_token` (unknown, expired, revoked, issued for another agent, or ' +
+        'not on the MCP route)',
     ),
     403: errorResponse(
-      '`not_owner`: You are not the owner of this agent (ownership is read on-chain on every request; for an agent key, the wallet that made it); with an agent key: `key_not_allowed` (a route keys never use), `key_scope_missing`, `key_wrong_agent` (a key of another agent or of the other deployment)',
+      '`not_owner`: You are not the owner of this agent (ownership is read on-chain on every request; for an ' +
+        'agent key, the wallet that made it); with an agent key: `key_not_allowed` (a route keys never use), ' +
+        '`key_scope_missing`, `key_wrong_agent` (a key of another agent or of the other deployment)',
     ),
     404: errorResponse('`agent_not_found`: the collection is not registered on this deployment, or the token does not exist'),
     429: RATE_LIMITED_RESPONSE,

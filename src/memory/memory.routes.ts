@@ -23,7 +23,13 @@ export const SearchRequestSchema = z
       })
       .openapi({
         example: 'invoice "late fee" -refunded',
-        description: `Web-search syntax: words (English stemming: \`refunds\` finds \`refunded\`), "quoted phrases", \`or\` between alternatives, \`-word\` or \`-"phrase"\` to exclude (from every alternative). A term full text matches in no message of the agent is looked for another way: with a digit or punctuation in it (part of an identifier such as \`2024-0042\`) as written, case-insensitive, anywhere in the text; a word (a misspelling such as \`Postgress\`) by trigram similarity (pg_trgm). At most ${QUERY_MAX_CHARS} characters and ${QUERY_MAX_TERMS} words and phrases.`,
+        description:
+          'Web-search syntax: words (English stemming: `refunds` finds `refunded`), "quoted phrases", `or` ' +
+          'between alternatives, `-word` or `-"phrase"` to exclude (from every alternative). A term full text ' +
+          'matches in no message of the agent is looked for another way: with a digit or punctuation in it (part ' +
+          'of an identifier such as `2024-0042`) as written, case-insensitive, anywhere in the text; a word (a ' +
+          `misspelling such as \`Postgress\`) by trigram similarity (pg_trgm). At most ${QUERY_MAX_CHARS} characters ` +
+          `and ${QUERY_MAX_TERMS} words and phrases.`,
       }),
     contextKeys: z
       .array(z.string().min(KEY_MIN_CHARS).max(KEY_MAX_CHARS))
@@ -87,7 +93,12 @@ export const searchMemory = createRoute({
   tags: ['Memory'],
   summary: "Search the agent's memory across its contexts",
   description:
-    "Ranks the agent's messages in every context (or the ones the filters name) by relevance: Postgres full text (English stemming plus exact words in any language), with pg_trgm for terms full text cannot match (identifiers, misspellings). Hits in descending `score`, ties newest first; a query matching more than 2,000 messages is ranked over its newest 2,000 matches (its pages reach those). Pass `nextCursor` as `cursor`, with the same query and filters, to read on. Internal contexts (`conversation-context-discovery/`) are searched only when named in `contextKeys`. An agent that has never written has no hits.",
+    "Ranks the agent's messages in every context (or the ones the filters name) by relevance: Postgres full " +
+    'text (English stemming plus exact words in any language), with pg_trgm for terms full text cannot match ' +
+    '(identifiers, misspellings). Hits in descending `score`, ties newest first; a query matching more than ' +
+    '2,000 messages is ranked over its newest 2,000 matches (its pages reach those). Pass `nextCursor` as ' +
+    '`cursor`, with the same query and filters, to read on. Internal contexts (`conversation-context-discovery/`) ' +
+    'are searched only when named in `contextKeys`. An agent that has never written has no hits.',
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(SearchRequestSchema) },
   responses: {
@@ -102,7 +113,10 @@ export const searchMemory = createRoute({
     ),
     ...agentRoute.errors,
     400: errorResponse(
-      '`validation_failed`: bad collection address or token id; an empty query or one of only exclusions, a query over 500 characters or 16 words and phrases, `contextKeys` not 1..100 keys, a role not user/system/assistant, `after`/`before` not ISO 8601, `limit` not 1..100, or a `cursor` that is malformed or was issued for another query or other filters',
+      '`validation_failed`: bad collection address or token id; an empty query or one of only exclusions, a ' +
+        'query over 500 characters or 16 words and phrases, `contextKeys` not 1..100 keys, a role not user/system/assistant, ' +
+        '`after`/`before` not ISO 8601, `limit` not 1..100, or a `cursor` that is malformed or was issued for ' +
+        'another query or other filters',
     ),
   },
 });

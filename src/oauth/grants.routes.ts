@@ -50,7 +50,10 @@ export const revokeOAuthGrant = createRoute({
   operationId: 'revokeOAuthGrant',
   tags: TAG,
   summary: "Revoke an app's access (an OAuth grant)",
-  description: `Deletes the grant with its access and refresh tokens at once: the next MCP call with its access token is 401 \`invalid_token\`, a refresh is \`invalid_grant\`; the client must be approved again. Other grants stay. Recorded in the audit trail (\`oauth_grant.revoke\`). Revoking it again is 404. ${ownerOnly}`,
+  description:
+    'Deletes the grant with its access and refresh tokens at once: the next MCP call with its access token ' +
+    'is 401 `invalid_token`, a refresh is `invalid_grant`; the client must be approved again. Other grants ' +
+    `stay. Recorded in the audit trail (\`oauth_grant.revoke\`). Revoking it again is 404. ${ownerOnly}`,
   security: agentRoute.security,
   request: {
     params: AgentParamsSchema.extend({ grantId: GrantIdSchema.max(64).openapi({ param: { name: 'grantId', in: 'path' } }) }),

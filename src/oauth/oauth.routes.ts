@@ -95,7 +95,10 @@ export const registerClient = createRoute({
   tags: TAG,
   summary: 'Register an OAuth client (RFC 7591)',
   description:
-    'Dynamic client registration, open to anyone (rate limited per client address). Redirect URIs must be `https`, or `http` on 127.0.0.1, [::1] or localhost; at most 10, each at most 2000 characters; `client_name` at most 100 characters; at most 30 fields and 8 KiB in all. A client is forgotten after 90 days. Errors use the OAuth shape `{ error, error_description }`.',
+    'Dynamic client registration, open to anyone (rate limited per client address). Redirect URIs must be ' +
+    '`https`, or `http` on 127.0.0.1, [::1] or localhost; at most 10, each at most 2000 characters; `client_name` ' +
+    'at most 100 characters; at most 30 fields and 8 KiB in all. A client is forgotten after 90 days. Errors ' +
+    'use the OAuth shape `{ error, error_description }`.',
   security: [],
   request: { body: jsonBody(ClientRegistrationSchema) },
   responses: {
@@ -144,7 +147,10 @@ export const token = createRoute({
   tags: TAG,
   summary: 'Exchange a code or refresh token for tokens (and revoke, RFC 7009)',
   description:
-    '`grant_type=authorization_code` with `code`, `redirect_uri`, `code_verifier` (PKCE S256) and `resource`; `grant_type=refresh_token` with `refresh_token`. The access token lives 10 minutes and is good only on the MCP route of the agent it was issued for; the refresh token rotates. With `token` instead of `grant_type`, revokes it. Form-encoded, as OAuth requires. Errors use the OAuth shape.',
+    '`grant_type=authorization_code` with `code`, `redirect_uri`, `code_verifier` (PKCE S256) and `resource`; ' +
+    '`grant_type=refresh_token` with `refresh_token`. The access token lives 10 minutes and is good only ' +
+    'on the MCP route of the agent it was issued for; the refresh token rotates. With `token` instead of ' +
+    '`grant_type`, revokes it. Form-encoded, as OAuth requires. Errors use the OAuth shape.',
   security: [],
   request: { body: { content: { 'application/x-www-form-urlencoded': { schema: TokenRequestSchema } }, required: true } },
   responses: {
@@ -177,7 +183,11 @@ export const authorizePage = createRoute({
   tags: TAG,
   summary: 'The authorize page: sign in with the wallet that owns the agent',
   description:
-    "An HTML page (strict Content-Security-Policy, no third-party script) naming the client and the agent; the user connects their browser wallet (EIP-1193), signs the gateway's Sign-In with Ethereum message, and the page posts the signature to `POST /oauth/authorize`. Every refusal before consent is shown on the page (400), never redirected: anyone can register a client, so an error redirect would be an open redirect.",
+    'An HTML page (strict Content-Security-Policy, no third-party script) naming the client and the agent; ' +
+    "the user connects their browser wallet (EIP-1193), signs the gateway's Sign-In with Ethereum message, " +
+    'and the page posts the signature to `POST /oauth/authorize`. Every refusal before consent is shown on ' +
+    'the page (400), never redirected: anyone can register a client, so an error redirect would be an open ' +
+    'redirect.',
   security: [],
   request: { query: AuthorizeQuerySchema },
   responses: {
@@ -206,7 +216,10 @@ export const approve = createRoute({
   tags: TAG,
   summary: 'Complete an authorization with a wallet signature',
   description:
-    "What the authorize page posts: the consent handle (bound to the browser by a cookie, single use) and a signature over a login message from `POST /auth/jwt/init`. The signature is checked as for `/auth/jwt/finish`, the wallet must own the agent named by `resource` right now, and the answer is where to send the browser: the client's redirect URI with `code`, `state` and `iss`.",
+    'What the authorize page posts: the consent handle (bound to the browser by a cookie, single use) and ' +
+    'a signature over a login message from `POST /auth/jwt/init`. The signature is checked as for `/auth/jwt/finish`, ' +
+    'the wallet must own the agent named by `resource` right now, and the answer is where to send the browser: ' +
+    "the client's redirect URI with `code`, `state` and `iss`.",
   security: [],
   request: { body: jsonBody(ApproveBodySchema) },
   responses: {

@@ -125,7 +125,11 @@ export const ChatCompletionChunkSchema = z
   })
   .openapi('ChatCompletionChunk', {
     description:
-      'With `stream: true`, each event is `data: <chunk>`: a first chunk with `delta.role`, one per piece of text the model writes (every model step of the reply, in order; tool calls stay inside), a last one with `finish_reason`, then a chunk with `usage` and no choices when `stream_options.include_usage`, then `data: [DONE]`. A failure after the stream began is one `data: {"error": {code, message}, "requestId"}` event, and the stream ends without `[DONE]`.',
+      'With `stream: true`, each event is `data: <chunk>`: a first chunk with `delta.role`, one per piece of ' +
+      'text the model writes (every model step of the reply, in order; tool calls stay inside), a last one ' +
+      'with `finish_reason`, then a chunk with `usage` and no choices when `stream_options.include_usage`, ' +
+      'then `data: [DONE]`. A failure after the stream began is one `data: {"error": {code, message}, "requestId"}` ' +
+      'event, and the stream ends without `[DONE]`.',
   });
 
 export type ChatCompletion = z.infer<typeof ChatCompletionSchema>;

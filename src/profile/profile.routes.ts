@@ -91,7 +91,10 @@ export const setProfile = createRoute({
   operationId: 'setProfile',
   tags: ['Agents'],
   summary: "Set the agent's public profile",
-  description: `Replaces the profile served in the public ERC-8004 registration file (\`GET …/registration.json\`), bound to the caller: after the agent changes hands the file says \`active: false\` until the new owner sets it again. \`image\`: ${IMAGE_RULES} Omit it (or null) for none. Recorded in the audit trail (\`agent_profile.set\`).`,
+  description:
+    'Replaces the profile served in the public ERC-8004 registration file (`GET …/registration.json`), ' +
+    'bound to the caller: after the agent changes hands the file says `active: false` until the new owner ' +
+    `sets it again. \`image\`: ${IMAGE_RULES} Omit it (or null) for none. Recorded in the audit trail (\`agent_profile.set\`).`,
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(ProfileInputSchema) },
   responses: { 200: jsonResponse('The saved profile', ProfileSchema), ...agentRoute.errors },
@@ -104,7 +107,10 @@ export const getRegistration = createRoute({
   tags: ['Agents'],
   summary: "The agent's ERC-8004 registration file (public)",
   description:
-    "Public, no credential: the ERC-8004 registration-v1 file built from the owner's profile, with the agent's MCP endpoint as its one service. An owner points an ERC-8004 identity registry entry (its `agentURI`) at this URL. `active` is read on-chain on every uncached request. Cached for 60 s (`Cache-Control: public, max-age=60`).",
+    "Public, no credential: the ERC-8004 registration-v1 file built from the owner's profile, with the agent's " +
+    'MCP endpoint as its one service. An owner points an ERC-8004 identity registry entry (its `agentURI`) ' +
+    'at this URL. `active` is read on-chain on every uncached request. Cached for 60 s (`Cache-Control: public, ' +
+    'max-age=60`).',
   security: [],
   request: { params: agentRoute.params },
   responses: {

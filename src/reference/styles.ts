@@ -1,8 +1,13 @@
 /** Colours of the light theme, then the dark one (by prefers-color-scheme, or the page's toggle). */
 const LIGHT =
-  '--fg:#1c1e21;--muted:#5c6370;--line:#e3e6ea;--bg:#f7f8fa;--card:#fff;--accent:#0b63ce;--code:#1e222a;--codefg:#e6e9ef;--hover:#eef2f7;--chip:#f1f3f5;--field:#fff;--field-line:#cfd4da;--path:#3a3f47;--lock:#fff8c5;--type:#8250df;--ok:#1a7f37;--warn:#9a6700;--bad:#cf222e;--pre:#f6f8fa;--errbg:#ffebe9;--errfg:#82071e';
+  '--fg:#1c1e21;--muted:#5c6370;--line:#e3e6ea;--bg:#f7f8fa;--card:#fff;--accent:#0b63ce;--code:#1e222a;' +
+  '--codefg:#e6e9ef;--hover:#eef2f7;--chip:#f1f3f5;--field:#fff;--field-line:#cfd4da;--path:#3a3f47;--lock:#fff8c5;' +
+  '--type:#8250df;--ok:#1a7f37;--warn:#9a6700;--bad:#cf222e;--pre:#f6f8fa;--errbg:#ffebe9;--errfg:#82071e';
 const DARK =
-  '--fg:#e6e9ef;--muted:#9aa4b2;--line:#30363d;--bg:#0d1117;--card:#161b22;--accent:#58a6ff;--code:#0b0f14;--codefg:#e6e9ef;--hover:#21262d;--chip:#21262d;--field:#0d1117;--field-line:#3d444d;--path:#c9d1d9;--lock:#3b2e00;--type:#d2a8ff;--ok:#3fb950;--warn:#d29922;--bad:#f85149;--pre:#0d1117;--errbg:#3c1618;--errfg:#ffdcd7';
+  '--fg:#e6e9ef;--muted:#9aa4b2;--line:#30363d;--bg:#0d1117;--card:#161b22;--accent:#58a6ff;--code:#0b0f14;' +
+  '--codefg:#e6e9ef;--hover:#21262d;--chip:#21262d;--field:#0d1117;--field-line:#3d444d;--path:#c9d1d9;' +
+  '--lock:#3b2e00;--type:#d2a8ff;--ok:#3fb950;--warn:#d29922;--bad:#f85149;--pre:#0d1117;--errbg:#3c1618;' +
+  '--errfg:#ffdcd7';
 
 /** The /docs page's style sheet (inline, allowed by its hash in the page's CSP). */
 export const DOCS_CSS = `

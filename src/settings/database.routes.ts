@@ -47,7 +47,13 @@ export const firstStep = createRoute({
   tags: ['Settings'],
   summary: 'Database setup, step 1: connect and list tables',
   description:
-    'Checks the target against the outbound policy first: a public host name (no IP address, no local or internal name), port 5432 or a non-privileged port other than well-known internal service ports; a refused target is 400 `database_target_refused` before any connection. Then connects to the external Postgres from the gateway, lists the tables and views the user can read (at most 1000, names of at most 127 characters), and keeps the connection (the password in the vault) as a pending setup. Every failure before the login succeeds (refused, timeout, DNS, TLS, wrong user or password) is the same 424 `database_unreachable`, answered no sooner than 5 s after the attempt started.',
+    'Checks the target against the outbound policy first: a public host name (no IP address, no local or ' +
+    'internal name), port 5432 or a non-privileged port other than well-known internal service ports; a refused ' +
+    'target is 400 `database_target_refused` before any connection. Then connects to the external Postgres ' +
+    'from the gateway, lists the tables and views the user can read (at most 1000, names of at most 127 characters), ' +
+    'and keeps the connection (the password in the vault) as a pending setup. Every failure before the login ' +
+    'succeeds (refused, timeout, DNS, TLS, wrong user or password) is the same 424 `database_unreachable`, ' +
+    'answered no sooner than 5 s after the attempt started.',
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(FirstStepSchema) },
   responses: {

@@ -24,7 +24,11 @@ export const LlmSettingsSchema = z
     }),
     credential: z.enum(['set', 'reenter_required', 'none']).openapi({
       description:
-        "`none`: no API key is stored; `set`: the current owner's key is stored; `reenter_required`: the stored key was entered by an earlier owner of the agent (or before owners were recorded) and is never used for you, or a key is needed again because the provider or `baseUrl` changed since it was entered (the change dropped it; or it was stored before keys were bound to them): POST the settings with your own `apiKey` (or `null` for none).",
+        "`none`: no API key is stored; `set`: the current owner's key is stored; `reenter_required`: the stored " +
+        'key was entered by an earlier owner of the agent (or before owners were recorded) and is never used ' +
+        'for you, or a key is needed again because the provider or `baseUrl` changed since it was entered (the ' +
+        'change dropped it; or it was stored before keys were bound to them): POST the settings with your own ' +
+        '`apiKey` (or `null` for none).',
       example: 'set',
     }),
     limits: UsageLimitsSchema.openapi({ description: "The agent's daily token limit, over all its credentials" }),
@@ -55,11 +59,18 @@ export const LlmSettingsInputSchema = z
       .openapi({ example: 'gpt-4.1-mini' }),
     temperature: z.number().min(0).max(2).openapi({ example: 0.3 }),
     maxTokens: z.number().int().min(1).openapi({ example: 4096, description: 'At most TOKEN__MAX_TOKENS_PER_REQUEST (default 100000)' }),
-    baseUrl: z.string().max(2_048).nullable().optional().openapi({
-      example: 'https://api.groq.com/openai/v1',
-      description:
-        'The API base URL: required for openai-compatible (Chat Completions at `POST {baseUrl}/chat/completions`, the key as `Authorization: Bearer`), optional for openai and anthropic. Passes the outbound policy like a tool-server URL (https, a public host name); saving never contacts the provider.',
-    }),
+    baseUrl: z
+      .string()
+      .max(2_048)
+      .nullable()
+      .optional()
+      .openapi({
+        example: 'https://api.groq.com/openai/v1',
+        description:
+          'The API base URL: required for openai-compatible (Chat Completions at `POST {baseUrl}/chat/completions`, ' +
+          'the key as `Authorization: Bearer`), optional for openai and anthropic. Passes the outbound policy like ' +
+          'a tool-server URL (https, a public host name); saving never contacts the provider.',
+      }),
     apiKey: z.string().min(1).max(4_096).nullable().optional().openapi({
       description:
         'The provider API key, stored encrypted in the vault and never returned, bound to the provider and `baseUrl` saved with it. Omit to keep the stored key while they stay the same (a change of either drops it, and replies wait for a new key); null removes it (none needed).',
@@ -69,11 +80,16 @@ export const LlmSettingsInputSchema = z
       description:
         "The agent's daily token limit over all its credentials (agent keys have their own as well). Omit to keep the stored limits; `{}` or `tokensPerDay: null` for none.",
     }),
-    summaries: z.boolean().optional().openapi({
-      example: true,
-      description:
-        'Summaries of what replies leave out (default true): after a reply that had to leave older messages out, the same model and key summarise them (one more model call, counted in usage), and the next reply sends the summary instead. false: none written, and a stored one is not sent. Omit to keep the current choice.',
-    }),
+    summaries: z
+      .boolean()
+      .optional()
+      .openapi({
+        example: true,
+        description:
+          'Summaries of what replies leave out (default true): after a reply that had to leave older messages out, ' +
+          'the same model and key summarise them (one more model call, counted in usage), and the next reply sends ' +
+          'the summary instead. false: none written, and a stored one is not sent. Omit to keep the current choice.',
+      }),
   })
   .openapi('LlmSettingsInput');
 

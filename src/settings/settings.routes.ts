@@ -36,7 +36,12 @@ export const saveLlmSettings = createRoute({
   tags: ['Settings'],
   summary: "Set the agent's LLM settings",
   description:
-    "Replaces the settings. `maxTokens` above TOKEN__MAX_TOKENS_PER_REQUEST is rejected. A new `apiKey` is encrypted into the vault, bound to the caller (the agent's current owner), and the previous one destroyed; this is how a new owner enters their own key after a transfer. Without `apiKey` the stored key is kept, still bound to whoever entered it, while `provider` and `baseUrl` stay those it was entered for: a change of either destroys it (a key never follows another `baseUrl`), and replies answer 409 `credential_reentry_required` until a key (or `apiKey: null`) is entered.",
+    'Replaces the settings. `maxTokens` above TOKEN__MAX_TOKENS_PER_REQUEST is rejected. A new `apiKey` is ' +
+    "encrypted into the vault, bound to the caller (the agent's current owner), and the previous one destroyed; " +
+    'this is how a new owner enters their own key after a transfer. Without `apiKey` the stored key is kept, ' +
+    'still bound to whoever entered it, while `provider` and `baseUrl` stay those it was entered for: a change ' +
+    'of either destroys it (a key never follows another `baseUrl`), and replies answer 409 `credential_reentry_required` ' +
+    'until a key (or `apiKey: null`) is entered.',
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(LlmSettingsInputSchema) },
   responses: {

@@ -21,7 +21,11 @@ export const readSummary = createRoute({
   tags: ['Contexts'],
   summary: "A context's summary of what replies left out",
   description:
-    "When a reply had to leave a context's older messages out of the model's request (TOKEN__MAX_TOKENS_PER_REQUEST), the agent's own model summarises them after the reply, unless the LLM settings say `summaries: false`. This is the latest summary, with the message ids it covers (`fromId`..`toId`, inclusive); the next reply sends it after the prompt template, then only the messages after `toId`. The messages themselves never change.",
+    "When a reply had to leave a context's older messages out of the model's request (TOKEN__MAX_TOKENS_PER_REQUEST), " +
+    "the agent's own model summarises them after the reply, unless the LLM settings say `summaries: false`. " +
+    'This is the latest summary, with the message ids it covers (`fromId`..`toId`, inclusive); the next reply ' +
+    'sends it after the prompt template, then only the messages after `toId`. The messages themselves never ' +
+    'change.',
   security: agentRoute.security,
   request: { params: ContextParamsSchema },
   responses: {

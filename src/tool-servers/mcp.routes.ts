@@ -22,7 +22,12 @@ const AuthInputSchema = z
 
 const CredentialStateSchema = z.enum(['set', 'reenter_required', 'none']).openapi({
   description:
-    "`none`: the server needs no credential; `set`: the agent's current owner entered the stored credential; `reenter_required`: the connection was registered by another wallet (an earlier owner of the agent, whatever its auth type: its URL may carry a key), or before registrants were recorded, or a credential is needed and none of the current owner's is stored. Tool calls then answer 409 `credential_reentry_required` until the owner confirms or replaces it with `PUT …/mcp/connection/{id}/auth` (or deletes it); the earlier owner's credential is never sent.",
+    "`none`: the server needs no credential; `set`: the agent's current owner entered the stored credential; " +
+    '`reenter_required`: the connection was registered by another wallet (an earlier owner of the agent, ' +
+    'whatever its auth type: its URL may carry a key), or before registrants were recorded, or a credential ' +
+    "is needed and none of the current owner's is stored. Tool calls then answer 409 `credential_reentry_required` " +
+    'until the owner confirms or replaces it with `PUT …/mcp/connection/{id}/auth` (or deletes it); the earlier ' +
+    "owner's credential is never sent.",
   example: 'set',
 });
 
@@ -38,7 +43,9 @@ const ConnectionSchema = z
     url: z.string().openapi({
       example: 'https://tools.example.com/mcp',
       description:
-        "Canonical form: lower-case host, no default port. Shown in full only to the wallet that registered the connection (or confirmed it with PUT …/auth); to anyone else, e.g. the agent's new owner after a sale, as its origin only (`https://tools.example.com`: no path, no query), since many URLs carry a key",
+        'Canonical form: lower-case host, no default port. Shown in full only to the wallet that registered the ' +
+        "connection (or confirmed it with PUT …/auth); to anyone else, e.g. the agent's new owner after a sale, " +
+        'as its origin only (`https://tools.example.com`: no path, no query), since many URLs carry a key',
     }),
     name: z.string().nullable(),
     auth: z.object({
@@ -70,7 +77,10 @@ const upstreamErrors = {
     '`tool_server_failed_dependency`: the tool server rejected the stored credential or cannot reach its backend; `tool_server_unreachable`',
   ),
   502: errorResponse(
-    "`tool_server_error`: the tool server failed (5xx) or answered outside the contract (a content item outside MCP's content union, among others); `details.upstreamStatus` holds its status. `tool_output_invalid`: the tool has an `outputSchema` and the result's `structuredContent` is missing or does not match it (`details.problems`)",
+    '`tool_server_error`: the tool server failed (5xx) or answered outside the contract (a content item outside ' +
+      "MCP's content union, among others); `details.upstreamStatus` holds its status. `tool_output_invalid`: " +
+      "the tool has an `outputSchema` and the result's `structuredContent` is missing or does not match it " +
+      '(`details.problems`)',
   ),
   504: errorResponse(
     "`tool_server_timeout`: no answer within the connection's `timeoutMs` (each progress notification of a tool call restarts it), or a tool call still running at MCP_CALL_CEILING_MS",
@@ -104,7 +114,11 @@ export const addConnection = createRoute({
   tags: ['Tool servers'],
   summary: 'Register a tool server (MCP)',
   description:
-    "HTTPS only; the URL is stored in canonical form and must be unique per agent (another spelling of the same URL counts). Registration runs the MCP handshake and tools/list (following nextCursor) and checks every tool by the same rule as `agent-gateway mcp check` (MCP's tool shape within its caps, input and output schemas valid JSON Schema); the MCP session it opens is kept for later calls. The credential (bearer token or custom header value) is encrypted into the vault.",
+    'HTTPS only; the URL is stored in canonical form and must be unique per agent (another spelling of the ' +
+    'same URL counts). Registration runs the MCP handshake and tools/list (following nextCursor) and checks ' +
+    "every tool by the same rule as `agent-gateway mcp check` (MCP's tool shape within its caps, input and " +
+    'output schemas valid JSON Schema); the MCP session it opens is kept for later calls. The credential ' +
+    '(bearer token or custom header value) is encrypted into the vault.',
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
@@ -123,7 +137,16 @@ export const addConnection = createRoute({
     200: jsonResponse('Registered', ConnectionSchema),
     ...agentRoute.errors,
     400: errorResponse(
-      '`invalid_tool_server_url` (refused by the outbound policy before any request: not https, IP literal, local, internal or loopback-resolving name, name embedding an IP, restricted port, userinfo, hidden characters; `details.reason`), `mcp_connection_exists` (MCPConnection URL already exists for this agent; `details.id` names the existing connection, so a re-run can reuse it), `mcp_connection_limit` (the agent has 20 connections), `invalid_tool_schema` (Invalid tool schema, naming the tool; `details.problem` names a pattern that cannot run in linear time, or says the schema expands past 2000 subschemas or 200 pattern uses once its `$ref`s are followed), `tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported` (the server demands OAuth: 401 with a `resource_metadata` challenge), `tool_server_credential_rejected` (the server answered 401/403), `tool_server_invalid` (not the contract: HTML, wrong id, redirect, too large), `validation_failed`',
+      '`invalid_tool_server_url` (refused by the outbound policy before any request: not https, IP literal, ' +
+        'local, internal or loopback-resolving name, name embedding an IP, restricted port, userinfo, hidden ' +
+        'characters; `details.reason`), `mcp_connection_exists` (MCPConnection URL already exists for this agent; ' +
+        '`details.id` names the existing connection, so a re-run can reuse it), `mcp_connection_limit` (the agent ' +
+        'has 20 connections), `invalid_tool_schema` (Invalid tool schema, naming the tool; `details.problem` ' +
+        'names a pattern that cannot run in linear time, or says the schema expands past 2000 subschemas or 200 ' +
+        'pattern uses once its `$ref`s are followed), `tool_snapshot_too_large` (more than 200 tools or 512 KiB), ' +
+        '`tool_server_oauth_unsupported` (the server demands OAuth: 401 with a `resource_metadata` challenge), ' +
+        '`tool_server_credential_rejected` (the server answered 401/403), `tool_server_invalid` (not the contract: ' +
+        'HTML, wrong id, redirect, too large), `validation_failed`',
     ),
     424: errorResponse(
       '`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)',
@@ -177,7 +200,11 @@ export const callTool = createRoute({
   tags: ['Tool servers'],
   summary: 'Call a tool',
   description:
-    "Caps the arguments' size, then checks them against the tool's input schema (its regexes on a linear-time engine; 400 before any upstream call), then runs tools/call in the connection's MCP session (re-initialised when the server has dropped it) with a progress token: each progress notification restarts the connection's timeout, up to MCP_CALL_CEILING_MS. `structuredContent` is checked against the tool's `outputSchema` when it has one. A tool that reports `isError: true` is still a 200: the result says so.",
+    "Caps the arguments' size, then checks them against the tool's input schema (its regexes on a linear-time " +
+    "engine; 400 before any upstream call), then runs tools/call in the connection's MCP session (re-initialised " +
+    "when the server has dropped it) with a progress token: each progress notification restarts the connection's " +
+    "timeout, up to MCP_CALL_CEILING_MS. `structuredContent` is checked against the tool's `outputSchema` " +
+    'when it has one. A tool that reports `isError: true` is still a 200: the result says so.',
   security: agentRoute.security,
   request: {
     params: ConnectionParams,
@@ -189,7 +216,10 @@ export const callTool = createRoute({
     200: jsonResponse("The tool result: content items in MCP's content union, narrowed by `type`", ToolResultSchema),
     ...agentRoute.errors,
     400: errorResponse(
-      '`invalid_tool_arguments` (with the schema problems; also when checking them against the schema takes too much work: `$ref`/`allOf`/`items` multiplying regexes or subschemas), `tool_arguments_too_large` (over 256 KiB, a string or property name over 32768 characters, or nested deeper than 32), `invalid_tool_server_url` (the stored URL is refused by the outbound policy in force), `validation_failed`',
+      '`invalid_tool_arguments` (with the schema problems; also when checking them against the schema takes ' +
+        'too much work: `$ref`/`allOf`/`items` multiplying regexes or subschemas), `tool_arguments_too_large` ' +
+        '(over 256 KiB, a string or property name over 32768 characters, or nested deeper than 32), `invalid_tool_server_url` ' +
+        '(the stored URL is refused by the outbound policy in force), `validation_failed`',
     ),
     ...upstreamErrors,
     409: reentryError,
@@ -203,7 +233,17 @@ export const replaceConnectionAuth = createRoute({
   tags: ['Tool servers'],
   summary: "Enter or replace a connection's credential",
   description:
-    "A connection and its credential are only ever used for the wallet that registered it or entered it: after the agent changes hands the connection shows `credential: reenter_required` (whatever its auth type) and its tool calls answer 409 `credential_reentry_required`, until the new owner enters their own credential here (or `{ type: 'none' }` for a server that needs none), with the connection's full URL as `url` (the list shows another wallet's connection by its origin only, and a URL can carry a key, so only someone who knows it already can take it over; otherwise delete it and register your own), which records them as the connection's registrant: from then on it is used for them and they see its full URL. Also rotates the current owner's credential. As at registration, the stored URL must pass the outbound policy in force, the handshake and tools/list run with the new credential first (a rejected one changes nothing) and the refreshed tools snapshot must fit the limits; then the credential is encrypted into the vault and the previous one destroyed. `{ type: 'none' }` removes the credential.",
+    'A connection and its credential are only ever used for the wallet that registered it or entered it: ' +
+    'after the agent changes hands the connection shows `credential: reenter_required` (whatever its auth ' +
+    'type) and its tool calls answer 409 `credential_reentry_required`, until the new owner enters their ' +
+    "own credential here (or `{ type: 'none' }` for a server that needs none), with the connection's full " +
+    "URL as `url` (the list shows another wallet's connection by its origin only, and a URL can carry a key, " +
+    'so only someone who knows it already can take it over; otherwise delete it and register your own), which ' +
+    "records them as the connection's registrant: from then on it is used for them and they see its full " +
+    "URL. Also rotates the current owner's credential. As at registration, the stored URL must pass the outbound " +
+    'policy in force, the handshake and tools/list run with the new credential first (a rejected one changes ' +
+    'nothing) and the refreshed tools snapshot must fit the limits; then the credential is encrypted into ' +
+    "the vault and the previous one destroyed. `{ type: 'none' }` removes the credential.",
   security: agentRoute.security,
   request: {
     params: ConnectionParams,
@@ -226,7 +266,10 @@ export const replaceConnectionAuth = createRoute({
     200: jsonResponse('The connection with its new credential (`credential: set`, or `none`)', ConnectionSchema),
     ...agentRoute.errors,
     400: errorResponse(
-      '`invalid_tool_server_url` (the stored URL is refused by the outbound policy in force; nothing is sent; `details.reason`), `tool_server_credential_rejected` (the server answered 401/403), `invalid_tool_schema`, `tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported`, `tool_server_invalid`, `validation_failed`',
+      '`invalid_tool_server_url` (the stored URL is refused by the outbound policy in force; nothing is sent; ' +
+        '`details.reason`), `tool_server_credential_rejected` (the server answered 401/403), `invalid_tool_schema`, ' +
+        '`tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported`, `tool_server_invalid`, ' +
+        '`validation_failed`',
     ),
     404: errorResponse('`mcp_connection_not_found`, or `agent_not_found`'),
     409: errorResponse(

@@ -11,7 +11,13 @@ export const getUsage = createRoute({
   operationId: 'getUsage',
   tags: ['Usage'],
   summary: "The agent's token usage over a range of UTC days",
-  description: `What the agent's model calls reported, exactly as the provider reported it (input, output, cached input; 0 where a provider gives none), and the model and tool calls, summed over \`from\`..\`to\` (UTC days, both included; at most ${MAX_RANGE_DAYS} days; default today). \`groups\` cuts the same sums by day, by credential (\`wallet:0x…\` for a wallet's token, \`key:{id}\` for an agent key) or by context key, only groups with usage, in key order; \`totals\` are the same whatever \`groupBy\`. A reply's usage is written by the time its answer is sent, a failed reply's too (what the model reported before it failed).`,
+  description:
+    "What the agent's model calls reported, exactly as the provider reported it (input, output, cached input; " +
+    '0 where a provider gives none), and the model and tool calls, summed over `from`..`to` (UTC days, ' +
+    `both included; at most ${MAX_RANGE_DAYS} days; default today). \`groups\` cuts the same sums by day, ` +
+    "by credential (`wallet:0x…` for a wallet's token, `key:{id}` for an agent key) or by context key, " +
+    "only groups with usage, in key order; `totals` are the same whatever `groupBy`. A reply's usage " +
+    "is written by the time its answer is sent, a failed reply's too (what the model reported before it failed).",
   security: agentRoute.security,
   request: { params: agentRoute.params, query: UsageQuerySchema },
   responses: {
