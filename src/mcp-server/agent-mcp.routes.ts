@@ -39,9 +39,22 @@ export const agentMcp = createRoute({
   operationId: 'agentMcp',
   tags: ['MCP server'],
   summary: 'The agent as an MCP server (Streamable HTTP, stateless)',
-  description: `The Model Context Protocol over Streamable HTTP, on the MCP SDK's server: point Claude, Cursor, the MCP Inspector or another agent at this URL. Stateless: no \`Mcp-Session-Id\` (any request may reach any isolate; \`tools/list\` and \`tools/call\` need no \`initialize\` first); \`initialize\` negotiates the revision (2025-11-25 and 2025-06-18 tested); answers are JSON, except a \`tools/call\` of \`ask\` with \`params._meta.progressToken\`: server-sent events, the reply's text and tool calls as \`notifications/progress\`, then the result. GET (no server-sent stream) and DELETE (no session) are 405. Send \`Accept: application/json, text/event-stream\`.
+  description:
+    `The Model Context Protocol over Streamable HTTP, on the MCP SDK's server: point Claude, Cursor, the MCP Inspector or ` +
+    `another agent at this URL. Stateless: no \`Mcp-Session-Id\` (any request may reach any isolate; \`tools/list\` and ` +
+    `\`tools/call\` need no \`initialize\` first); \`initialize\` negotiates the revision (2025-11-25 and 2025-06-18 ` +
+    `tested); answers are JSON, except a \`tools/call\` of \`ask\` with \`params._meta.progressToken\`: server-sent events, ` +
+    `the reply's text and tool calls as \`notifications/progress\`, then the result. GET (no server-sent stream) and DELETE ` +
+    `(no session) are 405. Send \`Accept: application/json, text/event-stream\`.
 
-Tools: \`ask\` \`{ message, contextKey? }\` (the agent replies as POST …/context/{key}/reply does, in the caller's context, by default \`mcp/{keyId}\` for an agent key and \`mcp/{wallet}\` otherwise, created on first use), \`memory_search\` \`{ query, contextKey?, limit? }\` and \`memory_read\` \`{ contextKey, beforeId?, limit? }\` (read-only), \`memory_append\` \`{ contextKey, message, role? }\` (a missing context is created), and the agent's own MCP tools (named as in a reply, title and annotations kept; called with the owner's credential from the vault, never the caller's). A tool's failure is a result with \`isError\`, never an HTTP error. An agent key needs the scope \`mcp\` (alone enough for every tool); its \`tools\` allowlist narrows both \`tools/list\` and \`tools/call\`. Usage and the audit trail count these calls for the caller's credential.
+Tools: \`ask\` \`{ message, contextKey? }\` (the agent replies as POST …/context/{key}/reply does, in the caller's ` +
+    `context, by default \`mcp/{keyId}\` for an agent key and \`mcp/{wallet}\` otherwise, created on first use), ` +
+    `\`memory_search\` \`{ query, contextKey?, limit? }\` and \`memory_read\` \`{ contextKey, beforeId?, limit? }\` ` +
+    `(read-only), \`memory_append\` \`{ contextKey, message, role? }\` (a missing context is created), and the agent's own ` +
+    `MCP tools (named as in a reply, title and annotations kept; called with the owner's credential from the vault, never ` +
+    `the caller's). A tool's failure is a result with \`isError\`, never an HTTP error. An agent key needs the scope \`mcp\` ` +
+    `(alone enough for every tool); its \`tools\` allowlist narrows both \`tools/list\` and \`tools/call\`. Usage and the ` +
+    `audit trail count these calls for the caller's credential.
 
 Without a credential: 401 with \`WWW-Authenticate: Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource/agent/{c}/{t}/mcp"\`.`,
   security: agentRoute.security,
@@ -65,7 +78,9 @@ Without a credential: 401 with \`WWW-Authenticate: Bearer resource_metadata="{or
     ),
     401: {
       ...errorResponse(
-        '`unauthorized` (no credential, or a malformed or invalid token), `token_expired`, `token_wrong_chain`; with an agent key: `key_invalid`, `key_revoked`, `key_expired`. Every 401 here carries `WWW-Authenticate: Bearer resource_metadata="…"` naming the protected-resource metadata (RFC 9728)',
+        '`unauthorized` (no credential, or a malformed or invalid token), `token_expired`, `token_wrong_chain`; with an agent ' +
+          'key: `key_invalid`, `key_revoked`, `key_expired`. Every 401 here carries `WWW-Authenticate: Bearer ' +
+          'resource_metadata="…"` naming the protected-resource metadata (RFC 9728)',
       ),
       headers: {
         'WWW-Authenticate': {

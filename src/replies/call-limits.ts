@@ -1,5 +1,5 @@
 /**
- * The tool-call bounds of one reply (DESIGN §11): at most `MAX_CALLS_PER_STEP` calls of one model
+ * The tool-call bounds of one reply: at most `MAX_CALLS_PER_STEP` calls of one model
  * step run, at most `MAX_CALLS_AT_ONCE` at once (Workers allow 6 open connections; the model's
  * own stream holds one), at most `MAX_CALLS_PER_REPLY` in the reply. A call over a bound does not
  * run: the model reads an error result naming the bound. The gate wraps each tool's `execute`, so

@@ -1,5 +1,5 @@
 /**
- * A client that hangs up does not hold its reply (DESIGN §11): its request's signal (workerd's
+ * A client that hangs up does not hold its reply: its request's signal (workerd's
  * `enable_request_signal`) aborts the reply's controller, and the reply stops waiting for its loop
  * at once, so the lease is released without waiting for a tool call that does not listen.
  */

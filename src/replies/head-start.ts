@@ -1,5 +1,5 @@
 /**
- * The model's head start (DESIGN §11, issue 24's critical path): a reply asks the model while its
+ * The model's head start (issue 24's critical path): a reply asks the model while its
  * lease and message are still being stored, so the database's round trip overlaps the model's
  * first token instead of coming before it. Until that store succeeds, nothing of the reply leaves
  * the gateway: its events wait in a buffer (the caller attaches where they go once it has the

@@ -5,8 +5,9 @@ import type { Database } from '../storage/db';
 import { databaseError, isDatabaseUnavailable } from '../storage/db';
 
 /**
- * One reply at a time per context (DESIGN §11): a lease row in `gateway.reply_leases`, taken
- * before the message is appended and dropped when the reply ends. A crashed reply's lease runs
+ * One reply at a time per context (two at once would each answer without the other's message): a
+ * lease row in `gateway.reply_leases`, taken before the message is appended and dropped when the
+ * reply ends. A crashed reply's lease runs
  * out (`ttlMs`, longer than any reply may last) and the next reply takes it over.
  */
 export interface ReplyLease {
@@ -70,7 +71,7 @@ const takeSql = (first: number) =>
 
 /**
  * A lease about to be taken inside another statement (the reply's append: one round trip for
- * both, DESIGN §11): `guard` goes into that statement; then `lease` releases what it took, or
+ * both): `guard` goes into that statement; then `lease` releases what it took, or
  * `refusal` is the 409 to answer when it found the lease held.
  */
 export interface LeaseClaim {

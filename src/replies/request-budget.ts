@@ -1,5 +1,5 @@
 /**
- * Every model request of a reply fits TOKEN__MAX_TOKENS_PER_REQUEST as counted (DESIGN §11): the
+ * Every model request of a reply fits TOKEN__MAX_TOKENS_PER_REQUEST as counted: the
  * system prompt, the tool definitions, the messages (the context's and the tool calls and results
  * of the reply's earlier steps) and the output allowance. What does not fit is cut from what the
  * model reads, never from what is stored, each only when the one before is not enough:
@@ -10,7 +10,7 @@
  * The output allowance is the settings' `maxTokens`, lowered for a request whose messages need the
  * room, down to half of what the fixed part leaves (`maxTokens` may be the whole limit). A fixed
  * part that leaves less than `MIN_ROOM_TOKENS` is refused before anything is stored (400
- * `prompt_over_token_limit`). The context's summary (DESIGN §13), when there is one, is part of the
+ * `prompt_over_token_limit`). The context's summary, when there is one, is part of the
  * fixed part: sent after the system prompt in every request, cut to a quarter of what the system
  * prompt and the tools leave (`withSummary`).
  */
@@ -75,7 +75,7 @@ export function requestBudget(limit: number, system: string | null, tools: reado
 }
 
 /**
- * `budget` with the context's summary sent after the system prompt in every request (DESIGN §13):
+ * `budget` with the context's summary sent after the system prompt in every request:
  * under its header, cut to a quarter of what the system prompt and the tools leave; not sent when
  * not even its cut marker fits there.
  */
@@ -104,7 +104,7 @@ export function fitRequest(budget: RequestBudget, history: readonly TextMessage[
   return { messages: [...summary, ...least], maxOutputTokens: left - tokensOf(least) };
 }
 
-/** How many of `history`'s oldest messages the first request of a reply leaves out (DESIGN §13: what a summary takes in). */
+/** How many of `history`'s oldest messages the first request of a reply leaves out (what a summary takes in). */
 export function leftOutCount(budget: RequestBudget, history: readonly TextMessage[]): number {
   const sent = fitRequest(budget, history, []).messages.length - (budget.summary === undefined ? 0 : 1);
   return Math.max(0, history.length - sent);

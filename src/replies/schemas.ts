@@ -76,5 +76,9 @@ export const ReplyEventSchema = z
   ])
   .openapi('ReplyEvent', {
     description:
-      'With `Accept: text/event-stream`, the answer is a stream of server-sent events, each `event: <name>` with `data: <JSON>`: `delta` {text} as the model writes; `tool_call` {tool, connectionId, arguments} when a tool is called; `tool_result` {tool, connectionId, isError, upstreamStatus?, durationMs, content?} when it answered; then exactly one of `done` (the JSON answer, sent after the reply is stored) or `error` (the error body: a failure after the stream began).',
+      'With `Accept: text/event-stream`, the answer is a stream of server-sent events, each `event: <name>` with `data: ' +
+      '<JSON>`: `delta` {text} as the model writes; `tool_call` {tool, connectionId, arguments} when a tool is called; ' +
+      '`tool_result` {tool, connectionId, isError, upstreamStatus?, durationMs, content?} when it answered; then exactly one ' +
+      'of `done` (the JSON answer, sent after the reply is stored) or `error` (the error body: a failure after the stream ' +
+      'began).',
   });

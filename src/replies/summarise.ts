@@ -1,5 +1,5 @@
 /**
- * The summary a reply leaves behind (DESIGN §13): after a reply that had to leave a context's older
+ * The summary a reply leaves behind: after a reply that had to leave a context's older
  * messages out, the agent's own model (the reply's settings and key) summarises them, in
  * `waitUntil`, so the reply is not slower. It takes the previous summary's text and the messages
  * after its range up to the last one left out (never the whole history), within the token budget,

@@ -1,5 +1,5 @@
 /**
- * The words of a summary (DESIGN §13), defined once: the instruction that makes a model request a
+ * The words of a summary, defined once: the instruction that makes a model request a
  * summary request (the stand-in model, scripts/lib/standin-llm.ts, recognises it by this text),
  * the transcript the summarised messages are sent as, and the header of the summary a reply sends.
  * No imports: the stand-in loads this file as it is.
@@ -7,7 +7,10 @@
 
 /** The system message of every summary request. */
 export const SUMMARY_INSTRUCTION =
-  'You write the running summary of a conversation for the agent that takes part in it. The user message holds the summary so far (if any) and the messages to add, oldest first, each as "#<id> <role>: <text>". Write one updated summary of all of it: the facts, names, numbers, identifiers, decisions, open questions and what each side asked for or promised. Plain text, no preamble, as short as the content allows.';
+  'You write the running summary of a conversation for the agent that takes part in it. The user message holds the summary ' +
+  'so far (if any) and the messages to add, oldest first, each as "#<id> <role>: <text>". Write one updated summary of all ' +
+  'of it: the facts, names, numbers, identifiers, decisions, open questions and what each side asked for or promised. ' +
+  'Plain text, no preamble, as short as the content allows.';
 
 /** What opens the summary so far in the transcript. */
 export const SUMMARY_SO_FAR = 'Summary so far:';

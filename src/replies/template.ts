@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 import { PLACEHOLDER } from './placeholders';
 
-/** The rendered system prompt's cap in UTF-8 bytes (DESIGN §11): 256 KiB. */
+/** The rendered system prompt's cap in UTF-8 bytes: 256 KiB, so a template's variables cannot grow one request without bound. */
 export const MAX_PROMPT_BYTES = 256 * 1024;
 
 const encoder = new TextEncoder();

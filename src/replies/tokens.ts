@@ -1,5 +1,5 @@
 /**
- * Token counting for the request budget (DESIGN §11), conservative by design: no tokenizer ships
+ * Token counting for the request budget, conservative by design: no tokenizer ships
  * in the worker, so a text counts as ceil(UTF-8 bytes / 3) tokens (real tokenizers average 3.5 to
  * 4.5 bytes a token on English and code; 3 leaves room for other scripts), and each message adds
  * `MESSAGE_OVERHEAD_TOKENS` for its role and framing. The tools' schemas count as their JSON text.

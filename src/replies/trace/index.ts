@@ -1,5 +1,5 @@
 /**
- * The reply's spans (DESIGN §15), named by the OpenTelemetry GenAI semantic conventions:
+ * The reply's spans (what an operator sees of a reply: docs/architecture.md), named by the OpenTelemetry GenAI semantic conventions:
  * `invoke_agent` for the reply's loop, `chat {model}` for each model call (chat.ts),
  * `execute_tool {tool}` for each tool call. They are the Workers runtime's own custom spans
  * (`ctx.tracing`, spans.ts): they nest under the invocation's automatic spans, and
