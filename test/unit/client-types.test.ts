@@ -7,6 +7,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { openApiDocument } from '../../scripts/lib/openapi-document';
 import { createGatewayClient, type AgentClient, type GatewayClient } from '../../src/client';
+import { OPERATIONS, pathOf } from '../../src/client/operations';
 import type * as T from '../../src/client/types';
 
 const BASE = 'http://gateway.test';
@@ -275,6 +276,22 @@ describe('client methods and operationIds', () => {
     const ids = operations.map((op) => op.operationId).filter((id) => !BROWSER_PAGES.includes(id ?? ''));
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual(calls.map(([name]) => name).sort());
+  });
+
+  it("the client's operation table is the document's: each operationId with its method and path", async () => {
+    const doc = (await openApiDocument()) as { paths: Record<string, Record<string, Operation>> };
+    const byId = new Map(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.entries(ops).map(([method, op]): [string, readonly [string, string]] => [
+          op.operationId ?? '',
+          [method.toUpperCase(), path],
+        ]),
+      ),
+    );
+    for (const [id, entry] of Object.entries(OPERATIONS)) expect(byId.get(id), id).toEqual(entry);
+    expect(pathOf('readMessages', { agentCollectionAddress: COLLECTION, agentTokenId: '7', contextKey: 'customer:42/notes' })).toBe(
+      `/agent/${COLLECTION}/7/context/customer%3A42%2Fnotes/messages`,
+    );
   });
 
   it('older names call the same operations', async () => {

@@ -1,0 +1,77 @@
+/**
+ * The agent answering: a reply to a context (whole or streamed), the same in OpenAI's chat
+ * completion shape, and one JSON-RPC message to the agent's MCP server.
+ */
+import type { AgentCalls } from './agent-calls';
+import { idempotencyHeader, replayed } from './agent-contexts';
+import type { CallOptions } from './options';
+import { replyStreamOf } from './reply-stream';
+import type { CallInit } from './transport';
+import type {
+  ChatCompletion,
+  ChatCompletionRequest,
+  McpAnswer,
+  McpMessage,
+  ReplyOptions,
+  ReplyRequest,
+  ReplyResult,
+  ReplyStream,
+} from './types';
+
+export interface ReplyMethods {
+  /**
+   * `POST …/context/{key}/reply` (operationId `replyToContext`): the agent answers (its model over
+   * the context, prompt template and tools); the reply is stored as one `assistant` message.
+   */
+  replyToContext(key: string, request?: ReplyRequest, options?: ReplyOptions): Promise<ReplyResult>;
+  /** The same as `replyToContext`. */
+  reply(key: string, request?: ReplyRequest, options?: ReplyOptions): Promise<ReplyResult>;
+  /**
+   * The same, streamed (`Accept: text/event-stream`): resolves once the gateway accepted the
+   * request (a refusal throws `GatewayError` with its status and code), with the events in order:
+   * `delta`, `tool_call`, `tool_result`, then `done` (the answer, after it is stored) or `error`.
+   */
+  replyStream(key: string, request?: ReplyRequest, options?: ReplyOptions): Promise<ReplyStream>;
+  /**
+   * `POST …/v1/chat/completions` (operationId `createChatCompletion`): the same reply in OpenAI's
+   * shape, not streamed (for a stream, point an OpenAI client at `${path}/v1`).
+   */
+  createChatCompletion(request: Omit<ChatCompletionRequest, 'stream' | 'stream_options'>, options?: CallOptions): Promise<ChatCompletion>;
+
+  /**
+   * `POST …/mcp` (operationId `agentMcp`): one JSON-RPC message to the agent's MCP server (an MCP
+   * client, e.g. the SDK's `StreamableHTTPClientTransport` on `agentMcpUrl`, is the usual way);
+   * null for a notification or response (202, no body).
+   */
+  agentMcp(message: McpMessage, options?: CallOptions): Promise<McpAnswer | null>;
+}
+
+export function replyMethods(agent: AgentCalls): ReplyMethods {
+  const replyInit = (body: ReplyRequest, o: ReplyOptions, stream: boolean): CallInit => ({
+    body,
+    signal: o.signal,
+    headers: { ...idempotencyHeader(o), ...(stream ? { accept: 'text/event-stream' } : {}) },
+    stream,
+    timeoutMs: o.timeoutMs,
+  });
+  const self: ReplyMethods = {
+    reply: (key, request = {}, o = {}) => self.replyToContext(key, request, o),
+    replyToContext: async (key, request = {}, o = {}) => {
+      const answer = await agent.send('replyToContext', { contextKey: key }, replyInit(request, o, false));
+      return { ...(answer.body as Omit<ReplyResult, 'replayed'>), replayed: replayed(answer.headers) };
+    },
+    replyStream: async (key, request = {}, o = {}) => {
+      const answer = await agent.send('replyToContext', { contextKey: key }, replyInit(request, o, true));
+      const operation = `POST ${agent.pathOf('replyToContext', { contextKey: key })}`;
+      return replyStreamOf({ ...answer, replayed: replayed(answer.headers) }, operation, o.signal);
+    },
+    createChatCompletion: (request, o = {}) =>
+      agent.json('createChatCompletion', {}, { body: { ...request, stream: false }, signal: o.signal }),
+    agentMcp: async (message, o = {}) => {
+      const headers = { accept: 'application/json, text/event-stream' };
+      const answer = await agent.send('agentMcp', {}, { body: message, signal: o.signal, headers });
+      return answer.status === 202 ? null : (answer.body as McpAnswer);
+    },
+  };
+  return self;
+}
