@@ -71,7 +71,7 @@ export async function referencePage(options: { specUrl: string; title: string })
 <div>
 <header>
 <div class="headbar"><div><h1 id="title">${title}</h1><span class="version" id="version"></span></div>
-<button type="button" class="secondary theme" id="theme" aria-label="Colour theme: follows the system" title="Colour theme">Theme: auto</button></div>
+<button type="button" class="secondary theme" id="theme" aria-label="Theme: auto, follows the system" title="Colour theme">Theme: auto</button></div>
 <p class="desc" id="description"></p>
 ${guidesNote()}
 <div class="creds" id="creds">

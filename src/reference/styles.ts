@@ -70,7 +70,7 @@ h5{margin:10px 0 4px;font-size:13px}
 .snode{margin-left:14px}
 .srow{display:inline-flex;flex-wrap:wrap;gap:6px;align-items:baseline}
 .type{color:var(--type);font-family:ui-monospace,monospace;font-size:12px}
-.req{color:#cf222e;font-size:11px;font-weight:600;margin-left:6px}
+.req{color:var(--bad);font-size:11px;font-weight:600;margin-left:6px}
 .chip{background:var(--chip);border-radius:4px;padding:0 5px;font-size:12px;overflow-wrap:anywhere}
 .sdesc,.note{color:var(--muted);font-size:13px;white-space:pre-wrap}
 .resp{border-left:3px solid var(--line);padding:2px 0 2px 10px;margin:8px 0}

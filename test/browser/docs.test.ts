@@ -21,6 +21,7 @@ import { chromium, type BrowserContext, type ConsoleMessage, type Request } from
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Address, Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeEverywhere } from './axe';
 import { mintAgent } from '../../scripts/lib/contracts';
 import {
   busyPorts,
@@ -222,6 +223,8 @@ describe('/docs in headless Chromium', () => {
         expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'sha256-/);
         await page.waitForSelector('body[data-state="ready"], body[data-state="error"]', { timeout: 30_000 });
         expect(await page.getAttribute('body', 'data-state'), (await page.textContent('#status')) ?? '').toBe('ready');
+        // WCAG 2.1 A/AA and best practice at 1,280 and 360 px, light and dark.
+        expect(await axeEverywhere(page, `/docs (${net})`, 'light')).toEqual([]);
 
         // Every operation, once, with its summary in the sidebar; and its samples and examples.
         const shown = await page.$$eval('[data-operation]', (els) => els.map((el) => el.getAttribute('data-operation') ?? ''));

@@ -99,7 +99,8 @@ export function initTheme(): void {
     if (theme === 'dark' || theme === 'light') root.setAttribute('data-theme', theme);
     else root.removeAttribute('data-theme');
     button.textContent = `Theme: ${theme}`;
-    button.setAttribute('aria-label', theme === 'auto' ? 'Colour theme: follows the system' : `Colour theme: ${theme}`);
+    // The name starts with the visible text (WCAG 2.5.3: a speech user says what they see).
+    button.setAttribute('aria-label', theme === 'auto' ? 'Theme: auto, follows the system' : `Theme: ${theme}`);
   };
   apply();
   button.addEventListener('click', () => {
