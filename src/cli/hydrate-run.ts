@@ -1,19 +1,20 @@
 /**
- * The hydration engine behind `agent-gateway hydrate` (and `npm run bench:hydrate`):
- * `parseHydrateFile` (./hydrate-parse.ts) checks the lines, `planHydration` (./hydrate-plan.ts)
- * cuts them into idempotent batches, and `runHydration` sends them: `--create-missing` creates the
- * keys first (batch endpoint); then up to `parallel` keys at a time, each key's batches strictly in
- * order (never two in flight for one key), retried with backoff on 502/503/504 and network errors
- * (never on 4xx). When a batch fails for good, the key's later batches are not sent (so a rerun
- * cannot store them before it); 401/403/agent errors, or a gateway that stays unavailable, stop
- * the whole run.
+ * The hydration run behind `agent-gateway hydrate` (and `npm run bench:hydrate`):
+ * `parseHydrateFile` (./hydrate-parse.ts) checks the lines, `planHydration` (src/hydrate/plan.ts)
+ * cuts them into idempotent batches, and `runHydration` sends them by the shared steps of
+ * src/hydrate/run.ts (keys created first with `--create-missing`; up to `parallel` keys at a time,
+ * each key's batches in order; a key's later batches not sent after one fails; the run stopped by
+ * 401/403/agent errors or a gateway that stays unavailable). The CLI's part: every call retried
+ * with backoff on 502/503/504 and network errors (never on 4xx), and the failures worded for the
+ * terminal and the failed-lines file.
  */
 import { performance } from 'node:perf_hooks';
 import type { AgentClient } from '../client/client';
 import { GatewayError } from '../client/errors';
 import type { NewContextMessage } from '../client/types';
-import type { FailedLine, HydrateRecord } from './hydrate-parse';
-import { MAX_BATCH_MESSAGES, type Batch, type HydratePlan } from '../hydrate/plan';
+import type { FailedLine } from './hydrate-parse';
+import type { Batch, HydratePlan } from '../hydrate/plan';
+import { PartlySent, type SendFailure, sendPlan } from '../hydrate/run';
 import { describeGatewayError } from './output';
 import { isRetryable, withRetry, type RetryOptions } from './retry';
 
@@ -61,17 +62,6 @@ export interface HydrateResult {
   stopped?: string;
 }
 
-/** A message of a batch sent one by one failed: `cause` is why, `sentBefore` how many went before it. */
-class SingleAppendError extends Error {
-  override readonly name = 'SingleAppendError';
-  constructor(
-    override readonly cause: unknown,
-    readonly sentBefore: number,
-  ) {
-    super('single append failed', { cause });
-  }
-}
-
 /** Errors after which no further request can succeed: stop the run. */
 function stopsTheRun(err: unknown): boolean {
   if (!(err instanceof GatewayError)) return true;
@@ -95,21 +85,27 @@ function reasonOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function toFailed(record: HydrateRecord, reason: string): FailedLine {
-  return { line: record.line, reason, key: record.key, role: record.role, message: record.message };
+/** A failure as the failed-lines file and the terminal say it. */
+function failureText(failure: SendFailure): string {
+  switch (failure.kind) {
+    case 'refused':
+      return reasonOf(failure.error);
+    case 'not_created':
+      return `creating the keys failed: ${reasonOf(failure.error)}`;
+    case 'invalid_key':
+      return `key: ${failure.message}`;
+    case 'earlier_batch_failed':
+      return `not sent: an earlier batch of key ${failure.key} failed (line ${failure.line}: ${reasonOf(failure.error)})`;
+    case 'stopped':
+      return `not sent: the run stopped (${failure.reason})`;
+  }
 }
 
-/** Sends a plan to one agent; resolves when every planned line is stored or failed. */
+/** Sends a plan to one agent (the shared steps of src/hydrate/run.ts, with the CLI's retries); resolves when every planned line is stored or failed. */
 export async function runHydration(agent: AgentClient, plan: HydratePlan, options: HydrateOptions = {}): Promise<HydrateResult> {
-  const parallel = Math.max(1, Math.floor(options.parallel ?? DEFAULT_PARALLEL));
   const started = performance.now();
   const failed: FailedLine[] = [];
-  let sent = 0;
-  let replayed = 0;
-  let failedCount = 0;
   let requests = 0;
-  let createdKeys = 0;
-  let stopped: string | undefined;
   const notice = options.onNotice ?? (() => undefined);
   const retry: RetryOptions = {
     ...options.retry,
@@ -118,64 +114,19 @@ export async function runHydration(agent: AgentClient, plan: HydratePlan, option
       options.retry?.onRetry?.(err, attempt, delayMs);
     },
   };
-  const progress = () =>
-    options.onProgress?.({ done: sent + replayed + failedCount, total: plan.totalMessages, sent, replayed, failed: failedCount });
-  const failRecords = (records: HydrateRecord[], reason: string) => {
-    for (const record of records) failed.push(toFailed(record, reason));
-    failedCount += records.length;
-    progress();
-  };
-  const failKey = (key: string, reason: string) => {
-    for (const batch of plan.batchesByKey.get(key) ?? []) failRecords(batch.records, reason);
-  };
-  const stop = (reason: string) => {
-    if (stopped === undefined) {
-      stopped = reason;
-      notice(`stopping: ${reason}`);
-    }
-  };
 
-  const queue = [...plan.keys];
-  if (options.createMissing && queue.length > 0) {
-    const ready: string[] = [];
-    for (let i = 0; i < queue.length; i += MAX_BATCH_MESSAGES) {
-      const chunk = queue.slice(i, i + MAX_BATCH_MESSAGES);
-      if (stopped !== undefined) {
-        for (const key of chunk) failKey(key, `not sent: the run stopped (${stopped})`);
-        continue;
-      }
-      try {
-        const { results } = await withRetry(() => agent.createContexts(chunk), retry);
-        for (const result of results) {
-          if (result.status === 'invalid') failKey(result.key, `key: ${result.message ?? result.reason ?? 'invalid'}`);
-          else {
-            if (result.status === 'created') createdKeys++;
-            ready.push(result.key);
-          }
-        }
-      } catch (err) {
-        const reason = `creating the keys failed: ${reasonOf(err)}`;
-        for (const key of chunk) failKey(key, reason);
-        if (stopsTheRun(err)) stop(reason);
-      }
-    }
-    queue.splice(0, queue.length, ...ready);
-  }
-
-  const sendBatch = async (batch: Batch): Promise<void> => {
+  const sendBatch = async (batch: Batch, stored: (count: number, replayed: boolean) => void): Promise<void> => {
     const messages: NewContextMessage[] = batch.records.map((r) => ({ role: r.role, message: r.message }));
     const answer = await withRetry(() => agent.appendMessages(batch.key, messages, { idempotencyKey: batch.idempotencyKey }), retry);
     requests++;
     if (answer.messages.length !== messages.length) {
       throw new Error(`the gateway stored ${answer.messages.length} messages for a batch of ${messages.length}`);
     }
-    if (answer.replayed) replayed += messages.length;
-    else sent += messages.length;
-    progress();
+    stored(messages.length, answer.replayed);
   };
 
-  /** One message per request; a failure leaves the rest of the batch unsent (and is thrown). */
-  const sendSingles = async (batch: Batch): Promise<void> => {
+  /** One message per request (the benchmark's comparison); a failure leaves the rest of the batch unsent. */
+  const sendSingles = async (batch: Batch, stored: (count: number, replayed: boolean) => void): Promise<void> => {
     for (let i = 0; i < batch.records.length; i++) {
       const record = batch.records[i]!;
       try {
@@ -189,50 +140,30 @@ export async function runHydration(agent: AgentClient, plan: HydratePlan, option
           retry,
         );
         requests++;
-        if (answer.replayed) replayed++;
-        else sent++;
-        progress();
+        stored(1, answer.replayed);
       } catch (err) {
-        throw new SingleAppendError(err, i);
+        throw new PartlySent(err, i);
       }
     }
   };
 
-  const runKey = async (key: string): Promise<void> => {
-    const batches = plan.batchesByKey.get(key) ?? [];
-    for (let i = 0; i < batches.length; i++) {
-      const batch = batches[i]!;
-      if (stopped !== undefined) {
-        for (const rest of batches.slice(i)) failRecords(rest.records, `not sent: the run stopped (${stopped})`);
-        return;
-      }
-      try {
-        if (options.single) await sendSingles(batch);
-        else await sendBatch(batch);
-      } catch (thrown) {
-        const err = thrown instanceof SingleAppendError ? thrown.cause : thrown;
-        const reason = reasonOf(err);
-        failRecords(batch.records.slice(thrown instanceof SingleAppendError ? thrown.sentBefore : 0), reason);
-        for (const rest of batches.slice(i + 1)) {
-          failRecords(rest.records, `not sent: an earlier batch of key ${key} failed (line ${batch.first}: ${reason})`);
-        }
-        if (stopsTheRun(err)) stop(reason);
-        return;
-      }
-    }
-  };
-
-  progress();
-  await Promise.all(
-    Array.from({ length: Math.min(parallel, Math.max(1, queue.length)) }, async () => {
-      for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
-        if (stopped !== undefined) failKey(key, `not sent: the run stopped (${stopped})`);
-        else await runKey(key);
-      }
-    }),
-  );
+  const outcome = await sendPlan(plan, {
+    parallel: options.parallel ?? DEFAULT_PARALLEL,
+    createMissing: options.createMissing,
+    createContexts: async (keys) => (await withRetry(() => agent.createContexts(keys), retry)).results,
+    appendBatch: options.single ? sendSingles : sendBatch,
+    stopsTheRun,
+    stopReason: failureText,
+    onFailed: (records, failure) => {
+      const reason = failureText(failure);
+      for (const r of records) failed.push({ line: r.line, reason, key: r.key, role: r.role, message: r.message });
+    },
+    onProgress: ({ done, total, sent, replayed, failed }) => options.onProgress?.({ done, total, sent, replayed, failed }),
+    onStop: (reason) => notice(`stopping: ${reason}`),
+  });
 
   failed.sort((a, b) => a.line - b.line);
+  const { sent, replayed, createdKeys, stopped } = outcome;
   const result: HydrateResult = { sent, replayed, failed, requests, createdKeys, seconds: (performance.now() - started) / 1000 };
   if (stopped !== undefined) result.stopped = stopped;
   return result;

@@ -1,13 +1,14 @@
 /**
  * Hydration from the page: the CLI's steps (src/hydrate: parse the JSONL file with the gateway's
  * rules, plan its batches with Idempotency-Keys `hydrate:<file id>:<first>-<last>`, the file id
- * from the sha256 of its bytes as the CLI computes it), sent by this tab. Resumable: the batches
+ * from the sha256 of its bytes as the CLI computes it, send them by the shared run), sent by this tab. Resumable: the batches
  * stored are remembered in sessionStorage per agent and file, so choosing the same file again
  * goes on from where it stopped; a batch sent twice is replayed by the gateway, never stored twice.
  */
 import { type AgentClient, GatewayError } from '../../client';
 import { type FailedLine, fileIdOf, type HydrateFile, parseHydrateContent } from '../../hydrate/parse';
-import { type Batch, type HydratePlan, MAX_BATCH_MESSAGES, planHydration } from '../../hydrate/plan';
+import { type HydratePlan, planHydration } from '../../hydrate/plan';
+import { type SendFailure, sendPlan } from '../../hydrate/run';
 
 /** A line not stored: its number, a code (the gateway's, or `invalid_line` / `not_sent`) and why. */
 export interface FailedReport {
@@ -68,13 +69,31 @@ function codeOf(err: unknown): { code: string; message: string } {
   return { code: 'unexpected', message: err instanceof Error ? err.message : String(err) };
 }
 
-/** Errors after which no later request can succeed: the run stops. */
-function stopsTheRun(err: unknown): boolean {
-  if (!(err instanceof GatewayError)) return true;
+/** Errors after which no later request can succeed: the run stops (and after any failed key creation). */
+function stopsTheRun(err: unknown, step: 'create' | 'append'): boolean {
+  if (step === 'create' || !(err instanceof GatewayError)) return true;
   return err.status === 401 || err.status === 403 || err.status === 0 || err.code === 'agent_not_found' || err.transient;
 }
 
-/** Sends the plan's batches not stored yet: up to four keys at once, each key's batches in order. */
+/** A failure as the page lists it: the gateway's code, or `not_sent` for what was never sent. */
+function reportOf(failure: SendFailure): { code: string; message: string } {
+  switch (failure.kind) {
+    case 'refused':
+      return codeOf(failure.error);
+    case 'not_created': {
+      const { code, message } = codeOf(failure.error);
+      return { code: 'not_sent', message: `not sent: creating the contexts failed: ${message} (${code})` };
+    }
+    case 'invalid_key':
+      return { code: 'invalid_key', message: failure.message };
+    case 'earlier_batch_failed':
+      return { code: 'not_sent', message: `not sent: an earlier batch of ${failure.key} failed (line ${failure.line})` };
+    case 'stopped':
+      return { code: 'not_sent', message: `not sent: ${failure.reason}` };
+  }
+}
+
+/** Sends the plan's batches not stored yet by the shared steps (src/hydrate/run.ts): up to four keys at once, each key's batches in order. */
 export async function uploadPlan(
   agent: AgentClient,
   read: ReadFile,
@@ -82,75 +101,34 @@ export async function uploadPlan(
 ): Promise<HydrateOutcome> {
   const { plan, parsed } = read;
   const stored = storedBatches(agent, plan.fileId);
-  const remember = (batch: Batch) => {
-    stored.add(batch.idempotencyKey);
-    sessionStorage.setItem(doneKey(agent, plan.fileId), JSON.stringify([...stored]));
-  };
   const failures: FailedReport[] = parsed.invalid.map((f: FailedLine) => ({ line: f.line, code: 'invalid_line', message: f.reason }));
-  const state: HydrateProgress = { total: plan.totalMessages, done: 0, sent: 0, replayed: 0, resumed: 0, failed: 0 };
-  let stopped: string | undefined;
-  const progress = () => options.onProgress({ ...state, done: state.sent + state.replayed + state.resumed + state.failed });
-  const fail = (batch: Batch, code: string, message: string) => {
-    for (const r of batch.records) failures.push({ line: r.line, code, message });
-    state.failed += batch.records.length;
-  };
-  const stop = (reason: string) => {
-    stopped ??= reason;
-  };
-  options.signal.addEventListener('abort', () => stop('stopped: choose the same file again to go on'), { once: true });
-
-  const pending = plan.keys.filter((key) => (plan.batchesByKey.get(key) ?? []).some((b) => !stored.has(b.idempotencyKey)));
-  for (const key of plan.keys) {
-    for (const batch of plan.batchesByKey.get(key) ?? []) if (stored.has(batch.idempotencyKey)) state.resumed += batch.records.length;
-  }
-  progress();
-  if (options.createMissing) {
-    for (let i = 0; i < pending.length && stopped === undefined; i += MAX_BATCH_MESSAGES) {
-      try {
-        await agent.createContexts(pending.slice(i, i + MAX_BATCH_MESSAGES), { signal: options.signal });
-      } catch (err) {
-        if (options.signal.aborted) break;
-        const { code, message } = codeOf(err);
-        stop(`creating the contexts failed: ${message} (${code})`);
-      }
-    }
-  }
-
-  const runKey = async (key: string) => {
-    const batches = (plan.batchesByKey.get(key) ?? []).filter((b) => !stored.has(b.idempotencyKey));
-    for (let i = 0; i < batches.length; i++) {
-      const batch = batches[i] as Batch;
-      if (stopped !== undefined) {
-        for (const rest of batches.slice(i)) fail(rest, 'not_sent', `not sent: ${stopped}`);
-        break;
-      }
-      try {
-        const messages = batch.records.map((r) => ({ role: r.role, message: r.message }));
-        const answer = await agent.appendMessages(key, messages, { idempotencyKey: batch.idempotencyKey, signal: options.signal });
-        if (answer.replayed) state.replayed += messages.length;
-        else state.sent += messages.length;
-        remember(batch);
-      } catch (err) {
-        const { code, message } = codeOf(err);
-        if (options.signal.aborted) fail(batch, 'not_sent', `not sent: ${stopped ?? 'stopped'}`);
-        else fail(batch, code, message);
-        for (const rest of batches.slice(i + 1))
-          fail(rest, 'not_sent', `not sent: an earlier batch of ${key} failed (line ${batch.first})`);
-        if (stopsTheRun(err)) stop(`${message} (${code})`);
-        break;
-      } finally {
-        progress();
-      }
-    }
-  };
-
-  const queue = [...pending];
-  await Promise.all(
-    Array.from({ length: Math.min(KEYS_IN_FLIGHT, Math.max(1, queue.length)) }, async () => {
-      for (let key = queue.shift(); key !== undefined; key = queue.shift()) await runKey(key);
-    }),
-  );
-  progress();
+  const { signal } = options;
+  const outcome = await sendPlan(plan, {
+    parallel: KEYS_IN_FLIGHT,
+    createMissing: options.createMissing,
+    signal,
+    abortedReason: 'stopped: choose the same file again to go on',
+    isStored: (batch) => stored.has(batch.idempotencyKey),
+    createContexts: async (keys) => (await agent.createContexts(keys, { signal })).results,
+    appendBatch: async (batch, done) => {
+      const messages = batch.records.map((r) => ({ role: r.role, message: r.message }));
+      const answer = await agent.appendMessages(batch.key, messages, { idempotencyKey: batch.idempotencyKey, signal });
+      stored.add(batch.idempotencyKey);
+      sessionStorage.setItem(doneKey(agent, plan.fileId), JSON.stringify([...stored]));
+      done(messages.length, answer.replayed);
+    },
+    stopsTheRun,
+    stopReason: (failure) => {
+      const { code, message } = codeOf(failure.error);
+      return failure.kind === 'not_created' ? `creating the contexts failed: ${message} (${code})` : `${message} (${code})`;
+    },
+    onFailed: (records, failure) => {
+      const report = reportOf(failure);
+      for (const r of records) failures.push({ line: r.line, ...report });
+    },
+    onProgress: ({ total, done, sent, replayed, resumed, failed }) => options.onProgress({ total, done, sent, replayed, resumed, failed }),
+  });
   failures.sort((a, b) => a.line - b.line);
-  return { ...state, done: state.sent + state.replayed + state.resumed + state.failed, failures, ...(stopped ? { stopped } : {}) };
+  const { total, done, sent, replayed, resumed, failed, stopped } = outcome;
+  return { total, done, sent, replayed, resumed, failed, failures, ...(stopped ? { stopped } : {}) };
 }
