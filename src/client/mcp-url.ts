@@ -1,7 +1,8 @@
 /**
- * Where an agent's MCP server is (DESIGN §14) and how MCP clients are pointed at it: the endpoint
- * and ready config blocks for Claude Desktop, Cursor and the MCP Inspector. Pure functions: the
- * CLI's `agent-gateway mcp url` prints them, a page or a script can show them.
+ * Where an agent's MCP server is (docs/tools.md, "The agent as an MCP server") and how MCP
+ * clients are pointed at it: the endpoint and ready config blocks for Claude Desktop, Cursor and
+ * the MCP Inspector. Pure functions: the CLI's `agent-gateway mcp url` prints them, a page or a
+ * script can show them.
  */
 
 /** `{baseUrl}/agent/{collection}/{tokenId}/mcp`: the agent's MCP endpoint (Streamable HTTP). */

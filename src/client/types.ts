@@ -401,7 +401,7 @@ export type McpEmbeddedResource = Extract<McpContent, { type: 'resource' }>;
 export type McpContentAnnotations = NonNullable<McpTextContent['annotations']>;
 
 // ---------------------------------------------------------------------------------------------
-// OAuth for MCP clients (DESIGN §14)
+// OAuth for MCP clients: an MCP client signs in with the owner's wallet instead of an agent key
 // ---------------------------------------------------------------------------------------------
 
 /** Component `ProtectedResourceMetadata` (RFC 9728) of an agent's MCP URL. */
