@@ -1,6 +1,6 @@
 /**
  * Step 1 of a hydration (the CLI's `agent-gateway hydrate`, src/cli/hydrate-run.ts, and the
- * dashboard's upload, src/dashboard/hydrate): every line of a JSONL file (`{ "key", "role",
+ * dashboard's upload, src/dashboard/memory/hydrate.ts): every line of a JSONL file (`{ "key", "role",
  * "message" }`) is checked locally with the gateway's own rules (src/contexts/rules.ts); invalid
  * lines are reported with their line numbers and never sent. Blank lines are skipped. Plain
  * string work: Node and browsers alike (the file's id, a sha256, is each side's to compute).
