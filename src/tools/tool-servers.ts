@@ -62,7 +62,7 @@ export function failedCall(err: unknown): ToolOutcome {
 }
 
 /** One catalog's calls: each connection's credential is opened once, at its first call (after the owner check). */
-function caller(deps: McpDeps, agent: Agent) {
+function callPath(deps: McpDeps, agent: Agent) {
   const auths = new Map<string, Promise<McpAuth>>();
   const authOf = (c: ConnectionTools): Promise<McpAuth> => {
     let auth = auths.get(c.connectionId);
@@ -92,10 +92,10 @@ function wantsConnections(caller: ToolCaller, taken: ReadonlySet<string>): boole
 
 export const toolServersSource: ToolSource = {
   reserved: [],
-  async tools(env, who, taken) {
-    if (!wantsConnections(who, taken)) return [];
+  async tools(env, caller, taken) {
+    if (!wantsConnections(caller, taken)) return [];
     const connections = usableBy(await env.connections(), env.agent.owner);
-    const call = caller(env.mcp, env.agent);
+    const call = callPath(env.mcp, env.agent);
     return [...nameTools(connections, taken)].map(
       ([name, offered]): AgentTool => ({
         name,
