@@ -109,10 +109,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         { signal: o.signal },
       ),
     getAuthorizationServerMetadata: (o = {}) => json('getAuthorizationServerMetadata', {}, { signal: o.signal }),
-    // Answered with 201 and OAuth's own schemas: the answer type is the schema's, not a 200's.
+    // Answered with 201: the answer type is the registered client's schema, not a 200's.
     registerOAuthClient: async (body, o = {}) =>
       (await send('registerOAuthClient', {}, { body, signal: o.signal })).body as OAuthClientInformation,
-    oauthToken: async (form, o = {}) => (await send('oauthToken', {}, { form, signal: o.signal })).body as OAuthTokenResponse,
+    oauthToken: (form, o = {}) => json('oauthToken', {}, { form, signal: o.signal }),
     oauthApprove: (body, o = {}) => json('oauthApprove', {}, { body, signal: o.signal }),
     agent: (collection, tokenId) =>
       createAgentClient(transport, String(collection), typeof tokenId === 'string' ? tokenId : tokenId.toString()),
