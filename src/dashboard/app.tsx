@@ -2,7 +2,7 @@
  * The shell: login, then the agent picker, then the page the location hash names, under a header
  * (wallet, agent, change agent, log out) and a nav built from the page list of main.tsx.
  */
-import { useEffect, useMemo, useState } from 'hono/jsx/dom';
+import { useEffect, useMemo, useRef, useState } from 'hono/jsx/dom';
 import type { LoginSession } from '../client';
 import { agentClient, walletClient } from './gateway';
 import { AgentPicker } from './pages/agent-picker';
@@ -10,6 +10,7 @@ import { LoginPage } from './pages/login';
 import type { PageEntry } from './pages/page';
 import { hashOf, parseHash } from './routes';
 import { clearSession, loadAgent, loadSession, type PickedAgent, type StoredSession, saveAgent, saveSession } from './session';
+import { focusHeading, focusMainHeading } from './ui/focus';
 
 const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
@@ -39,6 +40,17 @@ export function App({ pages }: { pages: PageEntry[] }) {
     [session?.token, agent?.collection, agent?.tokenId],
   );
   const wallet = useMemo(() => (session ? walletClient(session, onUnauthorized) : undefined), [session?.token]);
+  const entry = pages.find((p) => p.path === route.path) ?? pages[0];
+
+  // The tab's title names the view; after a change of view (logged in, agent picked, another
+  // page), focus goes to its heading: not left on a button that is gone, which drops it to <body>.
+  const view = !session ? 'Log in' : !agent || !client ? 'Pick an agent' : (entry?.title ?? 'Agent');
+  const firstView = useRef(true);
+  useEffect(() => {
+    document.title = `${view} · agent-gateway`;
+    if (firstView.current) firstView.current = false;
+    else focusMainHeading();
+  }, [view]);
 
   if (!session) {
     const onLogin = (fresh: LoginSession) => {
@@ -86,7 +98,6 @@ export function App({ pages }: { pages: PageEntry[] }) {
     return <Frame header={header}>{wallet ? <AgentPicker initial={loadAgent()} wallet={wallet} onPick={pick} /> : null}</Frame>;
   }
 
-  const entry = pages.find((p) => p.path === route.path) ?? pages[0];
   const navigate = (path: string, ...params: string[]) => {
     location.hash = hashOf(path, ...params);
   };
@@ -111,9 +122,17 @@ export function App({ pages }: { pages: PageEntry[] }) {
   );
 }
 
+/** To the main heading past the header and the nav (a button: a hash link would change the page's route). */
+const skipToMain = () => {
+  if (!focusHeading(document.querySelector('main h1'))) focusHeading(document.getElementById('main'));
+};
+
 function Frame({ header, children }: { header?: unknown; children?: unknown }) {
   return (
     <div class="frame">
+      <button type="button" class="skip-link" onClick={skipToMain}>
+        Skip to the page
+      </button>
       {header}
       <main id="main">{children}</main>
       <footer class="foot muted">

@@ -1,5 +1,5 @@
 /**
- * The owner's dashboard at /app (DESIGN §16; docs/dashboard.md). Entry: renders the shell
+ * The owner's dashboard at /app (docs/dashboard.md; docs/architecture.md tells where a page goes). Entry: renders the shell
  * (./app.tsx: login, agent picker, header, nav) with the page list below.
  *
  * THE PAGE SEAM. A page is one file `src/dashboard/pages/<page>.tsx` exporting a component that

@@ -12,6 +12,7 @@ import { getAddress } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { TestContext } from 'vitest';
 import { REPO_ROOT } from '../../scripts/lib/migrate';
+import { axeEverywhere } from './axe';
 import { installTestWallet, type TestWalletOptions } from './wallet';
 
 export interface DashboardPage {
@@ -77,7 +78,10 @@ export async function mintWithNpm(devDir: string, owner: string): Promise<string
 /** Where the screenshots go before vitest copies them into its attachments (gitignored). */
 const SHOTS_DIR = path.join(REPO_ROOT, '.dashboard-screenshots');
 
-/** Full-page screenshots at 1280 and 360 px, attached to the running test. */
+/**
+ * Full-page screenshots at 1280 and 360 px, attached to the running test; then axe-core at both
+ * widths in both schemes (./axe.ts): any violation, or a page that scrolls sideways, fails the test.
+ */
 export async function screenshots(page: Page, name: string, annotate: TestContext['annotate']): Promise<void> {
   await mkdir(SHOTS_DIR, { recursive: true });
   for (const width of [1280, 360]) {
@@ -93,7 +97,8 @@ export async function screenshots(page: Page, name: string, annotate: TestContex
     await annotate(`${name} at ${width} px (dark)`, 'screenshot', { path: file, contentType: 'image/png' });
     console.log(`screenshot: ${path.relative(REPO_ROOT, file)}`);
   }
-  await page.setViewportSize({ width: 1280, height: 900 });
+  const violations = await axeEverywhere(page, name);
+  if (violations.length > 0) throw new Error(`axe-core found ${violations.length} violation(s):\n${violations.join('\n')}`);
 }
 
 /** Logs in through the page: the login button, the wallet switched and signed, the picker shown. */
@@ -124,3 +129,43 @@ export async function ownerWithAgentIn(
   await pickAgent(dash, getAddress(deployment.collection), tokenId);
   return { ...dash, wallet, tokenId };
 }
+
+/** The focused element: its tag and text (what a screen reader would go on from), `BODY` when focus was lost. */
+export const focused = (page: Page) =>
+  page.evaluate(() => {
+    const active = (globalThis as unknown as { document: { activeElement: { tagName: string; textContent: string | null } | null } })
+      .document.activeElement;
+    return `${active?.tagName ?? 'none'} ${(active?.textContent ?? '').trim()}`;
+  });
+
+/**
+ * The contrast of the focused element's outline against the page and the cards (the smaller of
+ * the two): WCAG 1.4.11 asks 3:1 of a focus indicator.
+ */
+export const focusRingContrast = (page: Page) =>
+  page.evaluate(() => {
+    const scope = globalThis as unknown as {
+      document: { activeElement: unknown; documentElement: unknown };
+      getComputedStyle(e: unknown): { outlineColor: string; outlineStyle: string; getPropertyValue(name: string): string };
+    };
+    const rgb = (css: string) => {
+      const hex = /^#([0-9a-f]{6})$/i.exec(css.trim())?.[1];
+      if (hex) return [0, 2, 4].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+      return (/rgba?\(([^)]+)\)/.exec(css)?.[1] ?? '0,0,0').split(',').slice(0, 3).map(Number);
+    };
+    const luminance = (css: string) => {
+      const [r, g, b] = rgb(css).map((v) => {
+        const c = v / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    const ratio = (a: string, b: string) => {
+      const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+      return (hi! + 0.05) / (lo! + 0.05);
+    };
+    const ring = scope.getComputedStyle(scope.document.activeElement);
+    const root = scope.getComputedStyle(scope.document.documentElement);
+    if (ring.outlineStyle === 'none') return 0;
+    return Math.min(ratio(ring.outlineColor, root.getPropertyValue('--bg')), ratio(ring.outlineColor, root.getPropertyValue('--card')));
+  });

@@ -1,5 +1,5 @@
 /**
- * The dashboard's settings pages (DESIGN §16) in headless Chromium against the whole `npm run dev`
+ * The dashboard's settings pages (docs/dashboard.md) in headless Chromium against the whole `npm run dev`
  * stack, with the injected test wallet: LLM settings (a refused save keeps the form; the key
  * write-only, "Key set" shown), a prompt template with its variables highlighted, the example tool
  * server added with its x-api-key header (a wrong value refused in words), checked, its tools
@@ -126,6 +126,8 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await expect.poll(() => page.getByLabel('Template key').inputValue()).toBe('greeting');
     await page.getByRole('heading', { name: /^greeting saved / }).waitFor();
     await screenshots(page, 'settings-templates', annotate);
+    // A template not saved yet is an empty answer of the list, not a 404 in the console.
+    expect(dash.refusals.filter((r) => r.includes('/prompt-template'))).toEqual([]);
 
     // The example tool server: a wrong header value is refused in words (the form keeps its values), then added, checked, removed.
     await openTab(page, 'Tool servers', 'Tool servers');
@@ -210,6 +212,8 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await page.keyboard.press('Enter');
     await expect.poll(() => mainText(page)).toContain('Revoked nightly export.');
     await expect.poll(() => mainText(page)).toContain('No live keys.');
+    // The row is gone; focus is on the key list's heading, not dropped to <body>.
+    await expect.poll(() => focusedText(page)).toBe('Live keys');
     await expect(withKey.getAgent()).rejects.toMatchObject({ status: 401, code: 'key_revoked' });
 
     // Apps with access (OAuth): the approved client listed (never a token), revoked behind the confirm step, then refused.
@@ -220,6 +224,11 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await app.getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('button', { name: 'Yes, revoke' }).click();
     await expect.poll(() => mainText(page)).toContain('Revoked the access of Test MCP client.');
+    expect(
+      await page.evaluate(
+        () => (globalThis as unknown as { document: { activeElement: { tagName: string } } }).document.activeElement.tagName,
+      ),
+    ).toBe('H2');
     await expect.poll(() => mainText(page)).toContain('No app has access.');
     const mcp = await fetch(`${testnet().baseUrl}/agent/${collection}/${tokenId}/mcp`, {
       method: 'POST',
@@ -305,6 +314,18 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     ]);
     expect(await mainText(page)).toContain(`wallet ${wallet.address.toLowerCase()}`);
     await screenshots(page, 'settings-audit', annotate);
+    // At 360 px each entry is a block, its values wrapped under their names: nothing cut, no sideways scroller.
+    await page.setViewportSize({ width: 360, height: 780 });
+    const cut = await page.evaluate(() => {
+      type Box = { scrollWidth: number; clientWidth: number; getAttribute(n: string): string | null };
+      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Box[] } }).document;
+      return [...doc.querySelectorAll('.table-wrap, table.entries td')]
+        .filter((el) => el.scrollWidth > el.clientWidth + 1)
+        .map((el) => el.getAttribute('data-label') ?? 'the table');
+    });
+    expect(cut).toEqual([]);
+    expect(await page.getByRole('region', { name: 'Audit entries' }).getAttribute('tabindex')).toBe('0');
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     expect(dash.problems).toEqual([]);
     await page.close();

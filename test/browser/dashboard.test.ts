@@ -1,5 +1,5 @@
 /**
- * The owner's dashboard at /app (DESIGN §16) in headless Chromium against the whole `npm run dev`
+ * The owner's dashboard at /app (docs/dashboard.md) in headless Chromium against the whole `npm run dev`
  * stack, with an injected test wallet (test/browser/wallet.ts) on another chain than the
  * deployment's: log in (the page asks the wallet to switch), pick an agent minted with `npm run
  * mint`, hydrate a JSONL file and read the messages, chat with the stand-in model (a tool call
@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STANDIN_MODEL } from '../../scripts/lib/stack-llm';
 import { defaultReply, type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { createGatewayClient } from '../../src/client';
-import { logIn, mintWithNpm, openDashboard, ownerWithAgentIn, pickAgent, screenshots } from './dashboard-page';
+import { focused, focusRingContrast, logIn, mintWithNpm, openDashboard, ownerWithAgentIn, pickAgent, screenshots } from './dashboard-page';
 import { type BrowserStack, startBrowserStack } from './stack';
 
 let env: BrowserStack | undefined;
@@ -72,13 +72,29 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     const collection = getAddress(testnet().collection);
     const dash = await openDashboard(env!.context, testnet().baseUrl, wallet);
     const { page } = dash;
-    const res = await page.goto(appUrl(), { waitUntil: 'load' });
+    // The address names the deployment's collection (as the dev banner's link does): the picker starts with it.
+    const res = await page.goto(`${appUrl()}?collection=${collection}`, { waitUntil: 'load' });
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self';/);
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
+    expect(await page.title()).toBe('Log in · agent-gateway');
     await screenshots(page, 'login', annotate);
+    // By keyboard: the first Tab is the skip link, which goes to the page's heading; the focus
+    // ring stands out 3:1 from the page and the cards in both schemes.
+    await page.keyboard.press('Tab');
+    expect(await focused(page)).toBe('BUTTON Skip to the page');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      expect(await focusRingContrast(page), scheme).toBeGreaterThanOrEqual(3);
+    }
+    await page.keyboard.press('Enter');
+    expect(await focused(page)).toBe('H1 Log in');
 
     await logIn(dash);
+    // Focus goes to the new view's heading (not to <body>), and the tab's title names it.
+    await expect.poll(() => focused(page)).toBe('H1 Pick an agent');
+    expect(await page.title()).toBe('Pick an agent · agent-gateway');
+    expect(await page.getByLabel('Collection address').inputValue()).toBe(collection);
     const walletChain = await page.evaluate(async () => {
       const wallet = (globalThis as unknown as { ethereum: { request(a: { method: string }): Promise<unknown> } }).ethereum;
       return Number(await wallet.request({ method: 'eth_chainId' }));
@@ -108,6 +124,11 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     expect(dash.refusals).toEqual([expect.stringMatching(/^(403|404) GET \/agent\//)]);
 
     await pickAgent(dash, collection, tokenId);
+    await expect.poll(() => focused(page)).toBe('H1 Memory');
+    expect(await page.title()).toBe('Memory · agent-gateway');
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Chat' }).click();
+    await expect.poll(() => focused(page)).toBe('H1 Chat');
+    expect(await page.title()).toBe('Chat · agent-gateway');
     // The tab keeps the login across a reload; logout forgets it.
     await page.reload({ waitUntil: 'load' });
     await page.getByRole('navigation', { name: 'Pages' }).waitFor();
@@ -245,6 +266,21 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     expect(new Set(dash.refusals.filter((r) => r.endsWith('/summary')))).toEqual(
       new Set([`404 GET ${agentPath}/context/notes%2Ffirst/summary`, `404 GET ${agentPath}/context/import%2Falpha/summary`]),
     );
+
+    // Chat in a context with messages, and a reply that fails (no LLM settings yet): the earlier
+    // messages first; the failure said in words, with its code, and no empty assistant bubble.
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Chat' }).click();
+    await page.getByLabel('Open a context').selectOption('notes/first');
+    await expect.poll(() => page.locator('.earlier-message .message').allTextContents()).toEqual(['Hello from the dashboard.']);
+    await page.getByLabel('Message', { exact: true }).fill('Are you there?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const failed = page.locator('.turn').last();
+    await failed.getByRole('alert').waitFor({ timeout: 30_000 });
+    expect(await failed.getByRole('alert').textContent()).toMatch(/[a-z]+_[a-z_]+/);
+    expect(await failed.locator('.bubble.assistant').count()).toBe(0);
+    expect(await failed.locator('.bubble.user').textContent()).toContain('Are you there?');
+    await screenshots(page, 'chat-failed', annotate);
+    expect(dash.problems).toEqual([]);
     await page.close();
   });
 
@@ -311,24 +347,40 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     await agent.appendMessage('chat/one', { role: 'user', message: 'The parcel number is PX-7781.' });
 
     await page.getByRole('link', { name: 'Chat' }).click();
-    await page.getByLabel('Context key').fill('chat/one');
+    // A context that does not exist yet: said in words, with Create; nothing is sent, no empty bubble.
+    await page.getByLabel('Context key').fill('chat/none');
+    await page.getByLabel('Message', { exact: true }).fill('hello?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Create context chat/none' }).waitFor();
+    expect(await page.locator('.turn').count()).toBe(0);
+    // An existing context is picked from the list; its earlier messages show first.
+    await page.getByLabel('Open a context').selectOption('chat/one');
+    expect(await page.getByLabel('Context key').inputValue()).toBe('chat/one');
+    await expect.poll(() => page.locator('.earlier-message .message').allTextContents()).toEqual(['The parcel number is PX-7781.']);
     await page.getByLabel('Message', { exact: true }).fill('use tool memory_search PX-7781');
     await page.getByRole('button', { name: 'Send' }).click();
     const tool = page.locator('.tool[data-tool="memory_search"]');
     await tool.locator('.tool-result').waitFor({ timeout: 30_000 });
     expect(await tool.textContent()).toContain('PX-7781');
+    // The tool's boxes scroll when long: each is a named region the keyboard reaches.
+    expect(await tool.getByRole('region', { name: 'Result of memory_search' }).getAttribute('tabindex')).toBe('0');
     await expect
       .poll(() => page.locator('.reply-meta').last().textContent(), { timeout: 30_000 })
       .toMatch(/^Finished: stop · \d+ input tokens/);
     expect(await page.locator('.reply-text').last().textContent()).toContain('memory_search answered');
     expect(await page.getByLabel('Message', { exact: true }).inputValue()).toBe('');
+    // Focus is back in the message box once the reply is done (Send was disabled while it ran).
+    await expect.poll(() => focused(page)).toMatch(/^TEXTAREA/);
     await screenshots(page, 'chat', annotate);
 
     await page.getByLabel('Message', { exact: true }).fill('please talk slowly');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.reply-text').last().textContent(), { timeout: 30_000 }).toMatch(/^slowly slowly/);
-    await page.getByRole('button', { name: 'Stop' }).click();
+    // While the reply runs, focus is on Stop: Enter stops it, and focus goes back to the message box.
+    expect(await focused(page)).toBe('BUTTON Stop');
+    await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('.reply-meta').last().textContent()).toContain('Stopped');
+    await expect.poll(() => focused(page)).toMatch(/^TEXTAREA/);
     const stoppedAt = (await page.locator('.reply-text').last().textContent()) ?? '';
     expect(stoppedAt.length).toBeLessThan('slowly '.repeat(300).length);
 

@@ -1,6 +1,7 @@
 import type { ReplyAnswer } from '../../client';
 import type { Problem } from '../ui/errors';
 import { ErrorNotice } from '../ui/notice';
+import { ScrollRegion } from '../ui/scroll-region';
 
 /** A tool call as the stream told it: its arguments, then its result. */
 export interface ToolEvent {
@@ -40,7 +41,9 @@ export function TurnView({ turn }: { turn: Turn }) {
         <div class="tool" data-tool={t.tool}>
           <strong>Tool call: {t.tool}</strong>
           <span class="muted"> {t.connectionId ? `connection ${t.connectionId}` : 'built in'}</span>
-          <pre>{json(t.arguments)}</pre>
+          <ScrollRegion class="tool-box" label={`Arguments of ${t.tool}`}>
+            <pre>{json(t.arguments)}</pre>
+          </ScrollRegion>
           {t.result ? (
             <div class="tool-result">
               <strong>{t.result.isError ? 'Tool failed' : 'Tool result'}</strong>
@@ -48,17 +51,24 @@ export function TurnView({ turn }: { turn: Turn }) {
                 {' '}
                 {t.result.durationMs} ms{t.result.upstreamStatus ? ` · HTTP ${t.result.upstreamStatus}` : ''}
               </span>
-              {t.result.content !== undefined ? <pre>{t.result.content}</pre> : null}
+              {t.result.content !== undefined ? (
+                <ScrollRegion class="tool-box" label={`Result of ${t.tool}`}>
+                  <pre>{t.result.content}</pre>
+                </ScrollRegion>
+              ) : null}
             </div>
           ) : (
             <p class="muted">running…</p>
           )}
         </div>
       ))}
-      <div class="bubble assistant" aria-live="polite" aria-busy={turn.state === 'streaming' ? 'true' : 'false'}>
-        <span class="role role-assistant">assistant</span>
-        <p class="message reply-text">{turn.text || (turn.state === 'streaming' ? '…' : '')}</p>
-      </div>
+      {/* A reply that failed or was stopped before its first word has no bubble: the error or the stop says it in words. */}
+      {turn.text || turn.state === 'streaming' || turn.state === 'done' ? (
+        <div class="bubble assistant" aria-live="polite" aria-busy={turn.state === 'streaming' ? 'true' : 'false'}>
+          <span class="role role-assistant">assistant</span>
+          <p class="message reply-text">{turn.text || (turn.state === 'streaming' ? '…' : '(no text)')}</p>
+        </div>
+      ) : null}
       {turn.done ? (
         <p class="meta reply-meta">
           Finished: {turn.done.finishReason} · {turn.done.usage.inputTokens} input tokens, {turn.done.usage.outputTokens} output tokens

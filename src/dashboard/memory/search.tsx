@@ -6,7 +6,7 @@ import { useAction } from '../ui/load';
 import { MessageItem } from './message-item';
 
 /**
- * Search across the agent's contexts with the query language of DESIGN §13 (words, "quoted
+ * Search across the agent's contexts with the query language of docs/memory.md (words, "quoted
  * phrases", `or`, `-word`; identifiers and misspellings too), best first, 20 at a time.
  */
 export function MemorySearch({ agent, open }: { agent: AgentClient; open: (key: string) => void }) {

@@ -13,7 +13,7 @@ async function readSummary(agent: AgentClient, contextKey: string, signal: Abort
 }
 
 /**
- * What the agent's model wrote of the messages its replies had to leave out (DESIGN §13), with the
+ * What the agent's model wrote of the messages its replies had to leave out, with the
  * message ids it covers; the messages themselves are unchanged below. `version` reads it again.
  */
 export function Summary({ agent, contextKey, version }: { agent: AgentClient; contextKey: string; version: number }) {

@@ -1,7 +1,8 @@
 /**
  * Pick an agent: collection address and token id, checked here in words, then by the gateway's
  * three gates (GET /agent/{c}/{t}: registered collection, on-chain owner). The wallet's own
- * tokens of the collection are listed in the `OwnedTokens` slot.
+ * tokens of the collection are listed in the `OwnedTokens` slot. The collection starts as the
+ * agent picked last in this tab, else the one the page's address names.
  */
 import { useState } from 'hono/jsx/dom';
 import type { GatewayClient } from '../../client';
@@ -26,13 +27,22 @@ export function tokenIdProblem(value: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The collection the dashboard's address names (`/app?collection=0x…`, as the dev stack's banner
+ * and a deployment's own links give it), when it is one: the picker starts with it filled in.
+ */
+export function collectionFromAddress(search: string): string | undefined {
+  const named = new URLSearchParams(search).get('collection')?.trim() ?? '';
+  return collectionProblem(named) === undefined ? named : undefined;
+}
+
 export function AgentPicker(props: {
   initial: PickedAgent | undefined;
   /** The wallet's client with the tab's token: the picked agent's client, and the wallet's own tokens. */
   wallet: GatewayClient;
   onPick: (agent: PickedAgent) => void;
 }) {
-  const [collection, setCollection] = useState(props.initial?.collection ?? '');
+  const [collection, setCollection] = useState(props.initial?.collection ?? collectionFromAddress(location.search) ?? '');
   const [tokenId, setTokenId] = useState(props.initial?.tokenId ?? '');
   const [shown, setShown] = useState(false);
   const [busy, setBusy] = useState(false);

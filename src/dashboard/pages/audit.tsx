@@ -1,5 +1,5 @@
 /**
- * The audit trail (DESIGN §15): administrative changes and tool calls, newest first, a page at a
+ * The audit trail: administrative changes and tool calls, newest first, a page at a
  * time (Older follows the answer's cursor; Newer goes back the way it came).
  */
 import { useState } from 'hono/jsx/dom';
@@ -7,6 +7,7 @@ import type { AuditActor, AuditTarget } from '../../client';
 import { when } from '../ui/format';
 import { useLoad } from '../ui/load';
 import { ErrorNotice, Status } from '../ui/notice';
+import { ScrollRegion } from '../ui/scroll-region';
 import type { PageProps } from './page';
 import '../settings.css';
 
@@ -37,7 +38,7 @@ export function AuditPage({ agent, walletAddress }: PageProps) {
       <p class="muted">Changes to the agent's settings, tools and keys, and tool calls: newest first.</p>
       {page.loading ? <Status text="Loading the audit trail…" /> : null}
       <ErrorNotice problem={page.problem} />
-      <div class="table-wrap">
+      <ScrollRegion class="table-wrap" label="Audit entries">
         <table class="entries" aria-label="Audit entries">
           <thead>
             <tr>
@@ -79,7 +80,7 @@ export function AuditPage({ agent, walletAddress }: PageProps) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
       <div class="pager">
         <button type="button" disabled={cursors.length === 1 || page.loading} onClick={() => setCursors((c) => c.slice(0, -1))}>
           Newer

@@ -1,5 +1,5 @@
 /**
- * Agent keys (DESIGN §12): create one (name, scopes from the route's own list, an MCP tool
+ * Agent keys: create one (name, scopes from the route's own list, an MCP tool
  * allowlist, a lifetime, a daily token limit), its secret shown once with a Copy button; the live
  * keys listed (never a secret); revoke one (confirm). Below: the apps with OAuth access (oauth-grants.tsx).
  */

@@ -1,5 +1,5 @@
 /**
- * LLM settings (DESIGN §11): provider, model, base URL, temperature, max tokens, the agent's daily
+ * LLM settings: provider, model, base URL, temperature, max tokens, the agent's daily
  * token limit and summaries, as the route's schema has them. The provider key is write-only: the
  * page says whether one is stored ("Key set"), takes a new one, or removes it; it never shows one.
  */

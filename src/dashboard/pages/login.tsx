@@ -1,5 +1,5 @@
 /**
- * Login with the browser's wallet (DESIGN §3): the deployment's chain from GET /health, the
+ * Login with the browser's wallet (Sign-In with Ethereum, as every login of the gateway): the deployment's chain from GET /health, the
  * wallet's account, its chain checked (and a switch asked for), then SIWE through the client's
  * `login()` (init, personal_sign, finish).
  */

@@ -1,5 +1,5 @@
 /**
- * On the Keys page: the apps with OAuth access to the agent (DESIGN §14), the MCP clients this
+ * On the Keys page: the apps with OAuth access to the agent (docs/keys-and-automation.md), the MCP clients this
  * wallet approved on the authorize page; revoke one (confirm). Never a token.
  */
 import { useState } from 'hono/jsx/dom';

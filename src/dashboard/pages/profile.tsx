@@ -1,5 +1,5 @@
 /**
- * The agent's profile (DESIGN §14): name, description and image, which the public ERC-8004
+ * The agent's profile: name, description and image, which the public ERC-8004
  * registration file presents while the wallet that set them owns the agent; links to that file and
  * to the agent's MCP URL. The image is not previewed: the page loads nothing from other origins.
  */

@@ -1,10 +1,10 @@
 /**
- * Prompt templates (DESIGN §11): open one by key, edit its text and description, save it. The
+ * Prompt templates: open one by key, edit its text and description, save it. The
  * template's `{{variables}}` are highlighted in a preview beside the text, and listed: a reply
  * must give each of them (`variables`), or it is 400 `prompt_variable_missing`.
  */
 import { useEffect, useState } from 'hono/jsx/dom';
-import { GatewayError, type PromptTemplate } from '../../client';
+import { type AgentClient, GatewayError, type PromptTemplate } from '../../client';
 import { TextAreaField } from '../ui/controls';
 import { Field } from '../ui/field';
 import { when } from '../ui/format';
@@ -16,8 +16,28 @@ import type { PageProps } from './page';
 import '../settings.css';
 
 const KEY_RULE = /^[A-Za-z0-9._\-:@]{1,128}$/;
-/** The template a reply renders when it names none (DESIGN §11). */
+/** The template a reply renders when it names none. */
 const DEFAULT_KEY = 'default';
+
+/**
+ * The stored template of `key`, or null when there is none. The list is asked first (keys in byte
+ * order, read until past `key`): a key not saved yet is an empty answer, not a 404 in the console.
+ */
+export async function storedTemplate(agent: AgentClient, key: string): Promise<PromptTemplate | null> {
+  let listed = false;
+  for await (const t of agent.promptTemplates({ limit: 100 })) {
+    if (t.key === key) listed = true;
+    if (t.key >= key) break;
+  }
+  if (!listed) return null;
+  try {
+    return await agent.getPromptTemplate(key);
+  } catch (err) {
+    // Removed since the list was read.
+    if (err instanceof GatewayError && err.code === 'prompt_template_not_found') return null;
+    throw err;
+  }
+}
 
 export function TemplatesPage({ agent, params, navigate }: PageProps) {
   const [key, setKey] = useState(params[0] ?? DEFAULT_KEY);
@@ -39,12 +59,7 @@ export function TemplatesPage({ agent, params, navigate }: PageProps) {
     // Another template's text is not left in the editor while this one loads (nor typed into).
     if (opened?.key !== wanted) setOpened(undefined);
     await open.run(async () => {
-      let stored: PromptTemplate | null = null;
-      try {
-        stored = await agent.getPromptTemplate(wanted);
-      } catch (err) {
-        if (!(err instanceof GatewayError && err.code === 'prompt_template_not_found')) throw err;
-      }
+      const stored = await storedTemplate(agent, wanted);
       setOpened({ key: wanted, stored });
       setTemplate(stored?.template ?? '');
       setDescription(stored?.description ?? '');

@@ -1,5 +1,5 @@
 /**
- * Tool servers (MCP, DESIGN §6): the agent's connections, add one (URL, name, a credential:
+ * Tool servers (MCP; docs/tools.md): the agent's connections, add one (URL, name, a credential:
  * bearer token or a header name and value, write-only: the value is sent once and never shown),
  * check one (tools/list now, with its latency, and each tool's annotations), remove one (confirm).
  */

@@ -1,5 +1,5 @@
 /**
- * Usage (DESIGN §15): tokens per UTC day over a range (the last 7, 30 or 90 days, or from/to of
+ * Usage: tokens per UTC day over a range (the last 7, 30 or 90 days, or from/to of
  * your own, at most 366 days), as a chart and a table, with the range's totals.
  */
 import { useState } from 'hono/jsx/dom';
@@ -7,6 +7,7 @@ import { SelectField } from '../ui/controls';
 import { count, plural } from '../ui/format';
 import { useLoad } from '../ui/load';
 import { ErrorNotice, Status } from '../ui/notice';
+import { ScrollRegion } from '../ui/scroll-region';
 import { UsageChart } from '../ui/usage-chart';
 import { daysOf } from '../ui/usage-days';
 import type { PageProps } from './page';
@@ -78,7 +79,7 @@ export function UsagePage({ agent }: PageProps) {
             {plural(data.totals.modelCalls, 'model call')}, {plural(data.totals.toolCalls, 'tool call')}.
           </p>
           <UsageChart days={days} />
-          <div class="table-wrap">
+          <ScrollRegion class="table-wrap" label="Tokens per day">
             <table aria-label="Tokens per day">
               <thead>
                 <tr>
@@ -107,7 +108,7 @@ export function UsagePage({ agent }: PageProps) {
                 )}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
         </>
       ) : null}
     </section>

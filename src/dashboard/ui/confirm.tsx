@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState } from 'hono/jsx/dom';
+import { focusSectionHeading } from './focus';
 
 /**
  * A destructive action behind a confirm step: the first press asks (in words, naming what goes),
  * the second does it; Cancel (or Escape) takes the question back. Focus moves to the question's
- * confirm button, and back to the action when the question is taken back.
+ * confirm button, back to the action when the question is taken back, and to the heading of the
+ * section the action is in once confirmed.
  */
 export function ConfirmButton(props: { label: string; question: string; confirmLabel: string; busy?: boolean; onConfirm: () => void }) {
   const [asking, setAsking] = useState(false);
@@ -38,6 +40,9 @@ export function ConfirmButton(props: { label: string; question: string; confirmL
         onKeyDown={onEscape}
         disabled={props.busy}
         onClick={() => {
+          // The row may go (a revoked key, a removed server): focus goes to its list's heading.
+          setAsked(false);
+          focusSectionHeading(confirmRef.current);
           setAsking(false);
           props.onConfirm();
         }}
