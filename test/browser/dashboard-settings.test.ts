@@ -113,6 +113,7 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     await page.getByLabel('Template', { exact: true }).fill('You help {{customer}} with {{ topic }}.\nBe brief.');
     await expect.poll(() => page.locator('.template-preview mark').allTextContents()).toEqual(['{{customer}}', '{{ topic }}']);
     expect(await page.locator('#template-variables').textContent()).toContain('customer, topic');
+    expect(await page.getByRole('region', { name: 'Preview' }).getAttribute('tabindex')).toBe('0');
     await page.getByRole('button', { name: 'Save template' }).click();
     await expect.poll(() => mainText(page)).toContain('Saved greeting');
     expect(await page.getByLabel('Description').inputValue()).toBe('How the agent greets');

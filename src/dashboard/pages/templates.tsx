@@ -144,9 +144,12 @@ export function TemplatesPage({ agent, params, navigate }: PageProps) {
                 <span class="label" id="template-preview-label">
                   Preview
                 </span>
-                <pre class="template-preview">
-                  {segments.map((s) => (s.variable === undefined ? s.text : <mark title={`variable ${s.variable}`}>{s.text}</mark>))}
-                </pre>
+                {/* Scrolls when long: a named region the keyboard reaches. */}
+                <section class="template-preview" aria-labelledby="template-preview-label" tabindex={0}>
+                  <pre>
+                    {segments.map((s) => (s.variable === undefined ? s.text : <mark title={`variable ${s.variable}`}>{s.text}</mark>))}
+                  </pre>
+                </section>
               </div>
             </div>
             <p class="muted" id="template-variables">
