@@ -1,11 +1,14 @@
 /**
  * What the tab remembers (sessionStorage: this tab only, gone when it closes): the access token
- * with its wallet and expiry, and the agent picked. Logout clears both.
+ * with its wallet and expiry, and the agent picked. Logout clears both. The browser remembers one
+ * thing past logout (localStorage): the collection last opened, a public contract address, so
+ * that the picker starts with it.
  */
 import { type LoginSession, tokenExpiresAt } from '../client';
 
 const SESSION_KEY = 'agent-gateway.session';
 const AGENT_KEY = 'agent-gateway.agent';
+const COLLECTION_KEY = 'agent-gateway.collection';
 
 export interface StoredSession {
   token: string;
@@ -58,6 +61,22 @@ export function loadAgent(): PickedAgent | undefined {
 export function saveAgent(agent: PickedAgent | undefined): void {
   if (agent) sessionStorage.setItem(AGENT_KEY, JSON.stringify(agent));
   else sessionStorage.removeItem(AGENT_KEY);
+  if (agent) {
+    try {
+      localStorage.setItem(COLLECTION_KEY, agent.collection);
+    } catch {
+      /* storage refused (private mode, quota): the picker starts empty next time */
+    }
+  }
+}
+
+/** The collection last opened in this browser, if any (kept past logout). */
+export function lastCollection(): string | undefined {
+  try {
+    return localStorage.getItem(COLLECTION_KEY) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

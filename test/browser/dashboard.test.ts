@@ -165,6 +165,11 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    // The browser keeps the collection last opened (public, not the agent): the picker starts with it.
+    await page.goto(appUrl(), { waitUntil: 'load' });
+    await logIn(dash);
+    expect(await page.getByLabel('Collection address').inputValue()).toBe(collection);
+    expect(await page.getByLabel('Token id').inputValue()).toBe('');
     expect(dash.problems).toEqual([]);
     await page.close();
   });

@@ -2,11 +2,12 @@
  * Pick an agent: collection address and token id, checked here in words, then by the gateway's
  * three gates (GET /agent/{c}/{t}: registered collection, on-chain owner). The wallet's own
  * tokens of the collection are listed in the `OwnedTokens` slot. The collection starts as the
- * agent picked last in this tab, else the one the page's address names.
+ * agent picked last in this tab, else the one the page's address names, else the one this browser
+ * opened last: the owner of a deployment's agents rarely types it.
  */
 import { useState } from 'hono/jsx/dom';
 import type { GatewayClient } from '../../client';
-import type { PickedAgent } from '../session';
+import { lastCollection, type PickedAgent } from '../session';
 import { type Problem, problemOf } from '../ui/errors';
 import { Field } from '../ui/field';
 import { ErrorNotice, Status } from '../ui/notice';
@@ -36,13 +37,17 @@ export function collectionFromAddress(search: string): string | undefined {
   return collectionProblem(named) === undefined ? named : undefined;
 }
 
+const validOrUndefined = (value: string | undefined) => (value !== undefined && collectionProblem(value) === undefined ? value : undefined);
+
 export function AgentPicker(props: {
   initial: PickedAgent | undefined;
   /** The wallet's client with the tab's token: the picked agent's client, and the wallet's own tokens. */
   wallet: GatewayClient;
   onPick: (agent: PickedAgent) => void;
 }) {
-  const [collection, setCollection] = useState(props.initial?.collection ?? collectionFromAddress(location.search) ?? '');
+  const [collection, setCollection] = useState(
+    props.initial?.collection ?? collectionFromAddress(location.search) ?? validOrUndefined(lastCollection()) ?? '',
+  );
   const [tokenId, setTokenId] = useState(props.initial?.tokenId ?? '');
   const [shown, setShown] = useState(false);
   const [busy, setBusy] = useState(false);
