@@ -246,6 +246,8 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     // The profile: the registration file presents it.
     await openTab(page, 'Profile', 'Profile');
     await expect.poll(() => mainText(page)).toContain('No profile yet');
+    // No profile: one 404 (GET …/profile); the registration file, which needs a profile, is not asked.
+    expect(dash.refusals.filter((r) => r.includes('/registration.json'))).toEqual([]);
     await page.getByLabel('Name', { exact: true }).fill('Settings test desk');
     await page.getByLabel('Description').fill('Answers questions from the settings test.');
     // An image the registration file may not show (plain http) is refused in words, by the gateway's own rule, before any request.

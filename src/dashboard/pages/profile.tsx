@@ -34,7 +34,9 @@ export function ProfilePage({ agent }: PageProps) {
   const [status, setStatus] = useState<string | undefined>(undefined);
   const loaded = useLoad(
     async (signal): Promise<Stored> => {
-      const [profile, registration] = await Promise.all([orNull(agent.getProfile({ signal })), orNull(agent.getRegistration({ signal }))]);
+      // The registration file exists only once a profile is set: without one it is not asked (a second 404).
+      const profile = await orNull(agent.getProfile({ signal }));
+      const registration = profile ? await orNull(agent.getRegistration({ signal })) : null;
       if (profile) {
         setName(profile.name);
         setDescription(profile.description);
