@@ -17,7 +17,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
-import { type AgentTool, INTERNAL_FAILURE, type ToolOutcome } from '../tools/tool';
+import { type AgentTool, internalFailure, type ToolOutcome } from '../tools/tool';
 
 export interface McpServing {
   /** The server's name and version in `initialize`. */
@@ -88,7 +88,7 @@ export async function serveMcp(request: Request, body: unknown, serving: McpServ
             sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params })).catch(() => undefined);
           };
     const started = Date.now();
-    const outcome = await tool.call(args, { signal: extra.signal, ...(progress ? { progress } : {}) }).catch(() => INTERNAL_FAILURE);
+    const outcome = await tool.call(args, { signal: extra.signal, ...(progress ? { progress } : {}) }).catch(internalFailure);
     await sent;
     if (tool.audited) await serving.called(tool, args, outcome, Date.now() - started);
     return callResult(outcome);

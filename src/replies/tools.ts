@@ -6,7 +6,7 @@
  */
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { ToolCallRecord } from '../audit/entry';
-import { type AgentTool, auditOutcome, INTERNAL_FAILURE, type ToolOutcome } from '../tools/tool';
+import { type AgentTool, auditOutcome, internalFailure, type ToolOutcome } from '../tools/tool';
 import type { ReplyTrace } from './trace';
 
 /** What the model reads of a tool result at most (characters). */
@@ -80,7 +80,7 @@ export function toolSet(
         context.events.toolCall({ tool: name, connectionId, arguments: args });
         const started = Date.now();
         const outcome = await context.trace.tool({ name, callId: toolCallId, arguments: args }, async (): Promise<ReplyToolOutcome> => {
-          const result = await t.call(args, { signal: abortSignal }).catch(() => INTERNAL_FAILURE);
+          const result = await t.call(args, { signal: abortSignal }).catch(internalFailure);
           const { isError, upstreamStatus } = result;
           return {
             text: resultText(result),

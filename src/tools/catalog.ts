@@ -22,8 +22,12 @@ export async function toolCatalog(
     sources.map((source) => source.tools(env, caller, new Set(sources.filter((s) => s !== source).flatMap((s) => s.reserved)))),
   );
   const catalog = new Map<string, AgentTool>();
+  // A name belongs to the first tool that offers it, whether or not this caller may have that
+  // tool: a later tool of the same name never stands in for one the filters below left out.
+  const named = new Set<string>();
   for (const tool of offers.flat()) {
-    if (catalog.has(tool.name)) continue;
+    if (named.has(tool.name)) continue;
+    named.add(tool.name);
     if (!tool.surfaces.includes(caller.surface)) continue;
     if (tool.needs !== undefined && !caller.rights.has(tool.needs)) continue;
     if (!allows(caller, tool.name)) continue;

@@ -70,5 +70,7 @@ export function auditOutcome(outcome: ToolOutcome): string {
   return outcome.code ?? (outcome.isError ? 'tool_error' : 'ok');
 }
 
-/** A call that threw, which a tool's own call never should: read as an internal error. */
-export const INTERNAL_FAILURE: ToolOutcome = textOutcome('internal_error: the tool call failed', true, 'internal_error');
+/** A call that threw, which a tool's own call never should: read as an internal error (a fresh object each time, as callers hand it on). */
+export function internalFailure(): ToolOutcome {
+  return textOutcome('internal_error: the tool call failed', true, 'internal_error');
+}

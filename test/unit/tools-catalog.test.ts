@@ -94,6 +94,14 @@ describe('toolCatalog over the sources', () => {
     expect([...(await toolCatalog(env, owner('server'), [a, a])).keys()]).toEqual(['x']);
   });
 
+  it('lets no later tool of a name stand in for the first one the filters left out', async () => {
+    const first: ToolSource = { reserved: [], tools: () => [builtIn('x', ['server'])] };
+    const second: ToolSource = { reserved: [], tools: () => [{ ...builtIn('x', ['reply']), source: 'second' }] };
+    const { env } = envWith([]);
+    expect([...(await toolCatalog(env, owner('reply'), [first, second])).keys()]).toEqual([]);
+    expect([...(await toolCatalog(env, owner('server'), [first, second])).keys()]).toEqual(['x']);
+  });
+
   it('offers each tool on its surfaces: ask and memory_append on the MCP server only', async () => {
     const { env } = envWith([connection('notes', ['echo'])]);
     expect(await names(env, owner('server'))).toEqual(['echo', 'memory_search', 'memory_read', 'memory_append', 'ask']);
