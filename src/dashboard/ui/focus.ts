@@ -10,8 +10,12 @@ export function focusHeading(heading: Element | null | undefined): boolean {
   return document.activeElement === heading;
 }
 
-/** The main heading of the view (`main h1`), once it is rendered (tried again on the next frames). */
+/**
+ * The main heading of the view (`main h1`), once it is rendered (tried again on the next frames);
+ * not when the user is already typing in the new view (focus in one of its fields).
+ */
 export function focusMainHeading(tries = 10): void {
+  if (document.activeElement?.matches('main input, main textarea, main select')) return;
   if (focusHeading(document.querySelector('main h1'))) return;
   if (tries > 0) requestAnimationFrame(() => focusMainHeading(tries - 1));
 }
