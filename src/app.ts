@@ -94,13 +94,13 @@ export function createApp() {
     ),
   );
 
-  // The wallet's own tokens of a collection: the owner's wallet token only (no agent, so no agent
-  // key or OAuth token), counted in the same per-wallet budget as the agent routes.
-  app.use(
-    '/wallet/collections/:agentCollectionAddress/tokens',
-    onKnownRoutes(routes, bearer({ keyScope: () => undefined })),
-    onKnownRoutes(routes, walletRateLimit()),
-  );
+  // The registered collections and the wallet's own tokens of one: a wallet's token only (no
+  // agent, so no agent key; an OAuth token is told apart to be refused as one, 401 invalid_token),
+  // counted in the same per-wallet budget as the agent routes.
+  const walletOnly = bearer({ keyScope: () => undefined, oauth: oauthTokenCheck });
+  for (const path of ['/collections', '/wallet/collections/:agentCollectionAddress/tokens']) {
+    app.use(path, onKnownRoutes(routes, walletOnly), onKnownRoutes(routes, walletRateLimit()));
+  }
 
   app.route('/', health);
   app.route('/', auth);

@@ -36,3 +36,31 @@ export async function collectionKind(db: Database, chainId: number, collection: 
   }
   return kind;
 }
+
+/** One registered collection of a chain: its lower-case address as stored, and its kind. */
+export interface RegisteredCollection {
+  address: Address;
+  kind: string;
+}
+
+/**
+ * The collections registered on a chain, by address (lower case, so byte order is hex order), at
+ * most `max`; `truncated` says there are more. Read from the table on every call (not cached): the
+ * list is asked once per page view, and a new registration shows at once.
+ */
+export async function registeredCollections(
+  db: Database,
+  chainId: number,
+  max: number,
+): Promise<{ collections: RegisteredCollection[]; truncated: boolean }> {
+  let rows: RegisteredCollection[];
+  try {
+    ({ rows } = await db.sql.query<RegisteredCollection>(
+      'select address, kind from "gateway"."collections" where chain_id = $1 order by address collate "C" limit $2',
+      [chainId, max + 1],
+    ));
+  } catch (err) {
+    throw databaseError(err);
+  }
+  return { collections: rows.slice(0, max), truncated: rows.length > max };
+}

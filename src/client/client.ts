@@ -11,6 +11,7 @@ import type {
   AccessToken,
   AgentRef,
   AuthorizationServerMetadata,
+  Collections,
   HealthReport,
   LoginChallenge,
   LoginFinish,
@@ -54,6 +55,12 @@ export interface GatewayClient {
   verifyWallet(body: WalletVerification, options?: CallOptions): Promise<WalletVerified>;
   /** init → `account.signMessage({ message })` → finish; stores the token and returns the session. */
   login(options?: CallOptions): Promise<LoginSession>;
+  /**
+   * `GET /collections`: the collections registered on this deployment, by address, with their
+   * kind (at most 100; `truncated` says there are more). Needs the wallet's token (logs in when
+   * the client can); an agent key is refused.
+   */
+  listCollections(options?: CallOptions): Promise<Collections>;
   /**
    * `GET /wallet/collections/{collection}/tokens`: the logged-in wallet's own tokens of a
    * registered collection (ERC-721 Enumerable; `enumerable: false` and no tokens otherwise).
@@ -99,6 +106,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     verifyWallet: (body, o = {}) => json('verifyWallet', {}, { body, signal: o.signal }),
     login: (o) => transport.login(o),
     // `agent: true`: the wallet's token, with a login when needed, as on agent routes.
+    listCollections: (o = {}) => json('listCollections', {}, { agent: true, signal: o.signal }),
     listOwnedTokens: (collection, o = {}) =>
       json('listOwnedTokens', { agentCollectionAddress: String(collection) }, { agent: true, signal: o.signal }),
     ownedTokens: (collection, o = {}) => client.listOwnedTokens(collection, o),

@@ -10,7 +10,7 @@
 import type { getAgent } from '../agents/agents.routes';
 import type { listAuditEntries } from '../audit/audit.routes';
 import type { finishLogin, initLogin, verifyWalletRoute } from '../auth/auth.routes';
-import type { listOwnedTokens } from '../collections/collections.routes';
+import type { listCollections, listOwnedTokens } from '../collections/collections.routes';
 import type * as contexts from '../contexts/contexts.routes';
 import type { getHealth } from '../health/health.routes';
 import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
@@ -34,6 +34,7 @@ export interface Routes {
   initLogin: typeof initLogin;
   finishLogin: typeof finishLogin;
   verifyWallet: typeof verifyWalletRoute;
+  listCollections: typeof listCollections;
   listOwnedTokens: typeof listOwnedTokens;
   getProtectedResourceMetadata: typeof oauth.protectedResourceMetadata;
   getAuthorizationServerMetadata: typeof oauth.authorizationServerMetadata;
@@ -88,6 +89,7 @@ export const OPERATIONS = {
   initLogin: ['POST', '/auth/jwt/init'],
   finishLogin: ['POST', '/auth/jwt/finish'],
   verifyWallet: ['POST', '/wallet/verify'],
+  listCollections: ['GET', '/collections'],
   listOwnedTokens: ['GET', '/wallet/collections/{agentCollectionAddress}/tokens'],
   getProtectedResourceMetadata: ['GET', `/.well-known/oauth-protected-resource${A}/mcp`],
   getAuthorizationServerMetadata: ['GET', '/.well-known/oauth-authorization-server'],

@@ -10,7 +10,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { getAgent } from '../agents/agents.routes';
 import type { listAuditEntries } from '../audit/audit.routes';
-import type { listOwnedTokens } from '../collections/collections.routes';
+import type { listCollections, listOwnedTokens } from '../collections/collections.routes';
 import type { finishLogin, initLogin, verifyWalletRoute } from '../auth/auth.routes';
 import type {
   appendMessage,
@@ -142,6 +142,10 @@ export type AgentSummary = ResponseOf<typeof getAgent>;
 export type OwnedTokens = ResponseOf<typeof listOwnedTokens>;
 /** Component `OwnedToken`: `{ tokenId }`, decimal. */
 export type OwnedToken = OwnedTokens['tokens'][number];
+/** Component `Collections`: `GET /collections`, the collections registered on the deployment (`truncated`: over 100). */
+export type Collections = ResponseOf<typeof listCollections>;
+/** Component `RegisteredCollection`: `{ address, kind }`, the address EIP-55. */
+export type RegisteredCollection = Collections['collections'][number];
 
 /** An agent: its collection address and token id (decimal; bigint and number are accepted). */
 export interface AgentRef {

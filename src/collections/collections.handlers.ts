@@ -4,6 +4,7 @@ import { chainClient } from '../chain/client';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
 import type * as routes from './collections.routes';
+import { listCollections } from './collections.service';
 import { listOwnedTokens } from './owned-tokens.service';
 
 export const listOwnedTokensHandler: RouteHandler<typeof routes.listOwnedTokens, AppBindings> = async (c) => {
@@ -24,4 +25,9 @@ export const listOwnedTokensHandler: RouteHandler<typeof routes.listOwnedTokens,
     },
     200,
   );
+};
+
+export const listCollectionsHandler: RouteHandler<typeof routes.listCollections, AppBindings> = async (c) => {
+  const { config, db } = c.var;
+  return c.json(await listCollections({ db, chainId: config.chainId }), 200);
 };

@@ -2,8 +2,11 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { AddressSchema } from '../identity/identity';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonResponse } from '../http/openapi';
+import { COLLECTIONS_MAX } from './collections.service';
 import { OWNED_TOKENS_MAX } from './owned-tokens.service';
 
+/** Path of the collections registered on this deployment. */
+export const COLLECTIONS_PATH = '/collections';
 /** Path of the wallet's own tokens of a collection, in OpenAPI form. */
 export const OWNED_TOKENS_PATH = '/wallet/collections/{agentCollectionAddress}/tokens';
 
@@ -57,5 +60,46 @@ export const listOwnedTokens = createRoute({
     ),
     429: RATE_LIMITED_RESPONSE,
     503: errorResponse('`dependency_unavailable`: the chain RPC or the database did not answer; retry after Retry-After seconds'),
+  },
+});
+
+export const CollectionsSchema = z
+  .object({
+    collections: z
+      .array(
+        z
+          .object({
+            address: z.string().openapi({ example: '0x5FbDB2315678afecb367f032d93F642f64180aa3', description: 'EIP-55' }),
+            kind: z.string().openapi({ example: 'internal', description: 'The kind it was registered with (`internal`, `expert`, ...)' }),
+          })
+          .openapi('RegisteredCollection'),
+      )
+      .openapi({ description: `The collections whose tokens are agents here, by address (ascending); at most ${COLLECTIONS_MAX}` }),
+    truncated: z.boolean().openapi({
+      description: `More than ${COLLECTIONS_MAX} collections are registered: the first ${COLLECTIONS_MAX} by address are listed`,
+    }),
+  })
+  .openapi('Collections');
+
+export const listCollections = createRoute({
+  method: 'get',
+  path: COLLECTIONS_PATH,
+  operationId: 'listCollections',
+  tags: ['Agents'],
+  summary: 'The collections registered on this deployment',
+  description:
+    "The NFT collections whose tokens are agents on this deployment (this chain's registry), with the kind each was " +
+    `registered with, sorted by address: the dashboard's agent picker starts with the only one, or offers them. At most ${COLLECTIONS_MAX} ` +
+    "(`truncated` says there are more). Only a wallet's token: an agent key is 403 `key_not_allowed`, an OAuth access " +
+    'token 401 `invalid_token`.',
+  security: [{ bearer: [] }],
+  responses: {
+    200: jsonResponse('The registered collections', CollectionsSchema),
+    401: errorResponse(
+      '`unauthorized` (missing, malformed or invalid token), `token_expired`, `token_wrong_chain` (a token of the other deployment), `invalid_token` (an OAuth access token)',
+    ),
+    403: errorResponse("`key_not_allowed`: an agent key; this route needs a wallet's token"),
+    429: RATE_LIMITED_RESPONSE,
+    503: errorResponse('`dependency_unavailable`: the database did not answer; retry after Retry-After seconds'),
   },
 });

@@ -2,7 +2,12 @@ import { createRouter } from '../http/router';
 import * as handlers from './collections.handlers';
 import * as routes from './collections.routes';
 
-export { OWNED_TOKENS_PATH } from './collections.routes';
+export { COLLECTIONS_PATH, OWNED_TOKENS_PATH } from './collections.routes';
 
-/** Collections as a wallet sees them: its own agents in a registered collection (for the dashboard's picker). */
-export const collections = createRouter().openapi(routes.listOwnedTokens, handlers.listOwnedTokensHandler);
+/**
+ * Collections as a wallet sees them (for the dashboard's picker): the ones registered on this
+ * deployment, and its own agents in one of them.
+ */
+export const collections = createRouter()
+  .openapi(routes.listCollections, handlers.listCollectionsHandler)
+  .openapi(routes.listOwnedTokens, handlers.listOwnedTokensHandler);

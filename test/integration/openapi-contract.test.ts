@@ -125,6 +125,9 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await ownedTokens('0x1234')).status).toBe(400);
     expect((await ownedTokens(agent.collection, '')).status).toBe(401);
     expect((await ownedTokens(newWallet().address)).status).toBe(404);
+    // The collections registered on the deployment (the picker's start).
+    expect((await send('GET', '/collections', { token: agent.token })).status).toBe(200);
+    expect((await send('GET', '/collections', { token: '' })).status).toBe(401);
 
     // Contexts and messages.
     expect((await onAgent(agent, 'GET', '/contexts/keys')).status).toBe(200);
