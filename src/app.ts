@@ -1,6 +1,6 @@
 import { cors } from 'hono/cors';
 import { agentMcp, agentMcpOverlapsOwnerCheck, mcpChallenge } from './mcp-server';
-import { agents } from './agents';
+import { agentOverlapsOwnerCheck, agents } from './agents';
 import { agentGate } from './access/gate';
 import { audit } from './audit';
 import { collections } from './collections';
@@ -55,6 +55,7 @@ export function createApp() {
     ...usageOverlapsOwnerCheck,
     ...summaryOverlapsOwnerCheck,
     ...agentMcpOverlapsOwnerCheck,
+    ...agentOverlapsOwnerCheck,
   ]);
   // The agent routes whose operation says `security: []` (the registration file) pass no gate.
   const gated = gatedRoutes(routes, () => app.openAPIRegistry.definitions);

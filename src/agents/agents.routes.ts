@@ -8,7 +8,10 @@ export const getAgent = createRoute({
   tags: ['Agents'],
   summary: 'The agent, as the gateway sees it',
   description:
-    'Passes the three gates every agent-scoped route passes (bearer token of this chain, registered collection and valid token id, current on-chain owner) and describes the agent. Useful to check access before a pipeline starts.',
+    'Passes the three gates every agent-scoped route passes (bearer token of this chain, registered collection and valid token id, ' +
+    'current on-chain owner) and describes the agent. Useful to check access before a pipeline starts.\n\n' +
+    '`configured` says whether the LLM settings and the profile exist, so a client reads them only when they do: ' +
+    'for an agent without them, `GET …/llm/settings` and `GET …/profile` answer 404 (a browser logs every such answer as an error).',
   security: agentRoute.security,
   request: { params: agentRoute.params },
   responses: {

@@ -209,7 +209,15 @@ export const readMessages = createRoute({
     200: jsonResponse(
       'A page of messages',
       z
-        .object({ messages: z.array(StoredMessageSchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })
+        .object({
+          messages: z.array(StoredMessageSchema),
+          nextCursor: z.string().nullable(),
+          hasMore: z.boolean(),
+          hasSummary: z.boolean().openapi({
+            description:
+              'The context has a summary of messages replies left out: `GET …/context/{contextKey}/summary` answers 200, else 404 `summary_not_found`',
+          }),
+        })
         .openapi('ContextMessagePage'),
     ),
     ...agentRoute.errors,

@@ -182,6 +182,8 @@ export interface MessagePage {
   /** Pass as `cursor` to read on; null at the end. */
   nextCursor: string | null;
   hasMore: boolean;
+  /** The context has a summary (`GET …/summary` answers 200): a reader asks for it only then. */
+  hasSummary: boolean;
 }
 
 /** Stored order (oldest first) or newest first. */
@@ -229,16 +231,19 @@ export async function readMessages(
   const s = schema.quoted;
   const direction = order === 'desc' ? 'DESC' : 'ASC';
   let found: boolean;
+  let hasSummary: boolean;
   let rows: Row[];
   try {
-    const result = await deps.sql.query<{ found: boolean; rows: Row[] | null }>(
+    const result = await deps.sql.query<{ found: boolean; summarised: boolean; rows: Row[] | null }>(
       `SELECT EXISTS (SELECT 1 FROM ${s}.contexts WHERE key = $1) AS found,
+              EXISTS (SELECT 1 FROM ${s}.summaries WHERE context_key = $1) AS summarised,
               (SELECT json_agg(m ORDER BY m.id ${direction}) FROM (
                  SELECT id, role, message, created_at FROM ${s}.messages
                  WHERE context_key = $1 AND id ${order === 'desc' ? '<' : '>'} $2 ORDER BY id ${direction} LIMIT $3) m) AS rows`,
       [key, past, page.limit + 1],
     );
     found = result.rows[0]?.found ?? false;
+    hasSummary = result.rows[0]?.summarised ?? false;
     rows = result.rows[0]?.rows ?? [];
   } catch (err) {
     throw databaseError(err);
@@ -247,5 +252,5 @@ export async function readMessages(
   const hasMore = rows.length > page.limit;
   const messages = rows.slice(0, page.limit).map(toMessage);
   const last = messages[messages.length - 1];
-  return { messages, hasMore, nextCursor: hasMore && last ? encodeCursor(last.id, order) : null };
+  return { messages, hasMore, nextCursor: hasMore && last ? encodeCursor(last.id, order) : null, hasSummary };
 }

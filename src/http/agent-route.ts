@@ -37,5 +37,16 @@ export const AgentSummarySchema = z
     agentTokenId: z.string().openapi({ example: '1' }),
     kind: z.string().openapi({ example: 'internal', description: 'Kind of the collection in the registry' }),
     owner: z.string().openapi({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }),
+    configured: z
+      .object({
+        llmSettings: z
+          .boolean()
+          .openapi({ description: 'LLM settings are saved: `GET …/llm/settings` answers 200, else 404 `llm_settings_not_found`' }),
+        profile: z.boolean().openapi({ description: 'A profile is set: `GET …/profile` answers 200, else 404 `profile_not_found`' }),
+      })
+      .openapi({
+        description:
+          'What the owner has set up, so a client asks for the LLM settings or the profile only when there is one (no 404 to expect)',
+      }),
   })
   .openapi('AgentSummary');

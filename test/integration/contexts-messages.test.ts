@@ -522,7 +522,12 @@ describe('GET /agent/{c}/{t}/context/{contextKey}/messages', () => {
       cursor = res.body.nextCursor!;
     }
     expect(seen).toEqual([...stored].reverse());
-    expect((await read(agent, 'empty', { order: 'desc' })).body).toEqual({ messages: [], nextCursor: null, hasMore: false });
+    expect((await read(agent, 'empty', { order: 'desc' })).body).toEqual({
+      messages: [],
+      nextCursor: null,
+      hasMore: false,
+      hasSummary: false,
+    });
   });
 
   it('a cursor of one order is 400 validation_failed in the other; order must be asc or desc', async () => {
@@ -536,8 +541,8 @@ describe('GET /agent/{c}/{t}/context/{contextKey}/messages', () => {
   it('defaults to 50 and reports the end', async () => {
     const res = await read(agent, 'paged');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ messages: stored, nextCursor: null, hasMore: false });
-    expect((await read(agent, 'empty')).body).toEqual({ messages: [], nextCursor: null, hasMore: false });
+    expect(res.body).toEqual({ messages: stored, nextCursor: null, hasMore: false, hasSummary: false });
+    expect((await read(agent, 'empty')).body).toEqual({ messages: [], nextCursor: null, hasMore: false, hasSummary: false });
   });
 
   it.each([1, 7, 24, 25, 100])('covers every message exactly once with limit=%i', async (limit) => {

@@ -6,8 +6,21 @@ import { MessageItem } from './message-item';
 
 const PER_PAGE = 20;
 
-/** A context's messages, newest first, 20 at a time ("Older messages" reads on). `version` reloads from the newest. */
-export function Messages({ agent, contextKey, version }: { agent: AgentClient; contextKey: string; version: number }) {
+/**
+ * A context's messages, newest first, 20 at a time ("Older messages" reads on). `version` reloads
+ * from the newest; each first page tells `onSummary` whether the context has a summary (`hasSummary`).
+ */
+export function Messages({
+  agent,
+  contextKey,
+  version,
+  onSummary,
+}: {
+  agent: AgentClient;
+  contextKey: string;
+  version: number;
+  onSummary?: (hasSummary: boolean) => void;
+}) {
   const [messages, setMessages] = useState<ContextMessage[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [loaded, setLoaded] = useState(false);
@@ -20,6 +33,7 @@ export function Messages({ agent, contextKey, version }: { agent: AgentClient; c
       setMessages(page.messages);
       setNext(page.nextCursor);
       setLoaded(true);
+      onSummary?.(page.hasSummary);
     });
   }, [agent, contextKey, version]);
 

@@ -1,23 +1,29 @@
-import { type AgentClient, type ContextSummary, GatewayError } from '../../client';
+import type { AgentClient, ContextSummary } from '../../client';
 import { useLoad } from '../ui/load';
 import { ErrorNotice } from '../ui/notice';
 
-/** The context's summary, or null when it has none (404 `summary_not_found`). */
-async function readSummary(agent: AgentClient, contextKey: string, signal: AbortSignal): Promise<ContextSummary | null> {
-  try {
-    return await agent.readSummary(contextKey, { signal });
-  } catch (err) {
-    if (err instanceof GatewayError && err.code === 'summary_not_found') return null;
-    throw err;
-  }
-}
-
 /**
  * What the agent's model wrote of the messages its replies had to leave out, with the
- * message ids it covers; the messages themselves are unchanged below. `version` reads it again.
+ * message ids it covers; the messages themselves are unchanged below. `hasSummary` is what the
+ * messages' read said (undefined until it answered): the summary is asked only when there is one,
+ * so a context without one costs no 404 for the console to log. `version` reads it again.
  */
-export function Summary({ agent, contextKey, version }: { agent: AgentClient; contextKey: string; version: number }) {
-  const summary = useLoad((signal) => readSummary(agent, contextKey, signal), [agent, contextKey, version]);
+export function Summary({
+  agent,
+  contextKey,
+  version,
+  hasSummary,
+}: {
+  agent: AgentClient;
+  contextKey: string;
+  version: number;
+  hasSummary: boolean | undefined;
+}) {
+  const summary = useLoad(
+    async (signal): Promise<ContextSummary | null | undefined> =>
+      hasSummary === undefined ? undefined : hasSummary ? agent.readSummary(contextKey, { signal }) : null,
+    [agent, contextKey, version, hasSummary],
+  );
   const s = summary.data;
   return (
     <section class="card" aria-labelledby="summary-title" aria-busy={summary.loading ? 'true' : 'false'}>

@@ -4,7 +4,7 @@
  * page says whether one is stored ("Key set"), takes a new one, or removes it; it never shows one.
  */
 import { useState } from 'hono/jsx/dom';
-import { GatewayError, type LlmSettings, type LlmSettingsInput } from '../../client';
+import type { LlmSettings, LlmSettingsInput } from '../../client';
 import { LLM_PROVIDERS } from '../../settings/llm-providers';
 import { CheckField, SecretField, SelectField } from '../ui/controls';
 import { Field } from '../ui/field';
@@ -81,14 +81,12 @@ export function LlmSettingsPage({ agent }: PageProps) {
   const [saved, setSaved] = useState<string | undefined>(undefined);
   const loaded = useLoad(
     async (signal) => {
-      try {
-        const settings = await agent.getLlmSettings({ signal });
-        setForm(formOf(settings));
-        return settings;
-      } catch (err) {
-        if (err instanceof GatewayError && err.code === 'llm_settings_not_found') return null;
-        throw err;
-      }
+      // Asked only once saved (`configured.llmSettings`): an agent without settings costs no 404 for the console to log.
+      const { configured } = await agent.getAgent({ signal });
+      if (!configured.llmSettings) return null;
+      const settings = await agent.getLlmSettings({ signal });
+      setForm(formOf(settings));
+      return settings;
     },
     [agent],
   );

@@ -15,8 +15,11 @@ import type { PageProps } from './page';
 
 export function MemoryPage({ agent, params, navigate }: PageProps) {
   const [version, setVersion] = useState(0);
+  // Whether the open context has a summary, as its messages' read said; undefined until it answered for this key.
+  const [summarised, setSummarised] = useState<{ key: string; has: boolean } | undefined>(undefined);
   const key = params[0];
   const open = (k: string) => navigate('memory', k);
+  const hasSummary = summarised && summarised.key === key ? summarised.has : undefined;
   if (key === undefined) {
     return (
       <div>
@@ -40,8 +43,8 @@ export function MemoryPage({ agent, params, navigate }: PageProps) {
         </button>
       </div>
       <AppendMessage agent={agent} contextKey={key} onAppended={() => setVersion(version + 1)} />
-      <Summary agent={agent} contextKey={key} version={version} />
-      <Messages agent={agent} contextKey={key} version={version} />
+      <Summary agent={agent} contextKey={key} version={version} hasSummary={hasSummary} />
+      <Messages agent={agent} contextKey={key} version={version} onSummary={(has) => setSummarised({ key, has })} />
     </div>
   );
 }

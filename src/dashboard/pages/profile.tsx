@@ -4,7 +4,7 @@
  * to the agent's MCP URL. The image is not previewed: the page loads nothing from other origins.
  */
 import { useState } from 'hono/jsx/dom';
-import { type AgentProfile, type AgentRegistration, agentMcpUrl, GatewayError } from '../../client';
+import { type AgentProfile, type AgentRegistration, agentMcpUrl } from '../../client';
 import { isPlainText, isProfileImage, MAX_DESCRIPTION, MAX_NAME } from '../../profile/rules';
 import { TextAreaField } from '../ui/controls';
 import { Field } from '../ui/field';
@@ -20,12 +20,6 @@ interface Stored {
   registration: AgentRegistration | null;
 }
 
-const orNull = <T,>(promise: Promise<T>): Promise<T | null> =>
-  promise.catch((err: unknown) => {
-    if (err instanceof GatewayError && err.code === 'profile_not_found') return null;
-    throw err;
-  });
-
 export function ProfilePage({ agent }: PageProps) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -34,9 +28,11 @@ export function ProfilePage({ agent }: PageProps) {
   const [status, setStatus] = useState<string | undefined>(undefined);
   const loaded = useLoad(
     async (signal): Promise<Stored> => {
-      // The registration file exists only once a profile is set: without one it is not asked (a second 404).
-      const profile = await orNull(agent.getProfile({ signal }));
-      const registration = profile ? await orNull(agent.getRegistration({ signal })) : null;
+      // The profile, and the registration file built from it, are asked only once one is set
+      // (`configured.profile`): an agent without one costs no 404 for the console to log.
+      const { configured } = await agent.getAgent({ signal });
+      const profile = configured.profile ? await agent.getProfile({ signal }) : null;
+      const registration = profile ? await agent.getRegistration({ signal }) : null;
       if (profile) {
         setName(profile.name);
         setDescription(profile.description);
