@@ -3,15 +3,17 @@
  * three gates (GET /agent/{c}/{t}: registered collection, on-chain owner). The wallet's own
  * tokens of the collection are listed in the `OwnedTokens` slot. The collection starts as the
  * agent picked last in this tab, else the one the page's address names, else the one this browser
- * opened last: the owner of a deployment's agents rarely types it.
+ * opened last, else the deployment's only registered collection (several are offered as the
+ * field's choices, none chosen): the owner of a deployment's agents rarely types it.
  */
-import { useState } from 'hono/jsx/dom';
+import { useEffect, useState } from 'hono/jsx/dom';
 import type { GatewayClient } from '../../client';
 import { lastCollection, type PickedAgent } from '../session';
 import { type Problem, problemOf } from '../ui/errors';
 import { Field } from '../ui/field';
 import { ErrorNotice, Status } from '../ui/notice';
 import { OwnedTokens } from '../ui/owned-tokens';
+import { useRegisteredCollections } from '../ui/registered-collections';
 
 const MAX_TOKEN_ID = 2n ** 256n;
 
@@ -45,9 +47,14 @@ export function AgentPicker(props: {
   wallet: GatewayClient;
   onPick: (agent: PickedAgent) => void;
 }) {
-  const [collection, setCollection] = useState(
-    props.initial?.collection ?? collectionFromAddress(location.search) ?? validOrUndefined(lastCollection()) ?? '',
-  );
+  const [named] = useState(() => props.initial?.collection ?? collectionFromAddress(location.search) ?? validOrUndefined(lastCollection()));
+  const [collection, setCollection] = useState(named ?? '');
+  const registered = useRegisteredCollections(props.wallet, named === undefined);
+  useEffect(() => {
+    // The only registered collection, unless the user has typed something meanwhile.
+    const only = registered.only;
+    if (only !== undefined) setCollection((typed) => (typed === '' ? only : typed));
+  }, [registered.only]);
   const [tokenId, setTokenId] = useState(props.initial?.tokenId ?? '');
   const [shown, setShown] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -82,7 +89,20 @@ export function AgentPicker(props: {
           onInput={setCollection}
           placeholder="0x…"
           error={shown ? errors.collection : undefined}
+          list={registered.choices.length > 0 ? 'registered-collections' : undefined}
+          hint={
+            registered.choices.length > 0
+              ? `This deployment serves ${registered.choices.length} collections: choose one from the field's list.`
+              : undefined
+          }
         />
+        {registered.choices.length > 0 ? (
+          <datalist id="registered-collections">
+            {registered.choices.map((address) => (
+              <option value={address} />
+            ))}
+          </datalist>
+        ) : null}
         <Field
           label="Token id"
           name="tokenId"

@@ -11,8 +11,11 @@ export function Field(props: {
   error?: string | undefined;
   autocomplete?: string;
   inputmode?: 'text' | 'numeric';
+  /** The id of a `<datalist>` of suggested values. */
+  list?: string | undefined;
 }) {
   const id = `field-${props.name}`;
+  const described = [props.hint ? `${id}-hint` : '', props.error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
     <div class="field">
       <label for={id}>{props.label}</label>
@@ -23,12 +26,17 @@ export function Field(props: {
         placeholder={props.placeholder}
         autocomplete={props.autocomplete ?? 'off'}
         inputmode={props.inputmode}
+        list={props.list}
         spellcheck={false}
         aria-invalid={props.error ? 'true' : undefined}
-        aria-describedby={props.error ? `${id}-error` : undefined}
+        aria-describedby={described || undefined}
         onInput={(e: Event) => props.onInput((e.target as HTMLInputElement).value)}
       />
-      {props.hint ? <small class="muted">{props.hint}</small> : null}
+      {props.hint ? (
+        <small id={`${id}-hint`} class="muted">
+          {props.hint}
+        </small>
+      ) : null}
       {props.error ? (
         <small id={`${id}-error`} class="field-error">
           {props.error}
