@@ -265,12 +265,10 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
       .toEqual(['Alpha two: the invoice was sent again.']);
     await screenshots(page, 'memory', annotate);
     expect(dash.problems).toEqual([]);
-    // Besides the refused create, only each opened context's 404 summary_not_found ("None yet").
+    // Only the refused create: a context without a summary says "None yet" without asking for it
+    // (its messages' read says hasSummary: false), so no 404 summary_not_found.
     const agentPath = `/agent/${getAddress(testnet().collection)}/${dash.tokenId}`;
-    expect(dash.refusals.filter((r) => !r.endsWith('/summary'))).toEqual([`400 POST ${agentPath}/context`]);
-    expect(new Set(dash.refusals.filter((r) => r.endsWith('/summary')))).toEqual(
-      new Set([`404 GET ${agentPath}/context/notes%2Ffirst/summary`, `404 GET ${agentPath}/context/import%2Falpha/summary`]),
-    );
+    expect(dash.refusals).toEqual([`400 POST ${agentPath}/context`]);
 
     // Chat in a context with messages, and a reply that fails (no LLM settings yet): the earlier
     // messages first; the failure said in words, with its code, and no empty assistant bubble.
@@ -450,6 +448,62 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     expect(await agent.readSummary('log/long')).toMatchObject({ fromId: firstId, toId: lastId, summary });
     await screenshots(page, 'context-summary', annotate);
     expect(dash.problems).toEqual([]);
+    await page.close();
+  });
+
+  it('a fresh agent: its LLM settings, profile and context pages ask nothing that fails; once set, they read them', async () => {
+    const dash = await ownerWithAgent();
+    const { page } = dash;
+    // Every console error from here on, Chromium's "Failed to load resource" line for a 4xx included.
+    const consoleErrors: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') consoleErrors.push(msg.text());
+    });
+    const failed: string[] = [];
+    page.on('response', (res) => {
+      if (res.status() >= 400) failed.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
+    });
+    const asked: string[] = [];
+    page.on('request', (req) => {
+      if (new URL(req.url()).pathname.startsWith('/agent/')) asked.push(`${req.method()} ${new URL(req.url()).pathname}`);
+    });
+    const open = async (title: string, heading: string) => {
+      await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+    };
+    const client = createGatewayClient({ baseUrl: testnet().baseUrl, login: { account: dash.wallet, chainId: testnet().chainId } });
+    const agent = client.agent(getAddress(testnet().collection), dash.tokenId);
+    await agent.createContext('fresh/notes');
+    const agentPath = `/agent/${getAddress(testnet().collection)}/${dash.tokenId}`;
+
+    await open('LLM settings', 'LLM settings');
+    await expect.poll(() => page.textContent('main')).toContain('No settings yet');
+    await open('Profile', 'Profile');
+    await expect.poll(() => page.textContent('main')).toContain('No profile yet');
+    await open('Memory', 'Memory');
+    await page.getByRole('button', { name: 'fresh/notes', exact: true }).click();
+    await page.getByRole('heading', { name: 'fresh/notes' }).waitFor();
+    await expect.poll(() => page.textContent('main')).toContain('None yet.');
+    await expect.poll(() => page.textContent('main')).toContain('No messages yet.');
+    expect(consoleErrors).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(dash.problems).toEqual([]);
+    // The empty answers came from the questions that have them; the 404 routes were never asked.
+    expect(asked).not.toContainEqual(expect.stringMatching(/\/(llm\/settings|profile|registration\.json|summary)$/));
+
+    // Once there are settings and a profile, the same pages read and show them, still without a failure.
+    await agent.saveLlmSettings({ provider: 'openai', model: 'gpt-4.1-mini', temperature: 0.2, maxTokens: 1000 });
+    await agent.setProfile({ name: 'Fresh desk', description: 'Answers fresh questions.' });
+    await open('LLM settings', 'LLM settings');
+    await expect.poll(() => page.getByLabel('Model', { exact: true }).inputValue()).toBe('gpt-4.1-mini');
+    await open('Profile', 'Profile');
+    await expect.poll(() => page.getByLabel('Name', { exact: true }).inputValue()).toBe('Fresh desk');
+    await expect.poll(() => page.textContent('main')).toContain('active: it presents your profile');
+    expect(asked).toEqual(
+      expect.arrayContaining([`GET ${agentPath}/llm/settings`, `GET ${agentPath}/profile`, `GET ${agentPath}/registration.json`]),
+    );
+    expect(consoleErrors).toEqual([]);
+    expect(failed).toEqual([]);
     await page.close();
   });
 });
