@@ -350,6 +350,9 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     await agent.appendMessage('chat/one', { role: 'user', message: 'The parcel number is PX-7781.' });
 
     await page.getByRole('link', { name: 'Chat' }).click();
+    // The page changes on the hash's event: until Chat is drawn, 'Context key' is the Memory
+    // page's field of the same name (filling it there was lost when Chat replaced it).
+    await page.getByRole('heading', { name: 'Chat', exact: true }).waitFor();
     // A context that does not exist yet: said in words, with Create; nothing is sent, no empty bubble.
     await page.getByLabel('Context key').fill('chat/none');
     await page.getByLabel('Message', { exact: true }).fill('hello?');
