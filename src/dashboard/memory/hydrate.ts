@@ -8,7 +8,7 @@
 import { type AgentClient, GatewayError } from '../../client';
 import { type FailedLine, fileIdOf, type HydrateFile, parseHydrateContent } from '../../hydrate/parse';
 import { type HydratePlan, planHydration } from '../../hydrate/plan';
-import { type SendFailure, sendPlan } from '../../hydrate/run';
+import { type SendCounts, type SendFailure, sendPlan } from '../../hydrate/run';
 
 /** A line not stored: its number, a code (the gateway's, or `invalid_line` / `not_sent`) and why. */
 export interface FailedReport {
@@ -17,16 +17,8 @@ export interface FailedReport {
   message: string;
 }
 
-export interface HydrateProgress {
-  total: number;
-  /** Stored by this run or an earlier one (replayed), or failed. */
-  done: number;
-  sent: number;
-  replayed: number;
-  /** Messages an earlier, interrupted run of this file stored (skipped now). */
-  resumed: number;
-  failed: number;
-}
+/** The shared run's counts, as the progress bar shows them. */
+export type HydrateProgress = SendCounts;
 
 export interface HydrateOutcome extends HydrateProgress {
   failures: FailedReport[];
@@ -126,7 +118,7 @@ export async function uploadPlan(
       const report = reportOf(failure);
       for (const r of records) failures.push({ line: r.line, ...report });
     },
-    onProgress: ({ total, done, sent, replayed, resumed, failed }) => options.onProgress({ total, done, sent, replayed, resumed, failed }),
+    onProgress: options.onProgress,
   });
   failures.sort((a, b) => a.line - b.line);
   const { total, done, sent, replayed, resumed, failed, stopped } = outcome;
