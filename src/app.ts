@@ -1,5 +1,5 @@
 import { cors } from 'hono/cors';
-import { agentMcp, agentMcpOverlapsOwnerCheck, mcpChallenge } from './mcp-server';
+import { agentMcp, agentMcpOverlapsOwnerCheck, mcpChallenge, mcpRebindingGuard } from './mcp-server';
 import { agentOverlapsOwnerCheck, agents } from './agents';
 import { agentGate } from './access/gate';
 import { audit } from './audit';
@@ -71,7 +71,7 @@ export function createApp() {
     '*',
     cors({
       origin: '*',
-      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Mcp-Protocol-Version'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name'],
       exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate'],
       maxAge: 600,
     }),
@@ -83,8 +83,13 @@ export function createApp() {
   // The three gates of every agent-scoped route, and the per-wallet rate limit after the first;
   // unknown paths and methods fall through to 404/405. One pattern: hono's `/*` also matches the
   // bare agent path, so a second pattern for it would run the gates (and count) twice.
-  // The agent's MCP server: its 401s name the OAuth metadata (RFC 9728), whichever gate refused.
-  app.use('/agent/:agentCollectionAddress/:agentTokenId/mcp', onKnownRoutes(routes, mcpChallenge()));
+  // The agent's MCP server: a foreign Host or Origin is 403 before any gate (DNS-rebinding
+  // protection); its 401s name the OAuth metadata (RFC 9728), whichever gate refused.
+  app.use(
+    '/agent/:agentCollectionAddress/:agentTokenId/mcp',
+    onKnownRoutes(routes, mcpRebindingGuard()),
+    onKnownRoutes(routes, mcpChallenge()),
+  );
   app.use(
     '/agent/:agentCollectionAddress/:agentTokenId/*',
     onKnownRoutes(gated, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path), oauth: oauthTokenCheck })),

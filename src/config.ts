@@ -32,6 +32,8 @@ export interface Config {
   readonly mcpCallCeilingMs: number;
   /** Reply spans carry message text only when the operator opts in (`TRACE_MESSAGE_TEXT=1`): text is the user's, not the operator's. */
   readonly traceMessageText: boolean;
+  /** Origins besides the gateway's own that may call the agents' MCP servers from a browser (`MCP_ALLOWED_ORIGINS`). */
+  readonly mcpAllowedOrigins: readonly string[];
   /** Vault key encryption keys, as configured (`v<version>:<base64>`); imported on first use. */
   readonly vaultKek: string;
   readonly vaultKekPrevious: string | undefined;
@@ -52,6 +54,8 @@ export interface DevSwitches {
   readonly loopbackTargets: boolean;
   /** `DEV_RATE_LIMITS=0` turns rate limits off (benchmarks). */
   readonly rateLimits: boolean;
+  /** True on the local stack (its database behind a loopback bridge): the MCP server also accepts loopback `Host` and `Origin`. */
+  readonly localStack: boolean;
 }
 
 const DEV_SWITCH_NAMES = ['DEV_LOOPBACK_TARGETS', 'DEV_RATE_LIMITS'] as const;
@@ -69,6 +73,20 @@ function onLocalStack(vars: { DATABASE_URL: string; DB_WS_PROXY?: string | undef
     return false;
   }
   return LOOPBACK_HOST.test(proxyHost) && LOOPBACK_HOST.test(dbHost);
+}
+
+/** `scheme://host[:port]` of an http(s) origin as written (no path, query or credentials); undefined otherwise. */
+function originOf(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  // An origin only: a path, query, fragment or user info is a mistake, not something to cut off.
+  const bare = url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+  return bare && !text.includes('#') && !text.includes('?') ? url.origin : undefined;
 }
 
 /** Thrown when the deployment's bindings are missing or invalid; lists every problem by name. */
@@ -148,6 +166,28 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: intVar('LLM_TIMEOUT_MS', 60_000, 100, 120_000),
   MCP_CALL_CEILING_MS: intVar('MCP_CALL_CEILING_MS', 120_000, 1_000, 900_000),
   TRACE_MESSAGE_TEXT: z.enum(['0', '1'], { error: 'must be 0 or 1' }).optional(),
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return [];
+      const origins: string[] = [];
+      for (const item of value
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '')) {
+        const origin = originOf(item);
+        if (origin === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: 'MCP_ALLOWED_ORIGINS must list http(s) origins (scheme://host[:port]), comma-separated',
+          });
+          return z.NEVER;
+        }
+        origins.push(origin);
+      }
+      return origins;
+    }),
   VAULT_KEK: z
     .string({ error: 'is required' })
     .refine((v) => parseKekSpec(v) !== null, { message: 'must be v<version>:<base64 of 32 bytes>' }),
@@ -225,11 +265,13 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     llmTimeoutMs: vars.LLM_TIMEOUT_MS,
     mcpCallCeilingMs: vars.MCP_CALL_CEILING_MS,
     traceMessageText: vars.TRACE_MESSAGE_TEXT === '1',
+    mcpAllowedOrigins: Object.freeze(vars.MCP_ALLOWED_ORIGINS),
     vaultKek: vars.VAULT_KEK,
     vaultKekPrevious: vars.VAULT_KEK_PREVIOUS,
     dev: Object.freeze({
       loopbackTargets: vars.DEV_LOOPBACK_TARGETS === '1',
       rateLimits: vars.DEV_RATE_LIMITS !== '0',
+      localStack: onLocalStack(vars),
     }),
     warnings: Object.freeze(warnings),
   });

@@ -26,6 +26,8 @@ export interface Env {
   MCP_CALL_CEILING_MS?: string;
   /** `1`: reply spans carry message text (prompts, answers, tool arguments and results); `0` (default): never. */
   TRACE_MESSAGE_TEXT?: string;
+  /** Optional: origins (comma-separated `https://host[:port]`) besides the gateway's own whose browser pages may call the agents' MCP servers. */
+  MCP_ALLOWED_ORIGINS?: string;
   /** The bare name is a common mistake: it is ignored, with a warning. */
   MAX_TOKENS_PER_REQUEST?: string;
   /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */

@@ -26,6 +26,12 @@ export const ERROR_STATUS = {
   // Outbound policy and tool-call limits (docs/tools.md)
   database_target_refused: 400,
   tool_server_oauth_unsupported: 400,
+  // Tool servers that need OAuth (docs/tools.md)
+  tool_server_oauth_client_required: 400,
+  tool_server_not_oauth: 400,
+  oauth_state_invalid: 400,
+  oauth_issuer_mismatch: 400,
+  oauth_denied: 400,
   tool_snapshot_too_large: 400,
   mcp_connection_limit: 400,
   agent_key_limit: 400,
@@ -36,6 +42,8 @@ export const ERROR_STATUS = {
   prompt_too_large: 400,
   /** OAuth for MCP clients: the authorize page's consent handle is unknown, used, expired or from another browser. */
   consent_invalid: 400,
+  /** OAuth for MCP clients: the client's metadata document (its URL `client_id`) no longer loads or validates at approval. */
+  client_metadata_invalid: 400,
   unauthorized: 401,
   token_expired: 401,
   token_wrong_chain: 401,
@@ -57,6 +65,10 @@ export const ERROR_STATUS = {
   key_scope_missing: 403,
   /** A genuine agent key presented for another agent, or on the other chain's deployment. */
   key_wrong_agent: 403,
+  /** The agent's MCP server: a `Host` that is not this deployment's (DNS-rebinding protection). */
+  host_not_allowed: 403,
+  /** The agent's MCP server: an `Origin` that is neither the gateway's nor one of MCP_ALLOWED_ORIGINS. */
+  origin_not_allowed: 403,
   not_found: 404,
   agent_not_found: 404,
   context_not_found: 404,
@@ -99,6 +111,9 @@ export const ERROR_STATUS = {
   tool_server_unreachable: 424,
   database_unreachable: 424,
   tool_server_failed_dependency: 424,
+  /** An OAuth tool server the owner must authorize (again, or for more scopes): `details.authorizeUrl` for the owner. */
+  tool_authorization_required: 424,
+  tool_server_oauth_failed: 502,
   tool_server_error: 502,
   tool_output_invalid: 502,
   tool_server_timeout: 504,

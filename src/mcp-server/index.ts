@@ -6,6 +6,7 @@ import * as routes from './agent-mcp.routes';
 export const agentMcp = createRouter().openapi(routes.agentMcp, handlers.mcpHandler);
 
 export { mcpChallenge } from './challenge';
+export { mcpRebindingGuard } from './rebinding';
 
 /** Reads the tools snapshot while the owner check runs (the slower of chain and database, not both); lists and calls only after it passed. */
 export const agentMcpOverlapsOwnerCheck = [routes.agentMcp];

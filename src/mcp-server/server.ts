@@ -1,26 +1,32 @@
 /**
- * The agent's MCP server on `@modelcontextprotocol/sdk` (no hand-made protocol): a `Server` and a
- * stateless `WebStandardStreamableHTTPServerTransport` per request (no `Mcp-Session-Id`, so any
- * request may reach any isolate, and `tools/list` or `tools/call` needs no `initialize` first),
- * answering JSON. The SDK negotiates the revision (2025-11-25 down to 2024-11-05) and checks the
- * JSON-RPC shape, the Accept header and `MCP-Protocol-Version`; the tools come from the catalog.
- * Imported dynamically: evaluated at the first MCP request, not when the isolate starts.
+ * The agent's MCP server on the MCP SDK's v2 server package (`@modelcontextprotocol/server`; no
+ * hand-made protocol), stateless and serving both eras from one server definition:
+ * - 2026-07-28 requests (each carries its protocol version, client info and capabilities in
+ *   `_meta`; no `initialize`): the SDK's `createMcpHandler`, which answers `server/discover`,
+ *   checks `Mcp-Method`/`Mcp-Name` against the body and puts `ttlMs` on list results;
+ * - 2025-11-25 and 2025-06-18 clients (`initialize` negotiates the revision, or none at all):
+ *   a fresh server on a stateless `WebStandardStreamableHTTPServerTransport` per request (no
+ *   `Mcp-Session-Id`, so any request may reach any isolate), answering JSON.
+ * The SDK tells the two apart (`isLegacyRequest`, its own routing rule). Either era answers
+ * JSON, except a call that asked for progress of a tool that reports it: server-sent events.
+ * On workerd the SDK validates with `@cfworker/json-schema` (its workerd build; Ajv compiles code
+ * with `new Function`, which workerd refuses). Imported dynamically: evaluated at the first MCP
+ * request, not when the isolate starts.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   type CallToolResult,
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  createMcpHandler,
+  isLegacyRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { type AgentTool, internalFailure, type ToolOutcome } from '../tools/tool';
 
 export interface McpServing {
-  /** The server's name and version in `initialize`. */
+  /** The server's name and version in `initialize` and `server/discover`. */
   info: { name: string; title: string; version: string };
   instructions: string;
   /** The caller's tools (read once, at the first request that needs them). */
@@ -59,21 +65,17 @@ async function asksForProgress(body: unknown, tools: () => Promise<Map<string, A
   return typeof name === 'string' && (await tools()).get(name)?.reportsProgress === true;
 }
 
-/** Answers one HTTP request of the Streamable HTTP transport; `body` is the parsed JSON-RPC message. */
-export async function serveMcp(request: Request, body: unknown, serving: McpServing): Promise<Response> {
+/** One server for one request, whichever era: the catalog's tools, listed and called. */
+function agentServer(serving: McpServing, tools: () => Promise<Map<string, AgentTool>>): Server {
   const server = new Server(serving.info, {
     capabilities: { tools: { listChanged: false } },
     instructions: serving.instructions,
-    // The Workers-safe validator (ajv compiles code with `new Function`, which workerd refuses).
-    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
-  let catalog: Promise<Map<string, AgentTool>> | undefined;
-  const tools = () => (catalog ??= serving.catalog());
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(await tools()).values()].map(definition) }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+  server.setRequestHandler('tools/list', async () => ({ tools: [...(await tools()).values()].map(definition) }));
+  server.setRequestHandler('tools/call', async (req, ctx) => {
     const tool = (await tools()).get(req.params.name);
     // A tool outside the caller's allowlist is as unknown as one that does not exist.
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
     const args = req.params.arguments ?? {};
     const token = req.params._meta?.progressToken;
     let step = 0;
@@ -85,16 +87,27 @@ export async function serveMcp(request: Request, body: unknown, serving: McpServ
         : (message: string) => {
             step += 1;
             const params = { progressToken: token, progress: step, message };
-            sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params })).catch(() => undefined);
+            sent = sent.then(() => ctx.mcpReq.notify({ method: 'notifications/progress', params })).catch(() => undefined);
           };
     const started = Date.now();
-    const outcome = await tool.call(args, { signal: extra.signal, ...(progress ? { progress } : {}) }).catch(internalFailure);
+    const outcome = await tool.call(args, { signal: ctx.mcpReq.signal, ...(progress ? { progress } : {}) }).catch(internalFailure);
     await sent;
     if (tool.audited) await serving.called(tool, args, outcome, Date.now() - started);
     return callResult(outcome);
   });
-  // JSON, unless the request is a call that asked for progress of a tool that reports it: then
-  // server-sent events (the progress notifications, then the result), as Streamable HTTP allows.
+  return server;
+}
+
+/** Answers one HTTP request of the Streamable HTTP transport; `body` is the parsed JSON-RPC message. */
+export async function serveMcp(request: Request, body: unknown, serving: McpServing): Promise<Response> {
+  let catalog: Promise<Map<string, AgentTool>> | undefined;
+  const tools = () => (catalog ??= serving.catalog());
+  if (!(await isLegacyRequest(request, body))) {
+    // 2026-07-28: one exchange per request; JSON unless the call sends progress first ('auto').
+    const modern = createMcpHandler(() => agentServer(serving, tools), { legacy: 'reject', responseMode: 'auto' });
+    return modern.fetch(request, { parsedBody: body });
+  }
+  const server = agentServer(serving, tools);
   const streams = await asksForProgress(body, tools);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams });
   await server.connect(transport);
