@@ -233,11 +233,20 @@ export const mcpConnections = gateway.table(
      */
     sessionId: text('session_id'),
     protocolVersion: text('protocol_version'),
+    /**
+     * OAuth connections (`auth_type = 'oauth'`): what the flow found and chose, no secret in it
+     * (src/tool-servers/oauth/types.ts, `OAuthState`): the resource, the authorization server's
+     * issuer and endpoints, the client id and how it authenticates, the scopes asked and granted,
+     * when the access token runs out. `secret_entry` then holds the client's secret, if any.
+     */
+    oauth: jsonb('oauth'),
+    /** OAuth connections: the vault entry of the access and refresh tokens (bound to the wallet that authorized); null: not authorized. */
+    tokenEntry: uuid('token_entry').references(() => vaultEntries.id, { onDelete: 'set null' }),
   },
   (t) => [
     unique('mcp_connections_agent_url').on(t.chainId, t.collection, t.tokenId, t.url),
     check('mcp_connections_timeout_ms', sql`${t.timeoutMs} between 1000 and 60000`),
-    check('mcp_connections_auth_type', sql`${t.authType} in ('none', 'bearer', 'header')`),
+    check('mcp_connections_auth_type', sql`${t.authType} in ('none', 'bearer', 'header', 'oauth')`),
     check('mcp_connections_created_by_wallet', sql`${t.createdByWallet} ~ '^0x[0-9a-f]{40}$'`),
   ],
 );

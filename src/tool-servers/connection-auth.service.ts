@@ -33,6 +33,8 @@ export async function replaceConnectionAuth(
   input: { auth: AuthInput; url?: string | undefined; timeoutMs?: number | undefined },
 ): Promise<ConnectionView> {
   checkAuthInput(input.auth);
+  if (input.auth.type === 'oauth') throw new AppError('tool_server_oauth_unsupported', 'OAuth tool servers are not supported yet');
+  const auth = input.auth;
   const row = await findConnection(deps, agent, id);
   // The policy may be stricter now than when the URL was stored (a local-stack URL, a newer rule).
   const allowed = canonicalToolServerUrl(row.url, deps.outbound);
@@ -46,10 +48,9 @@ export async function replaceConnectionAuth(
     );
   }
   const timeoutMs = input.timeoutMs ?? row.timeoutMs;
-  const checked = await inspectToolServer(deps, row.url, clientAuth(input.auth), connectionTimeout(deps, { timeoutMs }));
+  const checked = await inspectToolServer(deps, row.url, clientAuth(auth), connectionTimeout(deps, { timeoutMs }));
 
   const ref = agentRef(agent);
-  const auth = input.auth;
   const ring = auth.type === 'none' ? undefined : await deps.ring();
   try {
     const saved = await deps.db.orm.transaction(async (tx) => {

@@ -52,25 +52,27 @@ export async function addConnection(
   const canonical = canonicalToolServerUrl(input.url, deps.outbound);
   if (!canonical.ok) throw new AppError('invalid_tool_server_url', canonical.message, { details: { reason: canonical.reason } });
   checkAuthInput(input.auth);
+  if (input.auth.type === 'oauth') throw new AppError('tool_server_oauth_unsupported', 'OAuth tool servers are not supported yet');
+  const auth = input.auth;
   const ref = agentRef(agent);
   const existing = await existingConnectionId(deps, ref, canonical.url);
   if (existing !== undefined) throw connectionExists(existing);
   if ((await connectionCount(deps.db.orm, ref)) >= MAX_CONNECTIONS_PER_AGENT) throw new AppError('mcp_connection_limit', LIMIT);
 
   const timeoutMs = connectionTimeout(deps, { timeoutMs: input.timeoutMs ?? null });
-  const checked = await inspectToolServer(deps, canonical.url, clientAuth(input.auth), timeoutMs);
+  const checked = await inspectToolServer(deps, canonical.url, clientAuth(auth), timeoutMs);
 
   const id = crypto.randomUUID();
-  const ring = input.auth.type === 'none' ? undefined : await deps.ring();
+  const ring = auth.type === 'none' ? undefined : await deps.ring();
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
       // Concurrent registrations of one agent take turns here, so the limit holds.
       await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`mcp_connections:${agentRefText(ref)}`}, 0))`);
       if ((await connectionCount(tx, ref)) >= MAX_CONNECTIONS_PER_AGENT) throw new AppError('mcp_connection_limit', LIMIT);
       const secretEntry =
-        input.auth.type === 'none' || !ring
+        auth.type === 'none' || !ring
           ? null
-          : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, input.auth.value);
+          : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, auth.value);
       const [saved] = await tx
         .insert(mcpConnections)
         .values({
@@ -78,8 +80,8 @@ export async function addConnection(
           ...ref,
           url: canonical.url,
           name: input.name ?? null,
-          authType: input.auth.type,
-          headerName: input.auth.type === 'header' ? input.auth.headerName : null,
+          authType: auth.type,
+          headerName: auth.type === 'header' ? auth.headerName : null,
           secretEntry,
           tools: checked.tools,
           createdByWallet: walletKey(agent.owner),

@@ -1,91 +1,34 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../http/agent-route';
-import { AgentParamsSchema } from '../identity/identity';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
-import { ToolResultSchema, ToolSchema, ToolSummarySchema } from './mcp.schemas';
-
-const AuthInputSchema = z
-  .discriminatedUnion('type', [
-    z.object({ type: z.literal('none') }),
-    z.object({
-      type: z.literal('bearer'),
-      value: z.string().min(1).max(8_192).openapi({ description: 'Sent as Authorization: Bearer <value>; stored in the vault' }),
-    }),
-    z.object({
-      type: z.literal('header'),
-      headerName: z.string().min(1).max(100).openapi({ example: 'x-api-key' }),
-      value: z.string().min(1).max(8_192).openapi({ description: 'Stored in the vault, never returned' }),
-    }),
-  ])
-  .openapi('ToolServerAuthInput', { example: { type: 'header', headerName: 'x-api-key', value: '...' } });
-
-const CredentialStateSchema = z.enum(['set', 'reenter_required', 'none']).openapi({
-  description:
-    "`none`: the server needs no credential; `set`: the agent's current owner entered the stored credential; " +
-    '`reenter_required`: the connection was registered by another wallet (an earlier owner of the agent, ' +
-    'whatever its auth type: its URL may carry a key), or before registrants were recorded, or a credential ' +
-    "is needed and none of the current owner's is stored. Tool calls then answer 409 `credential_reentry_required` " +
-    'until the owner confirms or replaces it with `PUT …/mcp/connection/{id}/auth` (or deletes it); the earlier ' +
-    "owner's credential is never sent.",
-  example: 'set',
-});
-
-const TimeoutSchema = z.number().int().min(1_000).max(60_000).openapi({
-  description:
-    "Deadline of one operation on this connection, ms (1000..60000; default the deployment's MCP_TIMEOUT_MS, 10000). During a tool call each `notifications/progress` the server sends restarts it, up to the deployment's MCP_CALL_CEILING_MS (120 s)",
-  example: 10_000,
-});
-
-const ConnectionSchema = z
-  .object({
-    id: z.string().openapi({ example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }),
-    url: z.string().openapi({
-      example: 'https://tools.example.com/mcp',
-      description:
-        'Canonical form: lower-case host, no default port. Shown in full only to the wallet that registered the ' +
-        "connection (or confirmed it with PUT …/auth); to anyone else, e.g. the agent's new owner after a sale, " +
-        'as its origin only (`https://tools.example.com`: no path, no query), since many URLs carry a key',
-    }),
-    name: z.string().nullable(),
-    auth: z.object({
-      type: z.enum(['none', 'bearer', 'header']),
-      headerName: z.string().optional(),
-      valueSet: z
-        .boolean()
-        .openapi({ description: "A credential entered by the agent's current owner is stored; its value is never returned" }),
-    }),
-    credential: CredentialStateSchema,
-    timeoutMs: TimeoutSchema,
-    tools: z.array(ToolSummarySchema).openapi({
-      description: 'Snapshot of tools/list at registration (every field is kept; the schemas are shown by GET …/tools)',
-    }),
-    createdAt: z.string(),
-  })
-  .openapi('McpConnection');
-
-const ConnectionParams = AgentParamsSchema.extend({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: 'id', in: 'path' }, example: '1b4e28ba-2fa1-11d2-883f-0016d3cca427' }),
-});
+import { AuthInputSchema, ConnectionParams, ConnectionSchema, TimeoutSchema } from './connection.schemas';
+import { ToolResultSchema, ToolSchema } from './mcp.schemas';
 
 const upstreamErrors = {
   404: errorResponse('`mcp_connection_not_found`, `tool_not_found`, or `agent_not_found`'),
   424: errorResponse(
-    '`tool_server_failed_dependency`: the tool server rejected the stored credential or cannot reach its backend; `tool_server_unreachable`',
+    '`tool_server_failed_dependency`: the tool server rejected the stored credential or cannot reach its backend; `tool_server_unreachable`; ' +
+      '`tool_authorization_required`: an OAuth connection needs the owner to authorize it (first time, a refused refresh, ' +
+      'a transfer, or the server asking for more scopes): for the owner, `details.authorizeUrl` is a fresh URL to open ' +
+      '(with the union of the scopes asked so far and those the server now asks for); an agent key gets the code only',
   ),
   502: errorResponse(
     '`tool_server_error`: the tool server failed (5xx) or answered outside the contract (a content item outside ' +
       "MCP's content union, among others); `details.upstreamStatus` holds its status. `tool_output_invalid`: " +
       "the tool has an `outputSchema` and the result's `structuredContent` is missing or does not match it " +
-      '(`details.problems`)',
+      "(`details.problems`). `tool_server_oauth_failed`: refreshing an OAuth connection's token failed at its authorization server",
   ),
   504: errorResponse(
     "`tool_server_timeout`: no answer within the connection's `timeoutMs` (each progress notification of a tool call restarts it), or a tool call still running at MCP_CALL_CEILING_MS",
   ),
 };
+
+const oauthFailed = errorResponse(
+  "`tool_server_oauth_failed` (OAuth): a step of discovery or registration failed: the server's protected resource or " +
+    'authorization server metadata, or its registration endpoint, answered slowly, too much, with a redirect, not JSON, ' +
+    'or with an issuer other than its own (`details.reason`, `details.step`); nothing is stored',
+);
 
 const reentryError = errorResponse(
   '`credential_reentry_required`: the connection was registered, or its credential entered, by another wallet (an earlier owner of the agent) or before owners were recorded, and is never used for you; confirm or replace it with `PUT …/mcp/connection/{id}/auth`, or delete it',
@@ -118,7 +61,13 @@ export const addConnection = createRoute({
     'same URL counts). Registration runs the MCP handshake and tools/list (following nextCursor) and checks ' +
     "every tool by the same rule as `agent-gateway mcp check` (MCP's tool shape within its caps, input and " +
     'output schemas valid JSON Schema); the MCP session it opens is kept for later calls. The credential ' +
-    '(bearer token or custom header value) is encrypted into the vault.',
+    '(bearer token or custom header value) is encrypted into the vault.\n\n' +
+    "`auth: { type: 'oauth' }` is for a server that asks its users to authorize through OAuth 2.1 (the MCP " +
+    "authorization spec): the gateway discovers the server's authorization server, picks a client identity " +
+    '(the `clientId` given, else its own Client ID Metadata Document, else dynamic registration), and answers ' +
+    "with `status: 'authorization_required'` and `authorizeUrl`: open it in a browser to authorize; the " +
+    'authorization server sends the browser back to `GET /oauth/callback`, which stores the tokens in the vault ' +
+    'and takes the tools snapshot. Nothing reaches the tools until then.',
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
@@ -144,13 +93,15 @@ export const addConnection = createRoute({
         'has 20 connections), `invalid_tool_schema` (Invalid tool schema, naming the tool; `details.problem` ' +
         'names a pattern that cannot run in linear time, or says the schema expands past 2000 subschemas or 200 ' +
         'pattern uses once its `$ref`s are followed), `tool_snapshot_too_large` (more than 200 tools or 512 KiB), ' +
-        '`tool_server_oauth_unsupported` (the server demands OAuth: 401 with a `resource_metadata` challenge), ' +
+        "`tool_server_oauth_unsupported` (the server demands OAuth: 401 with a `resource_metadata` challenge; register it with `auth: { type: 'oauth' }`), " +
+        '`tool_server_oauth_client_required` (OAuth: the authorization server supports neither Client ID Metadata Documents nor dynamic registration: register a client there and give `clientId`), ' +
         '`tool_server_credential_rejected` (the server answered 401/403), `tool_server_invalid` (not the contract: ' +
         'HTML, wrong id, redirect, too large), `validation_failed`',
     ),
     424: errorResponse(
       '`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)',
     ),
+    502: oauthFailed,
   },
 });
 
@@ -243,7 +194,10 @@ export const replaceConnectionAuth = createRoute({
     "URL. Also rotates the current owner's credential. As at registration, the stored URL must pass the outbound " +
     'policy in force, the handshake and tools/list run with the new credential first (a rejected one changes ' +
     'nothing) and the refreshed tools snapshot must fit the limits; then the credential is encrypted into ' +
-    "the vault and the previous one destroyed. `{ type: 'none' }` removes the credential.",
+    "the vault and the previous one destroyed. `{ type: 'none' }` removes the credential. `{ type: 'oauth' }` " +
+    "(also how a new owner takes over an OAuth connection: the earlier owner's tokens are never used) discovers " +
+    "the server's authorization server again and answers with `status: 'authorization_required'` and `authorizeUrl`; " +
+    'any earlier tokens are destroyed.',
   security: agentRoute.security,
   request: {
     params: ConnectionParams,
@@ -268,7 +222,7 @@ export const replaceConnectionAuth = createRoute({
     400: errorResponse(
       '`invalid_tool_server_url` (the stored URL is refused by the outbound policy in force; nothing is sent; ' +
         '`details.reason`), `tool_server_credential_rejected` (the server answered 401/403), `invalid_tool_schema`, ' +
-        '`tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported`, `tool_server_invalid`, ' +
+        '`tool_snapshot_too_large` (more than 200 tools or 512 KiB), `tool_server_oauth_unsupported`, `tool_server_oauth_client_required`, `tool_server_invalid`, ' +
         '`validation_failed`',
     ),
     404: errorResponse('`mcp_connection_not_found`, or `agent_not_found`'),
@@ -278,5 +232,6 @@ export const replaceConnectionAuth = createRoute({
     424: errorResponse(
       '`tool_server_unreachable`: the server could not be reached, timed out or failed (5xx); `tool_server_failed_dependency` (it answered 424)',
     ),
+    502: oauthFailed,
   },
 });

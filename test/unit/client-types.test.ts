@@ -219,7 +219,10 @@ describe('client types', () => {
     expectTypeOf<T.McpToolCall['arguments']>().toEqualTypeOf<Record<string, unknown> | undefined>();
     expectTypeOf<T.LlmSettingsInput['apiKey']>().toEqualTypeOf<string | null | undefined>();
     expectTypeOf<T.ToolServerAuthInput>().toEqualTypeOf<
-      { type: 'none' } | { type: 'bearer'; value: string } | { type: 'header'; headerName: string; value: string }
+      | { type: 'none' }
+      | { type: 'bearer'; value: string }
+      | { type: 'header'; headerName: string; value: string }
+      | { type: 'oauth'; scopes?: string[] | undefined; clientId?: string | undefined; clientSecret?: string | undefined }
     >();
     expectTypeOf<T.Role>().toEqualTypeOf<'user' | 'system' | 'assistant'>();
     expectTypeOf<T.CredentialState>().toEqualTypeOf<'set' | 'reenter_required' | 'none'>();
