@@ -74,22 +74,40 @@ const SCRIPT = `(() => {
   });
 })();`;
 
-/** The authorize page: who asks (the client's self-asserted name), for which agent, where the code goes. */
+/**
+ * Who asks, as the page can vouch for it: a metadata-document client by its document's host (the
+ * site that serves its `client_id`), a registered client by the name it gave itself, marked so.
+ */
+export type ConsentClient = { kind: 'document'; url: string; host: string; name?: string } | { kind: 'registered'; name: string };
+
+function clientLines(client: ConsentClient): { who: string; about: string } {
+  if (client.kind === 'registered') {
+    const name = escapeHtml(client.name);
+    return { who: `${name} (unverified)`, about: `This app registered itself; its name <strong>${name}</strong> is not verified.` };
+  }
+  const host = escapeHtml(client.host);
+  const calls =
+    client.name === undefined ? '' : ` It calls itself &ldquo;${escapeHtml(client.name)}&rdquo;, which only ${host} vouches for.`;
+  return { who: host, about: `This app is identified by its metadata document at <code>${escapeHtml(client.url)}</code>.${calls}` };
+}
+
+/** The authorize page: who asks (see `ConsentClient`), for which agent, where the code goes. */
 export function authorizePageHtml(input: {
   details: ConsentDescription;
+  client: ConsentClient;
   handle: string;
   agent: { collection: Address; tokenId: bigint };
   chainId: number;
 }): { html: string; csp: string } {
   const { details, agent } = input;
   const nonce = randomNonce();
-  const name = escapeHtml(details.clientName);
+  const { who, about } = clientLines(input.client);
   const html = `<!doctype html>
-<html lang="en">${head(`Authorize ${name}`, nonce)}
+<html lang="en">${head(`Authorize ${who}`, nonce)}
 <body><main>
-<h1>Allow ${name} to use your agent?</h1>
-<p><strong>${name}</strong> asks to use agent <strong>#${escapeHtml(String(agent.tokenId))}</strong> of collection <code>${escapeHtml(agent.collection)}</code> through its MCP server: ask it, and read and append to its memory, as you, while your wallet owns the agent.</p>
-<p>This app registered itself; its name is not verified. Access will be sent to <strong>${escapeHtml(details.redirectHost)}</strong>.</p>
+<h1>Allow ${who} to use your agent?</h1>
+<p><strong>${who}</strong> asks to use agent <strong>#${escapeHtml(String(agent.tokenId))}</strong> of collection <code>${escapeHtml(agent.collection)}</code> through its MCP server: ask it, and read and append to its memory, as you, while your wallet owns the agent.</p>
+<p>${about} Access will be sent to <strong>${escapeHtml(details.redirectHost)}</strong>.</p>
 ${details.redirectIsLoopback ? '<p class="warn"><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>' : ''}
 <p>Sign in with the wallet that owns the agent to allow it. Close this page to refuse.</p>
 <div id="consent" data-handle="${escapeHtml(input.handle)}" data-chain-id="${input.chainId}"></div>
@@ -104,7 +122,8 @@ ${details.redirectIsLoopback ? '<p class="warn"><strong>This sends access to an 
 
 /**
  * A request the page cannot send back to its client (unknown client, unregistered redirect URI, no
- * `resource`): the page's own look, on a phone too, with its Content-Security-Policy.
+ * `resource`, a metadata document that failed): the page's own look, on a phone too, with its
+ * Content-Security-Policy.
  */
 export function authorizeErrorPage(code: string, description: string): { html: string; csp: string } {
   const nonce = randomNonce();

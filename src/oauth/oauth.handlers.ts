@@ -9,12 +9,15 @@ import { chainClient } from '../chain/client';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
 import type { GrantProps } from './access-token';
-import { authorizeErrorPage, authorizePageHtml } from './authorize-page';
+import { authorizeErrorPage, authorizePageHtml, type ConsentClient } from './authorize-page';
+import { documentProblemText, isDocumentClientId, libraryClientOf } from './client-document';
+import { resolveClientDocument, type ResolvedDocument } from './client-document.store';
 import type * as routes from './oauth.routes';
 import { grantUserId, mcpResource, parseMcpResource, subjectOfCredential } from './resource';
 import { anyResourceServer, authorizationServerFor, MCP_SCOPE, oauthEnv, oauthLibrary } from './server';
 
 const originOf = (c: Context<AppBindings>) => new URL(c.req.url).origin;
+const pick = (name: string | undefined) => (name === undefined ? {} : { name });
 /** hono's view of the execution context is narrower than the Workers type the library names. */
 const ctxOf = (c: Context<AppBindings>) => c.executionCtx as unknown as ExecutionContext;
 /**
@@ -31,6 +34,15 @@ function libraryUrl(c: Context<AppBindings>): string {
   const url = new URL(c.req.url);
   url.pathname = url.pathname.replace(/\/+$/, '') || '/';
   return url.href;
+}
+
+/**
+ * The metadata document a URL-shaped `client_id` names (client-document.ts), resolved under the
+ * outbound policy in force; undefined for a registered client's id (or none).
+ */
+async function documentOf(c: Context<AppBindings>, clientId: string | null | undefined): Promise<ResolvedDocument | undefined> {
+  if (!clientId || !isDocumentClientId(clientId)) return undefined;
+  return resolveClientDocument(c.env.NONCES, clientId, { loopbackTargets: c.var.config.dev.loopbackTargets });
 }
 
 /** The request as it came, body included (middleware read it already; hono keeps it cached). */
@@ -60,7 +72,10 @@ export const authorizationServerMetadataHandler: RouteHandler<typeof routes.auth
   const { protected_resources: _placeholder, ...metadata } = (await res.json()) as Record<string, unknown> & {
     protected_resources?: unknown;
   };
-  return c.json(metadata as unknown as routes.AuthorizationServerMetadata, 200);
+  // Metadata documents are ours (the library's own support is off: client-document.store.ts);
+  // authorization responses carry `iss` (RFC 9207), the library's `completeAuthorization` adds it.
+  const advertised = { ...metadata, client_id_metadata_document_supported: true, authorization_response_iss_parameter_supported: true };
+  return c.json(advertised as unknown as routes.AuthorizationServerMetadata, 200);
 };
 
 /** Registration (RFC 7591) is the library's, with our bounds in its callback (registration.ts). */
@@ -81,7 +96,11 @@ export const tokenHandler: RouteHandler<typeof routes.token, AppBindings> = asyn
   const server = await (subject
     ? authorizationServerFor(origin, mcpResource(origin, subject.collection, subject.tokenId))
     : anyResourceServer(origin));
-  return asDocumented(await server.fetch(request, oauthEnv(c.env), ctxOf(c)));
+  // A metadata-document client is looked up afresh (or from the cache); one that no longer loads
+  // is unknown to the library, which answers 401 invalid_client.
+  const document = await documentOf(c, form.get('client_id'));
+  const client = document?.ok ? libraryClientOf(document.document) : undefined;
+  return asDocumented(await server.fetch(request, oauthEnv(c.env, client), ctxOf(c)));
 };
 
 export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, AppBindings> = async (c) => {
@@ -98,8 +117,13 @@ export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, App
     const page = authorizeErrorPage(code, description);
     return c.html(page.html, 400, { 'Cache-Control': 'no-store', 'Content-Security-Policy': page.csp });
   };
+  // A metadata document that fails to load or validate is refused here, before the library sees
+  // the request: nothing is stored, and the client hears nothing.
+  const clientId = new URL(c.req.url).searchParams.get('client_id');
+  const document = await documentOf(c, clientId);
+  if (document && !document.ok) return refused('invalid_client', documentProblemText(clientId ?? '', document.problem));
   const server = await (agent && resource ? authorizationServerFor(origin, resource) : anyResourceServer(origin));
-  const oauth = server.getOAuthApi(oauthEnv(c.env));
+  const oauth = server.getOAuthApi(oauthEnv(c.env, document?.ok ? libraryClientOf(document.document) : undefined));
   let request: AuthRequest;
   try {
     request = await oauth.parseAuthRequest(c.req.raw);
@@ -112,7 +136,10 @@ export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, App
   if (!request.codeChallenge) return refused('invalid_request', 'PKCE code_challenge (S256) is required');
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
-  const page = authorizePageHtml({ details, handle: consent.handle, agent, chainId: c.var.config.chainId });
+  const client: ConsentClient = document?.ok
+    ? { kind: 'document', url: request.clientId, host: new URL(request.clientId).host, ...pick(document.document.clientName) }
+    : { kind: 'registered', name: details.clientName };
+  const page = authorizePageHtml({ details, client, handle: consent.handle, agent, chainId: c.var.config.chainId });
   const headers = new Headers(consent.headers);
   headers.set('Content-Type', 'text/html; charset=utf-8');
   headers.set('Content-Security-Policy', page.csp);
@@ -158,8 +185,14 @@ export const approveHandler: RouteHandler<typeof routes.approve, AppBindings> = 
   if (owner.toLowerCase() !== wallet.toLowerCase()) throw new AppError('not_owner', 'You are not the owner of this agent');
   const subject = { wallet, ...agent };
   const props: GrantProps = { wallet, collection: agent.collection, tokenId: String(agent.tokenId) };
+  // A metadata-document client is resolved again (the cache usually answers): the grant is made
+  // only for a document that still holds, with the redirect URI it lists.
+  const document = await documentOf(c, approved.request.clientId);
+  if (document && !document.ok) {
+    throw new AppError('client_metadata_invalid', documentProblemText(approved.request.clientId, document.problem));
+  }
   const { redirectTo } = await (await authorizationServerFor(origin, resource))
-    .getOAuthApi(env)
+    .getOAuthApi(oauthEnv(c.env, document?.ok ? libraryClientOf(document.document) : undefined))
     .completeAuthorization({ request: approved.request, userId: grantUserId(subject), metadata: { wallet }, scope: [MCP_SCOPE], props });
   approved.headers.forEach((value, name) => {
     c.header(name, value, { append: true });

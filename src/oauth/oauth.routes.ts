@@ -60,6 +60,12 @@ export const AuthorizationServerMetadataSchema = z
     grant_types_supported: z.array(z.string()),
     token_endpoint_auth_methods_supported: z.array(z.string()),
     code_challenge_methods_supported: z.array(z.string()).openapi({ example: ['S256'] }),
+    client_id_metadata_document_supported: z
+      .boolean()
+      .openapi({ description: "True: a `client_id` may be the https URL of the client's metadata document (no registration needed)" }),
+    authorization_response_iss_parameter_supported: z
+      .boolean()
+      .openapi({ description: 'True: every authorization response carries `iss` (RFC 9207)' }),
   })
   .passthrough()
   .openapi('AuthorizationServerMetadata');
@@ -71,7 +77,9 @@ export const authorizationServerMetadata = createRoute({
   tags: TAG,
   summary: 'RFC 8414 authorization-server metadata',
   description:
-    'Endpoints and capabilities of the gateway as an OAuth 2.1 authorization server: PKCE `S256` only, dynamic registration, rotating refresh tokens.',
+    'Endpoints and capabilities of the gateway as an OAuth 2.1 authorization server: PKCE `S256` only, ' +
+    'client metadata documents (an https `client_id`) and dynamic registration, `iss` on authorization ' +
+    'responses, rotating refresh tokens.',
   security: [],
   responses: { 200: jsonResponse('The metadata', AuthorizationServerMetadataSchema), 429: RATE_LIMITED_RESPONSE },
 });
@@ -158,14 +166,18 @@ export const token = createRoute({
     400: oauthError(
       '`invalid_request` (a field missing or out of bounds), `invalid_grant` (unknown, used or expired code or refresh token, wrong PKCE verifier, another redirect URI), `invalid_target` (another resource), `unsupported_grant_type`',
     ),
-    401: oauthError('`invalid_client`: unknown client, or a confidential client with a wrong secret'),
+    401: oauthError(
+      '`invalid_client`: unknown client, a confidential client with a wrong secret, or a metadata-document client whose document no longer loads or validates',
+    ),
     429: RATE_LIMITED_RESPONSE,
   },
 });
 
 const AuthorizeQuerySchema = z.object({
   response_type: bounded(20).openapi({ example: 'code' }),
-  client_id: bounded(512),
+  client_id: bounded(512).openapi({
+    description: "A registered client's id, or the https URL of the client's metadata document (at most 400 characters)",
+  }),
   redirect_uri: bounded(2000),
   state: bounded(1000),
   code_challenge: bounded(128),
@@ -187,13 +199,18 @@ export const authorizePage = createRoute({
     "the user connects their browser wallet (EIP-1193), signs the gateway's Sign-In with Ethereum message, " +
     'and the page posts the signature to `POST /oauth/authorize`. Every refusal before consent is shown on ' +
     'the page (400), never redirected: anyone can register a client, so an error redirect would be an open ' +
-    'redirect.',
+    "redirect.\n\nA `client_id` that is an https URL names the client's metadata document: the gateway GETs it " +
+    'under its outbound policy (a public host name, no IP literal or internal name; redirects not followed; 5 s, ' +
+    "5 KiB, JSON), requires its `client_id` to be that URL exactly, its `redirect_uris` to list the request's " +
+    '`redirect_uri`, and a public client (`none`, with PKCE); it keeps the document as its `Cache-Control` allows, ' +
+    "at most 24 hours. The page then names the document's host as the client; a registered client's name is " +
+    'marked unverified.',
   security: [],
   request: { query: AuthorizeQuerySchema },
   responses: {
     200: html('The page'),
     400: html(
-      '`invalid_request` (unknown client, redirect URI not registered, no PKCE or PKCE `plain`) or `invalid_target` (no `resource`, or not an agent MCP URL of this gateway), shown on the page',
+      '`invalid_request` (unknown client, redirect URI not registered, no PKCE or PKCE `plain`), `invalid_client` (a metadata document that failed to load or validate, the reason in words) or `invalid_target` (no `resource`, or not an agent MCP URL of this gateway), shown on the page',
     ),
     429: RATE_LIMITED_RESPONSE,
   },
@@ -225,7 +242,7 @@ export const approve = createRoute({
   responses: {
     200: jsonResponse('Where to send the browser', z.object({ redirectTo: z.string() }).openapi('OAuthApproved')),
     400: errorResponse(
-      '`validation_failed`; `consent_invalid` (the handle is unknown, used, expired, or not bound to this browser: open the authorize URL again)',
+      "`validation_failed`; `consent_invalid` (the handle is unknown, used, expired, or not bound to this browser: open the authorize URL again); `client_metadata_invalid` (the client's metadata document no longer loads or validates)",
     ),
     401: errorResponse(
       '`signature_invalid`, `login_not_started`, `login_expired`, `login_message_invalid`, `nonce_used` (as for /auth/jwt/finish)',

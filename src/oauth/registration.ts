@@ -25,6 +25,13 @@ export function isAllowedRedirectUri(value: string): boolean {
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 }
 
+/** A client's self-asserted name: bounded, no control or format characters (they could disguise it on the page). */
+export const ClientNameSchema = z
+  .string()
+  .min(1)
+  .max(MAX_CLIENT_NAME)
+  .regex(NO_CONTROL_CHARS, 'must not hold control or format characters');
+
 const HttpsUri = z
   .string()
   .max(MAX_URI_LENGTH)
@@ -37,7 +44,7 @@ export const ClientRegistrationSchema = z
       .array(z.string().max(MAX_URI_LENGTH).refine(isAllowedRedirectUri, 'must be https, or http on 127.0.0.1, [::1] or localhost'))
       .min(1)
       .max(MAX_REDIRECT_URIS),
-    client_name: z.string().min(1).max(MAX_CLIENT_NAME).regex(NO_CONTROL_CHARS, 'must not hold control or format characters').optional(),
+    client_name: ClientNameSchema.optional(),
     client_uri: HttpsUri.optional(),
     logo_uri: HttpsUri.optional(),
     policy_uri: HttpsUri.optional(),

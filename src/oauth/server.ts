@@ -1,4 +1,4 @@
-import type { OAuthAuthorizationServer } from '@cloudflare/workers-oauth-provider';
+import type { ClientInfo, OAuthAuthorizationServer } from '@cloudflare/workers-oauth-provider';
 import type { Env } from '../env';
 import { checkRegistration } from './registration';
 
@@ -22,9 +22,31 @@ export interface OAuthEnv {
 /**
  * The library's view of our bindings. Its keys (`client:`, `grant:`, `token:`, consent
  * transactions) never meet the login store's `login:` keys, so one namespace holds both.
+ *
+ * `documentClient`: a client this request resolved from its metadata document
+ * (client-document.store.ts). The library's own document support stays off (its fetch follows
+ * redirects and knows nothing of our outbound policy); with it off, the library looks a
+ * URL-shaped client up as `client:<url>` like any other, and that one read is answered here from
+ * the document, without storing it.
  */
-export function oauthEnv(env: Env): OAuthEnv {
-  return { OAUTH_KV: env.NONCES };
+export function oauthEnv(env: Env, documentClient?: ClientInfo): OAuthEnv {
+  if (!documentClient) return { OAUTH_KV: env.NONCES };
+  const kv = env.NONCES;
+  const key = `client:${documentClient.clientId}`;
+  const get = (name: string, options?: unknown) => {
+    if (name !== key) return kv.get(name, options as 'text');
+    const asJson =
+      options === 'json' || (typeof options === 'object' && options !== null && (options as { type?: string }).type === 'json');
+    return Promise.resolve(asJson ? structuredClone(documentClient) : JSON.stringify(documentClient));
+  };
+  const overlay = new Proxy(kv, {
+    get(target, property) {
+      if (property === 'get') return get;
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { OAUTH_KV: overlay };
 }
 
 /**
