@@ -13,7 +13,8 @@ import { walletKey } from '../vault/owner';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { deleteSecret, storeSecret } from '../vault/store';
 import { checkAuthInput, clientAuth, credentialRecord, registeredBy, view, type AuthInput, type ConnectionView } from './connection-view';
-import { findConnection } from './connections.service';
+import { findConnection, oauthDepsOf } from './connections.service';
+import { authorizeUrl, prepareOAuth } from './oauth/flow';
 import { connectionTimeout, inspectToolServer, type McpDeps } from './tool-session';
 import { canonicalToolServerUrl } from './url';
 
@@ -33,7 +34,6 @@ export async function replaceConnectionAuth(
   input: { auth: AuthInput; url?: string | undefined; timeoutMs?: number | undefined },
 ): Promise<ConnectionView> {
   checkAuthInput(input.auth);
-  if (input.auth.type === 'oauth') throw new AppError('tool_server_oauth_unsupported', 'OAuth tool servers are not supported yet');
   const auth = input.auth;
   const row = await findConnection(deps, agent, id);
   // The policy may be stricter now than when the URL was stored (a local-stack URL, a newer rule).
@@ -48,10 +48,16 @@ export async function replaceConnectionAuth(
     );
   }
   const timeoutMs = input.timeoutMs ?? row.timeoutMs;
-  const checked = await inspectToolServer(deps, row.url, clientAuth(auth), connectionTimeout(deps, { timeoutMs }));
+  // OAuth: discovery again, and no tools until the owner authorized (the earlier tokens are destroyed).
+  const prepared = auth.type === 'oauth' ? await prepareOAuth(oauthDepsOf(deps), row.url, auth) : undefined;
+  const checked =
+    auth.type === 'oauth'
+      ? { tools: [], session: undefined }
+      : await inspectToolServer(deps, row.url, clientAuth(auth), connectionTimeout(deps, { timeoutMs }));
+  const secret = auth.type === 'oauth' ? prepared?.clientSecret : auth.type === 'none' ? undefined : auth.value;
 
   const ref = agentRef(agent);
-  const ring = auth.type === 'none' ? undefined : await deps.ring();
+  const ring = secret === undefined ? undefined : await deps.ring();
   try {
     const saved = await deps.db.orm.transaction(async (tx) => {
       const [current] = await tx
@@ -62,9 +68,9 @@ export async function replaceConnectionAuth(
         .limit(1);
       if (!current) throw new AppError('mcp_connection_not_found', 'MCP connection not found');
       const secretEntry =
-        auth.type === 'none' || !ring
+        secret === undefined || !ring
           ? null
-          : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, auth.value);
+          : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, secret);
       const [updated] = await tx
         .update(mcpConnections)
         .set({
@@ -77,15 +83,20 @@ export async function replaceConnectionAuth(
           // The session opened with the new credential replaces the old one.
           sessionId: checked.session?.id ?? null,
           protocolVersion: checked.session?.protocolVersion ?? null,
+          oauth: prepared?.state ?? null,
+          tokenEntry: null,
         })
         .where(eq(mcpConnections.id, id))
         .returning();
       if (current.secretEntry) await deleteSecret(tx, current.secretEntry);
+      if (current.tokenEntry) await deleteSecret(tx, current.tokenEntry);
       await auditChange(tx, agent, 'mcp_credentials.set', { connectionId: id });
       return updated!;
     });
-    return view(saved, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));
+    const shown = view(saved, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));
+    return prepared ? { ...shown, authorizeUrl: await authorizeUrl(oauthDepsOf(deps), agent, saved) } : shown;
   } catch (err) {
+    if (err instanceof AppError) throw err;
     throw databaseError(err);
   }
 }

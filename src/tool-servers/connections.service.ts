@@ -1,4 +1,5 @@
 import { and, count, eq, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Agent } from '../identity/agent';
 import { auditChange, auditToolCalls } from '../audit/entry';
 import { AppError } from '../errors';
@@ -24,6 +25,9 @@ import { validateArguments } from './schema-check';
 import { checkArguments, MAX_CONNECTIONS_PER_AGENT } from './tool-limits';
 import { connectionTimeout, inspectToolServer, sessionToEnd, withConnection, type McpDeps } from './tool-session';
 import { canonicalToolServerUrl } from './url';
+import { authorizationRequired, withOAuthConnection } from './oauth/calls';
+import { canAuthorize, type OAuthDeps } from './oauth/deps';
+import { authorizeUrl, prepareOAuth } from './oauth/flow';
 
 export type { AuthInput, ConnectionView, Row } from './connection-view';
 export type { McpDeps } from './tool-session';
@@ -52,7 +56,6 @@ export async function addConnection(
   const canonical = canonicalToolServerUrl(input.url, deps.outbound);
   if (!canonical.ok) throw new AppError('invalid_tool_server_url', canonical.message, { details: { reason: canonical.reason } });
   checkAuthInput(input.auth);
-  if (input.auth.type === 'oauth') throw new AppError('tool_server_oauth_unsupported', 'OAuth tool servers are not supported yet');
   const auth = input.auth;
   const ref = agentRef(agent);
   const existing = await existingConnectionId(deps, ref, canonical.url);
@@ -60,19 +63,23 @@ export async function addConnection(
   if ((await connectionCount(deps.db.orm, ref)) >= MAX_CONNECTIONS_PER_AGENT) throw new AppError('mcp_connection_limit', LIMIT);
 
   const timeoutMs = connectionTimeout(deps, { timeoutMs: input.timeoutMs ?? null });
-  const checked = await inspectToolServer(deps, canonical.url, clientAuth(auth), timeoutMs);
+  // An OAuth server is not inspected now: its tools are listed once the owner authorized it.
+  const prepared = auth.type === 'oauth' ? await prepareOAuth(oauthDepsOf(deps), canonical.url, auth) : undefined;
+  const checked =
+    auth.type === 'oauth' ? { tools: [], session: undefined } : await inspectToolServer(deps, canonical.url, clientAuth(auth), timeoutMs);
+  const secret = auth.type === 'oauth' ? prepared?.clientSecret : auth.type === 'none' ? undefined : auth.value;
 
   const id = crypto.randomUUID();
-  const ring = auth.type === 'none' ? undefined : await deps.ring();
+  const ring = secret === undefined ? undefined : await deps.ring();
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
       // Concurrent registrations of one agent take turns here, so the limit holds.
       await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`mcp_connections:${agentRefText(ref)}`}, 0))`);
       if ((await connectionCount(tx, ref)) >= MAX_CONNECTIONS_PER_AGENT) throw new AppError('mcp_connection_limit', LIMIT);
       const secretEntry =
-        auth.type === 'none' || !ring
+        secret === undefined || !ring
           ? null
-          : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, auth.value);
+          : await storeSecret(tx, ring, ref, { record: credentialRecord(id), wallet: agent.owner }, secret);
       const [saved] = await tx
         .insert(mcpConnections)
         .values({
@@ -88,12 +95,14 @@ export async function addConnection(
           timeoutMs: input.timeoutMs ?? null,
           sessionId: checked.session?.id ?? null,
           protocolVersion: checked.session?.protocolVersion ?? null,
+          oauth: prepared?.state ?? null,
         })
         .returning();
       await auditChange(tx, agent, 'mcp_connection.add', { connectionId: id });
       return saved!;
     });
-    return view(row, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));
+    const shown = view(row, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));
+    return prepared ? { ...shown, authorizeUrl: await authorizeUrl(oauthDepsOf(deps), agent, row) } : shown;
   } catch (err) {
     if (err instanceof AppError) throw err;
     if (isUniqueViolation(err)) throw connectionExists(await existingConnectionId(deps, ref, canonical.url).catch(() => undefined));
@@ -129,13 +138,15 @@ async function connectionCount(orm: Pick<Database['orm'], 'select'>, ref: AgentR
 
 export async function listConnections(deps: McpDeps, agent: Agent): Promise<ConnectionView[]> {
   try {
+    const tokens = alias(vaultEntries, 'token_entries');
     const rows = await deps.db.orm
-      .select({ connection: mcpConnections, entryWallet: vaultEntries.ownerWallet })
+      .select({ connection: mcpConnections, entryWallet: vaultEntries.ownerWallet, tokenWallet: tokens.ownerWallet })
       .from(mcpConnections)
       .leftJoin(vaultEntries, eq(vaultEntries.id, mcpConnections.secretEntry))
+      .leftJoin(tokens, eq(tokens.id, mcpConnections.tokenEntry))
       .where(ofAgent(mcpConnections, agentRef(agent)))
       .orderBy(mcpConnections.createdAt, mcpConnections.id);
-    return rows.map((r) => view(r.connection, r.entryWallet, agent.owner, connectionTimeout(deps, {})));
+    return rows.map((r) => view(r.connection, r.entryWallet, agent.owner, connectionTimeout(deps, {}), r.tokenWallet));
   } catch (err) {
     throw databaseError(err);
   }
@@ -172,6 +183,7 @@ export async function removeConnection(deps: McpDeps, agent: Agent, id: string):
         .where(and(ofAgent(mcpConnections, ref), eq(mcpConnections.id, id)))
         .returning();
       if (row?.secretEntry) await deleteSecret(tx, row.secretEntry);
+      if (row?.tokenEntry) await deleteSecret(tx, row.tokenEntry);
       if (row) await auditChange(tx, agent, 'mcp_connection.remove', { connectionId: id });
       return row;
     });
@@ -190,7 +202,8 @@ export async function liveTools(
 ): Promise<{ tools: Tool[]; health: { ok: true; latencyMs: number } }> {
   const row = await findConnection(deps, agent, id);
   const started = Date.now();
-  const tools = await withConnection(deps, agent, row, (client) => client.listTools());
+  const list = (client: McpClient) => client.listTools();
+  const tools = row.authType === 'oauth' ? await withOAuthConnection(deps, agent, row, list) : await withConnection(deps, agent, row, list);
   return { tools, health: { ok: true, latencyMs: Date.now() - started } };
 }
 
@@ -206,6 +219,7 @@ export async function callTool(
   input: { name: string; arguments: Record<string, unknown> },
 ): Promise<ToolCallResult> {
   const row = await findConnection(deps, agent, id);
+  await needsAuthorization(deps, agent, row);
   const tool = checkedTool(row, agent, input);
   const started = Date.now();
   let outcome = 'internal_error';
@@ -236,7 +250,15 @@ export async function callConnectionTool(
   auth?: McpAuth,
   signal?: AbortSignal,
 ): Promise<ToolCallResult> {
+  await needsAuthorization(deps, agent, row);
   return runToolCall(deps, agent, row, checkedTool(row, agent, input), input, auth, signal);
+}
+
+/** An OAuth connection its owner has not authorized (yet, or again): 424 before anything else. */
+async function needsAuthorization(deps: McpDeps, agent: Agent, row: Row): Promise<void> {
+  if (row.authType === 'oauth' && row.tokenEntry === null && registeredBy(row, agent.owner)) {
+    throw await authorizationRequired(deps, agent, row);
+  }
 }
 
 /** The tool a call names, once the call passed every check that needs no tool server (refusals). */
@@ -266,6 +288,13 @@ async function runToolCall(
   signal?: AbortSignal,
 ): Promise<ToolCallResult> {
   const call = (client: McpClient) => client.callTool(input.name, input.arguments, signal === undefined ? {} : { signal });
-  const result = await withConnection(deps, agent, row, call, auth);
+  const result =
+    row.authType === 'oauth' ? await withOAuthConnection(deps, agent, row, call) : await withConnection(deps, agent, row, call, auth);
   return checkCallResult(tool, result);
+}
+
+/** The deps of a route that may start an OAuth flow (the connection routes give them). */
+export function oauthDepsOf(deps: McpDeps): OAuthDeps {
+  if (!canAuthorize(deps)) throw new Error('OAuth flow without the origin and state store');
+  return deps;
 }

@@ -3,19 +3,14 @@ import type { Context } from 'hono';
 import { AppError } from '../errors';
 import { resourceId } from '../http/openapi';
 import type { AppBindings } from '../types';
-import { keyRing } from '../vault/store';
+import { oauthDeps } from './oauth/oauth.handlers';
 import { addConnection, callTool, listConnections, liveTools, removeConnection, type McpDeps } from './connections.service';
 import { replaceConnectionAuth } from './connection-auth.service';
 import type * as routes from './mcp.routes';
 
+/** The tool servers' deps, with what an OAuth connection's flow needs (the gateway's origin, the state store). */
 function mcpDeps(c: Context<AppBindings>): McpDeps {
-  return {
-    db: c.var.db,
-    ring: () => keyRing(c.var.config),
-    timeoutMs: c.var.config.mcpTimeoutMs,
-    ceilingMs: c.var.config.mcpCallCeilingMs,
-    outbound: { loopbackTargets: c.var.config.dev.loopbackTargets },
-  };
+  return oauthDeps(c);
 }
 
 /** Ids are UUIDs; anything else cannot name a connection. */

@@ -74,7 +74,8 @@ function callPath(deps: McpDeps, agent: Agent) {
   };
   return async (offered: Offered, args: Record<string, unknown>, signal: AbortSignal | undefined): Promise<ToolOutcome> => {
     try {
-      const auth = await authOf(offered.connection);
+      // An OAuth connection opens its own token (and refreshes it) on the call path.
+      const auth = offered.connection.row.authType === 'oauth' ? undefined : await authOf(offered.connection);
       const input = { name: offered.tool.name, arguments: args };
       const result = await callConnectionTool(deps, agent, offered.connection.row, input, auth, signal);
       const { content, structuredContent, isError } = result;
