@@ -1,7 +1,8 @@
-/** An agent's tool servers (other people's MCP servers it calls): connect, list, call, re-enter a credential. */
+/** An agent's tool servers (other people's MCP servers it calls): connect, list, call, re-enter a credential, authorize (OAuth). */
 import type { AgentCalls } from './agent-calls';
 import type { CallOptions } from './options';
 import type {
+  McpAuthorizeUrl,
   McpConnection,
   McpConnectionDeleted,
   McpConnections,
@@ -28,6 +29,12 @@ export interface ToolServerMethods {
    * 'reenter_required'`); `options.url`, the connection's full URL, when another wallet registered it.
    */
   replaceMcpAuth(id: string, auth: ToolServerAuthInput, options?: CallOptions & { url?: string }): Promise<McpConnection>;
+  /**
+   * `POST …/mcp/connection/{id}/authorize`: a fresh URL where the owner authorizes the gateway at an
+   * OAuth tool server (single use, 10 minutes). Open it in a browser; the connection's `status` turns
+   * `ready` once the tool server's authorization server sent the browser back to the gateway.
+   */
+  authorizeMcpConnection(id: string, options?: CallOptions): Promise<McpAuthorizeUrl>;
 }
 
 export function toolServerMethods(agent: AgentCalls): ToolServerMethods {
@@ -40,5 +47,6 @@ export function toolServerMethods(agent: AgentCalls): ToolServerMethods {
       agent.json('callMcpTool', { id }, { body: { name: call.name, arguments: call.arguments ?? {} }, signal: o.signal }),
     replaceMcpAuth: (id, auth, o = {}) =>
       agent.json('replaceMcpAuth', { id }, { body: { auth, ...(o.url === undefined ? {} : { url: o.url }) }, signal: o.signal }),
+    authorizeMcpConnection: (id, o = {}) => agent.json('authorizeMcpConnection', { id }, { body: {}, signal: o.signal }),
   };
 }

@@ -11,6 +11,7 @@ import type {
   AccessToken,
   AgentRef,
   AuthorizationServerMetadata,
+  ClientMetadataDocument,
   Collections,
   HealthReport,
   LoginChallenge,
@@ -84,6 +85,8 @@ export interface GatewayClient {
   oauthToken(form: OAuthTokenRequest, options?: CallOptions): Promise<OAuthTokenResponse>;
   /** `POST /oauth/authorize`: what the authorize page posts after the wallet signed. */
   oauthApprove(body: OAuthApproval, options?: CallOptions): Promise<OAuthApproved>;
+  /** `GET /oauth/client.json`: the gateway's own Client ID Metadata Document, as an OAuth client of tool servers. */
+  getClientMetadataDocument(options?: CallOptions): Promise<ClientMetadataDocument>;
 
   /** The agent-scoped API of one agent (`/agent/{collection}/{tokenId}/…`). */
   agent(collection: AgentRef['collection'], tokenId: AgentRef['tokenId']): AgentClient;
@@ -122,6 +125,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       (await send('registerOAuthClient', {}, { body, signal: o.signal })).body as OAuthClientInformation,
     oauthToken: (form, o = {}) => json('oauthToken', {}, { form, signal: o.signal }),
     oauthApprove: (body, o = {}) => json('oauthApprove', {}, { body, signal: o.signal }),
+    getClientMetadataDocument: (o = {}) => json('getClientMetadataDocument', {}, { signal: o.signal }),
     agent: (collection, tokenId) =>
       createAgentClient(transport, String(collection), typeof tokenId === 'string' ? tokenId : tokenId.toString()),
   };

@@ -67,3 +67,15 @@ export class GatewayError extends Error {
 export function isGatewayError(value: unknown): value is GatewayError {
   return value instanceof GatewayError;
 }
+
+/**
+ * Where the owner authorizes an OAuth tool server again, from a 424 `tool_authorization_required`
+ * (its `details.authorizeUrl`); undefined for any other error, or for a caller that is not the
+ * owner (a key holder gets the code only).
+ */
+export function toolAuthorizationUrl(error: unknown): string | undefined {
+  if (!isGatewayError(error) || error.code !== 'tool_authorization_required') return undefined;
+  const details = error.details;
+  if (typeof details !== 'object' || details === null || !('authorizeUrl' in details)) return undefined;
+  return typeof details.authorizeUrl === 'string' ? details.authorizeUrl : undefined;
+}

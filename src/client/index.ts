@@ -16,6 +16,6 @@
  */
 export { createGatewayClient, tokenExpiresAt } from './client';
 export type { AgentClient, CallOptions, GatewayClient, GatewayClientOptions, LoginAccount, LoginSession } from './client';
-export { GatewayError, isGatewayError } from './errors';
+export { GatewayError, isGatewayError, toolAuthorizationUrl } from './errors';
 export { agentMcpUrl, type McpClientConfigs, type McpKeyRef, mcpClientConfigs } from './mcp-url';
 export type * from './types';

@@ -25,6 +25,7 @@ import type { firstStep, getDatabaseSettings, secondStep } from '../settings/dat
 import type * as settings from '../settings/settings.routes';
 import type { readSummary } from '../summaries/summaries.routes';
 import type * as toolServers from '../tool-servers/mcp.routes';
+import type * as toolServerOAuth from '../tool-servers/oauth/oauth.routes';
 import type { getUsage } from '../usage/usage.routes';
 import type { ResponseOf } from './types';
 
@@ -74,6 +75,8 @@ export interface Routes {
   listMcpTools: typeof toolServers.listTools;
   callMcpTool: typeof toolServers.callTool;
   replaceMcpAuth: typeof toolServers.replaceConnectionAuth;
+  authorizeMcpConnection: typeof toolServerOAuth.authorizeConnection;
+  getClientMetadataDocument: typeof toolServerOAuth.clientMetadata;
   replyToContext: typeof replyToContext;
   createChatCompletion: typeof createChatCompletion;
   agentMcp: typeof agentMcp;
@@ -129,6 +132,8 @@ export const OPERATIONS = {
   listMcpTools: ['GET', `${A}/mcp/connection/{id}/tools`],
   callMcpTool: ['POST', `${A}/mcp/connection/{id}/tools/call`],
   replaceMcpAuth: ['PUT', `${A}/mcp/connection/{id}/auth`],
+  authorizeMcpConnection: ['POST', `${A}/mcp/connection/{id}/authorize`],
+  getClientMetadataDocument: ['GET', '/oauth/client.json'],
   replyToContext: ['POST', `${A}/context/{contextKey}/reply`],
   createChatCompletion: ['POST', `${A}/v1/chat/completions`],
   agentMcp: ['POST', `${A}/mcp`],

@@ -40,6 +40,7 @@ import type {
   removeConnection,
   replaceConnectionAuth,
 } from '../tool-servers/mcp.routes';
+import type { authorizeConnection, clientMetadata } from '../tool-servers/oauth/oauth.routes';
 import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
 import type {
   getLlmSettings,
@@ -279,6 +280,23 @@ export type McpTool = McpLiveTools['tools'][number];
 export type McpToolCall = RequestBodyOf<typeof callTool>;
 /** Component `McpToolResult`: `isError: true` is still a 200. */
 export type McpToolResult = ResponseOf<typeof callTool>;
+/**
+ * A connection's `status`: `ready`, or `authorization_required` (an OAuth connection its owner has
+ * not authorized yet, or must authorize again): open a fresh URL from `authorizeMcpConnection`.
+ */
+export type McpConnectionStatus = McpConnection['status'];
+/** An OAuth connection's `authorization`: the scopes and when the access token runs out (never a token). */
+export type McpConnectionAuthorization = NonNullable<McpConnection['authorization']>;
+/** Component `McpAuthorizeRequest`: the (empty) body of `POST …/mcp/connection/{id}/authorize`. */
+export type McpAuthorizeRequest = RequestBodyOf<typeof authorizeConnection>;
+/** Component `McpAuthorizeUrl`: where the owner authorizes the gateway at the tool server (single use, 10 minutes). */
+export type McpAuthorizeUrl = ResponseOf<typeof authorizeConnection>;
+/** `details` of 424 `tool_authorization_required`: `authorizeUrl` for the owner (a key holder gets the code only). */
+export interface ToolAuthorizationRequiredDetails {
+  authorizeUrl?: string;
+}
+/** Component `ClientMetadataDocument`: the gateway's own OAuth client document (`GET /oauth/client.json`). */
+export type ClientMetadataDocument = ResponseOf<typeof clientMetadata>;
 
 // Agent keys (`…/keys`): scoped, revocable credentials for automation.
 /** Component `NewAgentKey`. */

@@ -55,6 +55,9 @@ const COMPONENT_TYPES = [
   typeName<T.DatabaseSettings>('DatabaseSettings'),
   typeName<T.NewMcpConnection>('NewMcpConnection'),
   typeName<T.McpConnection>('McpConnection'),
+  typeName<T.McpAuthorizeRequest>('McpAuthorizeRequest'),
+  typeName<T.McpAuthorizeUrl>('McpAuthorizeUrl'),
+  typeName<T.ClientMetadataDocument>('ClientMetadataDocument'),
   typeName<T.McpConnectionAuth>('McpConnectionAuth'),
   typeName<T.McpConnections>('McpConnections'),
   typeName<T.McpConnectionDeleted>('McpConnectionDeleted'),
@@ -151,10 +154,11 @@ const GATEWAY_CALLS: { [K in Exclude<keyof GatewayClient, NotOperations>]: (c: G
   getAuthorizationServerMetadata: (c) => c.getAuthorizationServerMetadata(),
   registerOAuthClient: (c) => c.registerOAuthClient({ redirect_uris: ['http://127.0.0.1:9/cb'] }),
   oauthToken: (c) => c.oauthToken({ grant_type: 'refresh_token', refresh_token: 'r' }),
+  getClientMetadataDocument: (c) => c.getClientMetadataDocument(),
   oauthApprove: (c) => c.oauthApprove({ handle: 'h', walletAddress: COLLECTION, chainId: 80002, nonce: 'n'.repeat(16), signature: '0x00' }),
 };
-/** Operations a browser opens rather than a client calls: the authorize page (HTML). */
-const BROWSER_PAGES = ['oauthAuthorizePage'];
+/** Operations a browser opens rather than a client calls: the authorize page and the tool-server OAuth callback (HTML). */
+const BROWSER_PAGES = ['oauthAuthorizePage', 'toolServerOAuthCallback'];
 const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: AgentClient) => Promise<unknown> } = {
   getAgent: (a) => a.getAgent(),
   listContextKeys: (a) => a.listContextKeys({ page: 2 }),
@@ -179,6 +183,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   listMcpTools: (a) => a.listMcpTools('id-1'),
   callMcpTool: (a) => a.callMcpTool('id-1', { name: 'echo' }),
   replaceMcpAuth: (a) => a.replaceMcpAuth('id-1', { type: 'bearer', value: 'v' }),
+  authorizeMcpConnection: (a) => a.authorizeMcpConnection('id-1'),
   createAgentKey: (a) => a.createAgentKey({ name: 'n', scopes: ['contexts:read'] }),
   listAgentKeys: (a) => a.listAgentKeys(),
   revokeAgentKey: (a) => a.revokeAgentKey('id-1'),
