@@ -14,6 +14,10 @@
  *   Calls on one client share that handshake: a call that finds one under way waits for it, and a
  *   call whose session was replaced while it was on its way retries in the new one, so parallel
  *   calls open one session, never one each.
+ * - With `handshakeFirst` (registration) the first request is `initialize`, as MCP asks; a server
+ *   answering it with a JSON-RPC error is a plain one and is reached without a handshake.
+ * - An SSE reply the server closes before our response (after events with ids) is resumed with a
+ *   GET and `Last-Event-ID` after the server's `retry` wait, within the call's deadline.
  * - No redirects, a deadline and a response byte cap on every call; only our headers and the
  *   configured credential are sent; error messages never carry the credential (nor the URL,
  *   whose query may hold one).
@@ -103,6 +107,8 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   let generation = 0;
   // The one `server/discover` a client asks when a server refuses requests without a revision.
   let discovery: Promise<boolean> | undefined;
+  // False until a `handshakeFirst` client has sent its `initialize` (see `openFirst`).
+  let opened = options.handshakeFirst !== true || options.session !== undefined;
   const clientInfo = { name: CLIENT_NAME, version: clientVersion };
   const stateless = () => protocolVersion === STATELESS_REVISION;
 
@@ -167,7 +173,13 @@ export function createMcpClient(options: McpClientOptions): McpClient {
         status: res.status,
       });
     }
-    const message = await readReply(res, id, maxBytes, secrets, deadline);
+    // An SSE reply the server closes before our response is resumed with a GET and `Last-Event-ID`.
+    const resume = async (lastEventId: string): Promise<Response> => {
+      const again = await send('GET', undefined, deadline, { 'Last-Event-ID': lastEventId });
+      await checkStatus(again);
+      return again;
+    };
+    const message = await readReply(res, id, maxBytes, secrets, deadline, resume);
     return { type: 'response', result: message, headers: res.headers };
   }
 
@@ -181,6 +193,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
         deadline,
       );
     }
+    if (!opened && protocolVersion === undefined) await openFirst(deadline);
     const first = await postOrRefuse(method, params, deadline);
     if (first.type === 'response') return first.result;
     if (first.type === 'refused') {
@@ -194,6 +207,18 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     throw new McpError('bad_status', `tool server rejected the session after initialize (HTTP ${second.status})`, {
       status: second.status,
     });
+  }
+
+  /** The first request of a `handshakeFirst` client: `initialize`, unless the server refuses it as a plain server does. */
+  async function openFirst(deadline: Deadline): Promise<void> {
+    opened = true;
+    try {
+      await handshake(deadline, generation, true);
+    } catch (err) {
+      if (!(err instanceof McpError && err.kind === 'rpc_error')) throw err;
+      sessionId = undefined;
+      protocolVersion = undefined;
+    }
   }
 
   /** `post`, with a revision refusal in a 200 reply (`UnsupportedProtocolVersionError`) taken as a 400's. */
@@ -233,10 +258,10 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   }
 
   /** One handshake at a time, none when another has replaced the session `failed` was sent in. */
-  function handshake(deadline: Deadline, failed: number): Promise<void> {
+  function handshake(deadline: Deadline, failed: number, probing = false): Promise<void> {
     if (handshakeInFlight === undefined) {
       if (failed !== generation) return Promise.resolve();
-      handshakeInFlight = runHandshake(deadline)
+      handshakeInFlight = runHandshake(deadline, probing)
         .then(() => {
           generation++;
         })
@@ -248,15 +273,16 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     return untilAborted(handshakeInFlight, deadline);
   }
 
-  async function runHandshake(deadline: Deadline): Promise<void> {
+  /** `probing`: a first `initialize` (`openFirst`), where a JSON-RPC error in a 200 means a plain server. */
+  async function runHandshake(deadline: Deadline, probing: boolean): Promise<void> {
     sessionId = undefined;
     protocolVersion = undefined;
     let init: PostOutcome;
     try {
       init = await postOrRefuse('initialize', { protocolVersion: OFFERED_REVISION, capabilities: {}, clientInfo }, deadline);
     } catch (err) {
-      // Any JSON-RPC error (say, method not found) may be a stateless server's too.
-      if (!(err instanceof McpError && err.kind === 'rpc_error')) throw err;
+      // Any JSON-RPC error may be a stateless server's too; to a first probe, it is a plain server's.
+      if (!(err instanceof McpError && err.kind === 'rpc_error') || probing) throw err;
       init = { type: 'refused', failure: err };
     }
     if (init.type === 'refused') {

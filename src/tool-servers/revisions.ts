@@ -9,7 +9,9 @@
  * `io.modelcontextprotocol/protocolVersion`, `…/clientInfo` and `…/clientCapabilities` on every
  * request; the `MCP-Protocol-Version`, `Mcp-Method` and (for tools/call) `Mcp-Name` headers;
  * `server/discover` answering `{ supportedVersions, capabilities, serverInfo }`; a request
- * without a revision refused with HTTP 400 (`UnsupportedProtocolVersionError`, -32022).
+ * without a revision refused with HTTP 400 (`UnsupportedProtocolVersionError`, -32022). The MCP
+ * SDK's v2 server (2.4.0) speaks it so (test/integration/tool-servers-v2.test.ts); it also
+ * requires `Mcp-Name` on every tool call, Base64-wrapped when the name is not plain ASCII.
  */
 import { isObject, type JsonObject, MCP_PROTOCOL_VERSION } from './types';
 
@@ -26,7 +28,10 @@ const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CLIENT = 'io.modelcontextprotocol/clientInfo';
 const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 /** A header value we may send as it is: printable ASCII without spaces at the ends. */
-const HEADER_SAFE = /^[\x21-\x7e]([\x20-\x7e]{0,254}[\x21-\x7e])?$/;
+const HEADER_SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
+/** A value in this wrapping is Base64 of UTF-8 (how the revision carries any other value in a header). */
+const BASE64_PREFIX = '=?base64?';
+const BASE64_SUFFIX = '?=';
 
 /** True for a revision the server may answer `initialize` with. */
 export function isHandshakeRevision(version: string): boolean {
@@ -45,8 +50,21 @@ export function statelessParams(params: JsonObject, client: { name: string; vers
 /** The headers of a stateless request: its revision, `Mcp-Method`, and `Mcp-Name` for a tool call. */
 export function statelessHeaders(method: string, params: JsonObject): Record<string, string> {
   const headers: Record<string, string> = { 'MCP-Protocol-Version': STATELESS_REVISION, 'Mcp-Method': method };
-  if (method === 'tools/call' && typeof params.name === 'string' && HEADER_SAFE.test(params.name)) headers['Mcp-Name'] = params.name;
+  if (method === 'tools/call' && typeof params.name === 'string') headers['Mcp-Name'] = headerValue(params.name);
   return headers;
+}
+
+/**
+ * A value as the stateless revision puts it in a header: as it is when it is plain printable ASCII,
+ * else (non-ASCII, spaces at the ends, empty, or looking like the wrapping itself) Base64 of its
+ * UTF-8 in `=?base64?…?=`.
+ */
+export function headerValue(value: string): string {
+  const wrapped = value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX);
+  if (!wrapped && HEADER_SAFE.test(value)) return value;
+  let binary = '';
+  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
+  return `${BASE64_PREFIX}${btoa(binary)}${BASE64_SUFFIX}`;
 }
 
 /** True when a `server/discover` result says the server speaks the stateless revision. */

@@ -4,7 +4,7 @@
  */
 import { readAtMost, type Chunk } from '../net/read-at-most';
 import { upstreamText } from './credentials';
-import type { Deadline } from './deadline';
+import { type Deadline, untilAborted } from './deadline';
 import { isObject, McpError, type JsonObject } from './types';
 
 /** Byte cap for the body of an error status (we only look for a JSON-RPC error in it). */
@@ -48,8 +48,19 @@ function pickResponse(reply: unknown, id: number, secrets: readonly string[]): J
 }
 
 /**
+ * Resumes an SSE reply the server closed before our response (it may, and then the client
+ * reconnects): a GET of the endpoint with `Last-Event-ID`, the session's headers and the credential.
+ */
+export type ResumeStream = (lastEventId: string) => Promise<Response>;
+
+/** How many times one reply's stream is resumed at most, and the wait when the server names none. */
+const MAX_RESUMES = 3;
+const DEFAULT_RETRY_MS = 1000;
+
+/**
  * Reads a 2xx reply with a body, as an SSE stream or as JSON by its content type, and returns the
- * result of the JSON-RPC response with our id.
+ * result of the JSON-RPC response with our id. An SSE stream that ends without it is resumed with
+ * `resume` when the server gave its events ids.
  */
 export async function readReply(
   res: Response,
@@ -57,10 +68,11 @@ export async function readReply(
   maxBytes: number,
   secrets: readonly string[],
   deadline: Deadline,
+  resume?: ResumeStream,
 ): Promise<JsonObject> {
   const contentType = (res.headers.get('content-type') ?? '').toLowerCase();
   return contentType.startsWith('text/event-stream')
-    ? await readSse(res, id, maxBytes, secrets, deadline)
+    ? await readSse(res, id, maxBytes, secrets, deadline, resume)
     : pickResponse(await readJson(res, contentType, maxBytes, deadline), id, secrets);
 }
 
@@ -111,14 +123,24 @@ async function readCapped(res: Response, cap: number, deadline: Deadline): Promi
   }
 }
 
-/** Reads an SSE reply until the event carrying our response; notifications and requests are skipped. */
-async function readSse(res: Response, id: number, maxBytes: number, secrets: readonly string[], deadline: Deadline): Promise<JsonObject> {
-  if (res.body === null) throw new McpError('bad_response', 'tool server sent an empty event stream');
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
+/**
+ * Reads an SSE reply until the event carrying our response; notifications and requests are skipped.
+ * A stream that ends first, after events with ids, is resumed (at most `MAX_RESUMES` times, after the
+ * server's `retry` wait, within the deadline), and the byte cap counts every stream together.
+ */
+async function readSse(
+  first: Response,
+  id: number,
+  maxBytes: number,
+  secrets: readonly string[],
+  deadline: Deadline,
+  resume: ResumeStream | undefined,
+): Promise<JsonObject> {
   let total = 0;
   let data: string[] = [];
   let eventType = '';
+  let lastEventId = '';
+  let retryMs = DEFAULT_RETRY_MS;
   let sawOtherResponse = false;
   let found: JsonObject | undefined;
   let failure: McpError | undefined;
@@ -129,7 +151,7 @@ async function readSse(res: Response, id: number, maxBytes: number, secrets: rea
       try {
         message = JSON.parse(data.join('\n'));
       } catch {
-        message = undefined; // a keep-alive or foreign event: not ours
+        message = undefined; // a keep-alive, a priming event or a foreign event: not ours
       }
       for (const m of Array.isArray(message) ? message : [message]) {
         if (isObject(m) && 'method' in m) deadline.noteProgress(m); // progress restarts a call's timeout
@@ -159,6 +181,8 @@ async function readSse(res: Response, id: number, maxBytes: number, secrets: rea
       if (value.startsWith(' ')) value = value.slice(1);
       if (field === 'data') data.push(value);
       else if (field === 'event') eventType = value;
+      else if (field === 'id' && !value.includes('\0')) lastEventId = value;
+      else if (field === 'retry' && /^\d{1,9}$/.test(value)) retryMs = Number(value);
     }
   };
 
@@ -186,33 +210,77 @@ async function readSse(res: Response, id: number, maxBytes: number, secrets: rea
     if (start < text.length) pending.push(text.slice(start));
   };
 
-  try {
-    for (;;) {
-      const { done, value } = await readChunk(reader, deadline);
-      if (done) {
-        feed(decoder.decode());
-        if (pending.length > 0 && found === undefined && failure === undefined) feed('\n');
-        if (found === undefined && failure === undefined) dispatch();
-        break;
+  const readStream = async (res: Response): Promise<void> => {
+    if (res.body === null) throw new McpError('bad_response', 'tool server sent an empty event stream');
+    // Each stream starts afresh: an event cut off by the end of the last one is dropped.
+    data = [];
+    eventType = '';
+    pending = [];
+    afterCR = false;
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await readChunk(reader, deadline);
+        if (done) {
+          feed(decoder.decode());
+          if (pending.length > 0 && found === undefined && failure === undefined) feed('\n');
+          if (found === undefined && failure === undefined) dispatch();
+          return;
+        }
+        total += value.byteLength;
+        if (total > maxBytes) {
+          await cancel(reader);
+          throw tooLarge(maxBytes);
+        }
+        feed(decoder.decode(value, { stream: true }));
+        if (found !== undefined || failure !== undefined) {
+          await cancel(reader);
+          return;
+        }
       }
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await cancel(reader);
-        throw tooLarge(maxBytes);
-      }
-      feed(decoder.decode(value, { stream: true }));
-      if (found !== undefined || failure !== undefined) {
-        await cancel(reader);
-        break;
-      }
+    } finally {
+      reader.releaseLock();
     }
-  } finally {
-    reader.releaseLock();
+  };
+
+  let res = first;
+  for (let resumes = 0; ; resumes++) {
+    await readStream(res);
+    if (failure !== undefined) throw failure;
+    if (found !== undefined) return found;
+    if (resume === undefined || lastEventId === '' || resumes >= MAX_RESUMES) break;
+    await pause(retryMs, deadline);
+    res = await resume(lastEventId);
+    const type = (res.headers.get('content-type') ?? '').toLowerCase();
+    if (res.status !== 200 || !type.startsWith('text/event-stream')) {
+      await discard(res);
+      throw new McpError(
+        'bad_response',
+        `tool server closed the event stream before its response and refused to resume it (HTTP ${res.status})`,
+        {
+          status: res.status,
+        },
+      );
+    }
   }
-  if (failure !== undefined) throw failure;
-  if (found !== undefined) return found;
   if (sawOtherResponse) throw new McpError('bad_id', 'tool server replied to another request id');
   throw new McpError('bad_response', 'tool server event stream carried no JSON-RPC response');
+}
+
+/** Waits `ms` (the server's `retry`), or until the deadline ends it. */
+async function pause(ms: number, deadline: Deadline): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await untilAborted(
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+      deadline,
+    );
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
 }
 
 async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>, deadline: Deadline): Promise<Chunk> {

@@ -55,7 +55,8 @@ export async function inspectToolServer(
   auth: McpAuth,
   timeoutMs: number,
 ): Promise<{ tools: Tool[]; session: McpSession | undefined }> {
-  const client = createMcpClient({ url, auth, fetch: deps.fetch, timeoutMs });
+  // Registration opens with `initialize` (as MCP asks); a plain JSON-RPC server refusing it goes on without.
+  const client = createMcpClient({ url, auth, fetch: deps.fetch, timeoutMs, handshakeFirst: true });
   const checked = await checkToolServer(client);
   if (!checked.ok) {
     await client.close();

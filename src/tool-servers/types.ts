@@ -67,6 +67,11 @@ export interface McpClientOptions {
   fetch?: typeof fetch;
   /** Sent as clientInfo.version in `initialize`. */
   clientVersion?: string;
+  /**
+   * Open with `initialize`, as MCP asks of a client, when no session is kept (registration); a server
+   * that refuses it with a JSON-RPC error (a plain JSON-RPC server) is then reached without one.
+   */
+  handshakeFirst?: boolean;
 }
 
 /** An icon of a tool (MCP's `Icon`): `src` is required. */
