@@ -28,7 +28,13 @@ export const authorizeConnection = createRoute({
     "first time, after `status` turned `authorization_required` (a refused refresh, the agent's transfer), or to " +
     'authorize again with other scopes. The owner only.',
   security: agentRoute.security,
-  request: { params: ConnectionParams },
+  request: {
+    params: ConnectionParams,
+    body: {
+      content: { 'application/json': { schema: z.object({}).openapi('McpAuthorizeRequest', { description: 'Empty: `{}`' }) } },
+      required: false,
+    },
+  },
   responses: {
     200: jsonResponse(
       'Where to authorize',
