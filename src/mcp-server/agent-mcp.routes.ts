@@ -40,12 +40,18 @@ export const agentMcp = createRoute({
   tags: ['MCP server'],
   summary: 'The agent as an MCP server (Streamable HTTP, stateless)',
   description:
-    `The Model Context Protocol over Streamable HTTP, on the MCP SDK's server: point Claude, Cursor, the MCP Inspector or ` +
-    `another agent at this URL. Stateless: no \`Mcp-Session-Id\` (any request may reach any isolate; \`tools/list\` and ` +
-    `\`tools/call\` need no \`initialize\` first); \`initialize\` negotiates the revision (2025-11-25 and 2025-06-18 ` +
-    `tested); answers are JSON, except a \`tools/call\` of \`ask\` with \`params._meta.progressToken\`: server-sent events, ` +
-    `the reply's text and tool calls as \`notifications/progress\`, then the result. GET (no server-sent stream) and DELETE ` +
-    `(no session) are 405. Send \`Accept: application/json, text/event-stream\`.
+    `The Model Context Protocol over Streamable HTTP, on the MCP SDK's v2 server: point Claude, Cursor, the MCP Inspector or ` +
+    `another agent at this URL. Stateless (no \`Mcp-Session-Id\`; any request may reach any isolate), both eras: 2026-07-28 ` +
+    `requests without \`initialize\` (protocol version, client info and capabilities in \`params._meta\`; \`server/discover\`; ` +
+    `\`Mcp-Method\`/\`Mcp-Name\` headers that disagree with the body are 400; list results carry \`ttlMs\`), and 2025-11-25 ` +
+    `and 2025-06-18 clients with \`initialize\` (\`tools/list\` and \`tools/call\` also work without it). Answers are JSON, ` +
+    `except a \`tools/call\` of \`ask\` with \`params._meta.progressToken\`: server-sent events, the reply's text and tool ` +
+    `calls as \`notifications/progress\`, then the result. GET (no server-sent stream) and DELETE (no session) are 405. ` +
+    `Send \`Accept: application/json, text/event-stream\`.
+
+DNS-rebinding protection, before the credential is read: a \`Host\` other than the deployment's own is 403 ` +
+    `\`host_not_allowed\`; an \`Origin\` other than the gateway's own or one of \`MCP_ALLOWED_ORIGINS\` is 403 ` +
+    `\`origin_not_allowed\` (no \`Origin\` is fine).
 
 Tools: \`ask\` \`{ message, contextKey? }\` (the agent replies as POST …/context/{key}/reply does, in the caller's ` +
     `context, by default \`mcp/{keyId}\` for an agent key and \`mcp/{wallet}\` otherwise, created on first use), ` +
@@ -74,7 +80,7 @@ Without a credential: 401 with \`WWW-Authenticate: Bearer resource_metadata="{or
     202: { description: 'A notification or a response, accepted: no body' },
     ...agentRoute.errors,
     400: errorResponse(
-      '`validation_failed` (not a JSON-RPC 2.0 message, or a bad path), `invalid_json`; a message the SDK refuses (an unsupported `MCP-Protocol-Version` header, a batch) is 400 with a JSON-RPC error body',
+      '`validation_failed` (not a JSON-RPC 2.0 message, or a bad path), `invalid_json`; a message the SDK refuses (an unsupported `MCP-Protocol-Version` header, a batch, `Mcp-Method`/`Mcp-Name` headers that disagree with the body: -32020) is 400 with a JSON-RPC error body',
     ),
     401: {
       ...errorResponse(
@@ -89,6 +95,9 @@ Without a credential: 401 with \`WWW-Authenticate: Bearer resource_metadata="{or
         },
       },
     },
+    403: errorResponse(
+      "`host_not_allowed` (a Host other than the deployment's own), `origin_not_allowed` (an Origin other than the gateway's or one of MCP_ALLOWED_ORIGINS), both before the credential is read; and the agent routes' 403s (`not_owner`, `key_scope_missing`, `key_wrong_agent`)",
+    ),
     406: errorResponse('`not_acceptable`: the Accept header must name both application/json and text/event-stream'),
   },
 });

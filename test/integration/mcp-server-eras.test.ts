@@ -31,7 +31,7 @@ function modern(
   params: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ) {
-  const name = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
+  const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
   const message = { jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope() } };
   return mcpRpc(mcpUrl(agent.deployment.baseUrl, agent), key, message, {
     'mcp-protocol-version': MODERN,

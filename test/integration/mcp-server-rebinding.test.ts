@@ -39,7 +39,7 @@ afterAll(async () => {
 
 /** One raw POST of `tools/list` with these headers (Host included, which fetch would not let us set). */
 function post(headers: Record<string, string>, credential: string | undefined = key): Promise<{ status: number; body: any }> {
-  const url = mcpUrl(worker.url, agent);
+  const url = mcpUrl(worker.url, agent).href;
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
   return new Promise((resolve, reject) => {
     const req = request(
@@ -89,13 +89,14 @@ describe('DNS-rebinding protection of the MCP route', () => {
   });
 
   it('an Origin of MCP_ALLOWED_ORIGINS, a loopback one on the local stack, or none is answered', async () => {
-    for (const headers of [
+    const cases: Record<string, string>[] = [
       { origin: ALLOWED },
       { origin: 'https://other.example.org:8443' },
       { origin: new URL(worker.url).origin },
       { origin: 'http://localhost:6274' },
       {},
-    ]) {
+    ];
+    for (const headers of cases) {
       const res = await post(headers);
       expect(res.status, JSON.stringify(headers)).toBe(200);
       expect(res.body.result.tools.length).toBeGreaterThan(0);
