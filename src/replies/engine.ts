@@ -4,6 +4,7 @@
  * of the bundle) are evaluated on a worker's first reply, never at start-up and never for a request
  * that calls no model (issue 24; test/unit/lazy-providers.test.ts checks the module graph).
  */
+export { afterLease } from './lease-gate';
 export { runLoop } from './loop';
 export { languageModel } from './model';
 export { summarise } from './summarise';

@@ -1,9 +1,11 @@
 /**
- * The model's head start (issue 24's critical path): a reply asks the model while its
- * lease and message are still being stored, so the database's round trip overlaps the model's
- * first token instead of coming before it. Until that store succeeds, nothing of the reply leaves
- * the gateway: its events wait in a buffer (the caller attaches where they go once it has the
- * answer's status) and its tools wait before they run (`ready` of tools.ts). A refused or failed store aborts the call.
+ * The reply's head start (issue 24's critical path): a reply sets its loop going while its lease
+ * and message are still being stored, so the AI SDK's set-up and the first request's fitting
+ * overlap the database's round trip; the model call itself waits for the lease (lease-gate.ts), so
+ * a refused reply never reaches the provider. Until that store succeeds, nothing of the reply
+ * leaves the gateway: its events wait in a buffer (the caller attaches where they go once it has
+ * the answer's status) and its tools wait before they run (`ready` of tools.ts). A refused or
+ * failed store aborts the loop before its model call.
  */
 import type { LoopEvents } from './loop';
 

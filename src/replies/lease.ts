@@ -46,21 +46,6 @@ async function retryAfterSeconds(db: Database, ref: string): Promise<number> {
  */
 const RELEASE_RETRY_DELAYS_MS = [250, 500, ...Array<number>(14).fill(1_000)];
 
-/**
- * Whether a reply holds the context's lease now: a read, safe before the owner check. A hint only
- * (the lease may be taken or dropped the next moment); a failed read says no.
- */
-export async function replyLeaseHeld(db: Database, agentRef: string, contextKey: string): Promise<boolean> {
-  try {
-    const { rows } = await db.sql.query('SELECT 1 FROM gateway.reply_leases WHERE context_ref = $1 AND expires_at > now()', [
-      await contextRef(agentRef, contextKey),
-    ]);
-    return rows.length > 0;
-  } catch {
-    return false;
-  }
-}
-
 /** The statement that takes the lease when it is free (or run out): a row when taken. Parameters from `$first`. */
 const takeSql = (first: number) =>
   `INSERT INTO gateway.reply_leases (context_ref, lease_id, expires_at)

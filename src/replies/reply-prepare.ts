@@ -11,7 +11,6 @@ import { findRemembered } from '../contexts/remembered.service';
 import { AppError } from '../errors';
 import { type LlmForUse, openLlmSettings, readLlmSettings } from '../settings/llm-use.service';
 import { getPromptTemplate } from '../settings/prompt-templates.service';
-import { agentRef, agentRefText } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
 import { type ContextSummary, latestSummary } from '../summaries/summaries.service';
 import { agentTools } from '../tool-servers/agent-tools';
@@ -19,7 +18,6 @@ import { toolCatalog } from '../tools/catalog';
 import { withoutRight } from '../tools/rights';
 import type { AgentTool } from '../tools/tool';
 import { checkUsageLimits, readDayUsage } from '../usage/limits';
-import { replyLeaseHeld } from './lease';
 import { leftOutCount, type RequestBudget, requestBudget, type TextMessage, withSummary } from './request-budget';
 import { type ReplyAnswer, type ReplyDeps, type ReplyInput, subKey } from './reply-types';
 import { renderTemplate } from './template';
@@ -68,7 +66,6 @@ export function readForReply(deps: ReplyDeps, agent: Agent, input: ReplyInput) {
     earlier: readRecentMessages(deps.store, agent, input.contextKey, deps.limits.maxTokensPerRequest * 3 + 3),
     // This request's message, stored by an earlier try that failed after storing it: not sent twice.
     sentBefore: messageKey ? findRemembered<StoredMessage[]>(deps.store, agent, messageKey) : undefined,
-    contested: replyLeaseHeld(deps.db, agentRefText(agentRef(agent)), input.contextKey),
     // The day's usage per credential, for the daily limits: no round trip of its own.
     dayUsage: readDayUsage(deps.store, agent),
     summary: latestSummary(deps.store, agent, input.contextKey),
@@ -90,8 +87,6 @@ export interface ReplyPlan {
   summary: ContextSummary | null;
   /** The last message to summarise after the reply (what the first request left out); undefined: none. */
   upToId: number | undefined;
-  /** Whether a reply held the context's lease a moment ago (a refusal is likely: the model is not asked ahead). */
-  contested: boolean;
 }
 
 /**
@@ -133,7 +128,6 @@ export async function planReply(deps: ReplyDeps, agent: Agent, input: ReplyInput
   );
   const earlier = take(reads.earlier);
   const sentBefore = take(reads.sentBefore) ?? [];
-  const contested = take(reads.contested);
   const pending: TextMessage[] = input.message === undefined || sentBefore.length > 0 ? [] : [{ role: input.role, content: input.message }];
   // The stored messages after the summary's range (all of them without one), then this request's.
   const known = withAppended(earlier, sentBefore).filter((m) => m.id > (summary?.toId ?? 0));
@@ -144,5 +138,5 @@ export async function planReply(deps: ReplyDeps, agent: Agent, input: ReplyInput
   const leftOut = Math.min(leftOutCount(budget, messages), known.length);
   const truncated = earlier.length >= MAX_RECENT_MESSAGES;
   const upToId = leftOut > 0 ? known[leftOut - 1]?.id : truncated && known[0] ? known[0].id - 1 : undefined;
-  return { caller, settings, system, tools, budget, messages, summary, upToId, contested };
+  return { caller, settings, system, tools, budget, messages, summary, upToId };
 }

@@ -1,8 +1,8 @@
 /**
  * Running a planned reply (reply-prepare.ts) and storing it: the model is built (the AI SDK and
  * the provider are loaded only now, engine.ts), the context's lease is taken and the request's
- * message appended in one statement while the model is already asked (head-start.ts), the loop
- * runs over the plan's messages and tools, the reply is stored as one `assistant` message beside
+ * message appended in one statement while the loop sets out (head-start.ts; its model call
+ * waits for the lease, lease-gate.ts), the loop runs over the plan's messages and tools, the reply is stored as one `assistant` message beside
  * its usage, the answer remembered under the Idempotency-Key, the tool calls audited, and what the
  * first request left out summarised after the response.
  */
@@ -53,18 +53,18 @@ function usageRecorder(deps: ReplyDeps, agent: Agent, input: ReplyInput, plan: R
     recordUsage(deps.store, agent, { contextKey: input.contextKey, credential: plan.caller.credential, usage }).catch(usageNotRecorded);
 }
 
-/** Starts the reply of `plan`: stores its message with the lease, and asks the model (ahead, unless contested). */
+/** Starts the reply of `plan`: stores its message with the lease, and asks the model once it holds the lease. */
 export async function startReply(deps: ReplyDeps, agent: Agent, input: ReplyInput, plan: ReplyPlan): Promise<PreparedReply> {
   const { settings } = plan;
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
   // The AI SDK and the provider are evaluated only now, for a reply that calls a model (engine.ts).
-  const { languageModel, replyTrace, runLoop, summarise, toolSet } = await import('./engine');
+  const { afterLease, languageModel, replyTrace, runLoop, summarise, toolSet } = await import('./engine');
   const agentId = `${agent.collection.toLowerCase()}/${agent.tokenId}`;
   const about = { provider: settings.provider, model: settings.model, conversationId: input.contextKey, agentId };
   const trace = replyTrace(deps.tracing?.api, about, { messageText: deps.tracing?.messageText ?? false });
   const modelFetch = boundedFetch(deps.limits.llmTimeoutMs, controller.signal, clock);
-  const model = trace.model(await languageModel(settings, { fetch: modelFetch, ai: deps.ai }));
+  const provider = trace.model(await languageModel(settings, { fetch: modelFetch, ai: deps.ai }));
   const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
   const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
   const record = usageRecorder(deps, agent, input, plan);
@@ -83,10 +83,11 @@ export async function startReply(deps: ReplyDeps, agent: Agent, input: ReplyInpu
     meter.modelCalls = 1;
     await record(meter);
   };
-  // The lease and the message, in one statement; the model is asked meanwhile (head-start.ts)
-  // unless a reply held the lease a moment ago, when a refusal is likely: then it waits.
+  // The lease and the message, in one statement; the loop starts meanwhile (head-start.ts), but
+  // its model call waits for the lease: a refused reply never reaches the provider (lease-gate.ts).
   const storing = leaseAndAppend(deps, agent, input, deadlineMs + 30_000);
   storing.catch(() => undefined);
+  const model = afterLease(provider, storing);
   const timer = setTimeout(() => controller.abort(), deadlineMs);
   const events = bufferedEvents();
   // What the model reports, recorded whatever the outcome (a failed reply used tokens too).
@@ -119,17 +120,16 @@ export async function startReply(deps: ReplyDeps, agent: Agent, input: ReplyInpu
     started.catch(() => undefined);
     return started;
   };
-  let loop = plan.contested ? undefined : ask();
+  const loop = ask();
   let lease: ReplyLease;
   try {
     lease = await storing;
   } catch (err) {
-    // Refused (409) or not stored: the model's call ends here, before any tool ran or any event left.
+    // Refused (409) or not stored: the loop ends here, before its model call, any tool or any event.
     controller.abort();
     clearTimeout(timer);
     throw err;
   }
-  loop ??= ask();
   const answerKey = subKey(input.idempotency, 'answer');
   const run = async (sink: LoopEvents, gone?: AbortSignal): Promise<ReplyAnswer> => {
     events.attach(sink);

@@ -1,12 +1,11 @@
 /**
- * The reply's way to the model (issue 24's critical path): after the owner check, the
- * context's lease and the request's message go to the database in one statement, and the model is
- * asked meanwhile, so a database a network away adds no round trip before the model's first token.
+ * The reply's way to the model: after the owner check, the context's lease and the request's
+ * message go to the database in one statement, and the model is asked only once it is answered
+ * (a refused reply never reaches the model: reply-refused.test.ts sends bursts on every route).
  * Against a worker whose SQL-over-HTTP passes a recording proxy (which can hold that statement
- * back): one statement takes the lease and stores the message; the model was asked before it was
- * answered, yet the answer and the tools wait for it; a reply refused while another holds the lease
- * stores nothing and, when the lease was seen held, never reaches the model; a reply to a missing
- * context gives back the lease it took.
+ * back): one statement takes the lease and stores the message; the model is asked after it, and
+ * the tools wait for it; a reply refused while another holds the lease stores nothing and never
+ * reaches the model; a reply to a missing context gives back the lease it took.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
@@ -55,7 +54,7 @@ const statement = (body: string): string => (JSON.parse(body) as { query: string
 const leaseAndAppend = (q: string) => /INSERT INTO gateway\.reply_leases/.test(q) && /INSERT INTO "agent_\w+"\.messages/.test(q);
 
 describe("a reply's lease and message", () => {
-  it('go to the database in one statement while the model is asked; the answer waits until they are stored', async () => {
+  it('go to the database in one statement before the model is asked; the answer waits until they are stored', async () => {
     const who = await agent();
     const from = slowSql.exchanges.length;
     let storedWhenAsked: boolean | undefined;
@@ -68,8 +67,8 @@ describe("a reply's lease and message", () => {
     const res = await who.reply({ message: `hello ${marker}` });
     const elapsed = Date.now() - started;
     expect(res.status, res.text).toBe(200);
-    // The model was asked while the statement was held, and the answer came after it.
-    expect(storedWhenAsked).toBe(false);
+    // The model was asked only once the statement was answered (it was held HOLD_MS).
+    expect(storedWhenAsked).toBe(true);
     expect(elapsed).toBeGreaterThanOrEqual(HOLD_MS);
     const sent = slowSql.exchanges.slice(from).map((e) => statement(e.query));
     const takes = sent.filter((q) => /INSERT INTO gateway\.reply_leases/.test(q));
@@ -95,7 +94,7 @@ describe("a reply's lease and message", () => {
     expect(JSON.parse(answer ?? '{}').hits).toMatchObject([{ contextKey: 'chat', role: 'user', message: `find ${word} ${marker}` }]);
   });
 
-  it('waits for the lease before asking the model when a reply held it a moment ago: the refused one never reaches it', async () => {
+  it('a reply refused while another holds the lease never reaches the model', async () => {
     const who = await agent();
     const slow = scripted(() => ({ text: 'stand-in model: slow but fine', delayMs: 800 }));
     const refused = scripted(() => undefined);
