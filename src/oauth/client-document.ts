@@ -119,6 +119,26 @@ export function parseDocument(url: string, contentType: string, bytes: Uint8Arra
   return { clientId: url, redirectUris: doc.redirect_uris, ...(doc.client_name === undefined ? {} : { clientName: doc.client_name }) };
 }
 
+const LOOPBACK_REDIRECT_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * Whether the document lists `redirectUri`: exactly, or (RFC 8252 section 7.3, native apps) as
+ * loopback `http` with any port, the rest exact. The library applies the same rule to the request;
+ * this is the check at approval, against the document as it is then.
+ */
+export function listsRedirectUri(doc: ClientDocument, redirectUri: string): boolean {
+  if (doc.redirectUris.includes(redirectUri)) return true;
+  const loopback = (value: string) => {
+    if (!URL.canParse(value)) return undefined;
+    const url = new URL(value);
+    return url.protocol === 'http:' && LOOPBACK_REDIRECT_HOSTS.has(url.hostname)
+      ? `${url.hostname}${url.pathname}${url.search}`
+      : undefined;
+  };
+  const wanted = loopback(redirectUri);
+  return wanted !== undefined && doc.redirectUris.some((uri) => loopback(uri) === wanted);
+}
+
 /** The problem in words, for the authorize page and the approval's error. */
 export function documentProblemText(url: string, problem: DocumentProblem): string {
   const doc = `The app's metadata document at ${url}`;

@@ -10,7 +10,7 @@ import { AppError } from '../errors';
 import type { AppBindings } from '../types';
 import type { GrantProps } from './access-token';
 import { authorizeErrorPage, authorizePageHtml, type ConsentClient } from './authorize-page';
-import { documentProblemText, isDocumentClientId, libraryClientOf } from './client-document';
+import { documentProblemText, isDocumentClientId, libraryClientOf, listsRedirectUri } from './client-document';
 import { resolveClientDocument, type ResolvedDocument } from './client-document.store';
 import type * as routes from './oauth.routes';
 import { grantUserId, mcpResource, parseMcpResource, subjectOfCredential } from './resource';
@@ -190,6 +190,12 @@ export const approveHandler: RouteHandler<typeof routes.approve, AppBindings> = 
   const document = await documentOf(c, approved.request.clientId);
   if (document && !document.ok) {
     throw new AppError('client_metadata_invalid', documentProblemText(approved.request.clientId, document.problem));
+  }
+  if (document?.ok && !listsRedirectUri(document.document, approved.request.redirectUri)) {
+    throw new AppError(
+      'client_metadata_invalid',
+      `The app's metadata document at ${approved.request.clientId} no longer lists the redirect URI.`,
+    );
   }
   const { redirectTo } = await (await authorizationServerFor(origin, resource))
     .getOAuthApi(oauthEnv(c.env, document?.ok ? libraryClientOf(document.document) : undefined))

@@ -167,6 +167,17 @@ describe('a metadata-document client, end to end', () => {
   });
 });
 
+describe('the approval, against the document as it is then', () => {
+  it('refuses an approval once the document no longer lists the redirect URI (400 client_metadata_invalid)', async () => {
+    const doc = docs.path();
+    doc.set(json(documentFor(doc.clientId, [REDIRECT_URI]), { 'cache-control': 'no-store' }));
+    const { agent, page } = await authorize(doc.clientId);
+    expect(page.res.status).toBe(200);
+    doc.set(json(documentFor(doc.clientId, ['https://app.example/callback'])));
+    expectError(await approve(gw, page, agent.owner), 400, 'client_metadata_invalid');
+  });
+});
+
 describe('the cache', () => {
   it('fetches a document once for two authorizes within its max-age, and keeps it at most 24 hours', async () => {
     const doc = docs.path();

@@ -4,7 +4,7 @@
  * document's contents, and how long its caching headers let us keep it.
  */
 import { describe, expect, it } from 'vitest';
-import { checkDocumentUrl, isDocumentClientId, parseDocument } from '../../src/oauth/client-document';
+import { checkDocumentUrl, isDocumentClientId, listsRedirectUri, parseDocument } from '../../src/oauth/client-document';
 import { documentCacheSeconds } from '../../src/oauth/client-document.store';
 
 const URL_ID = 'https://app.example.com/oauth/client.json';
@@ -104,5 +104,21 @@ describe('the cache lifetime', () => {
     expect(seconds({ 'cache-control': 'no-store, max-age=3600' })).toBeUndefined();
     expect(seconds({ 'cache-control': 'max-age=3600, no-cache' })).toBeUndefined();
     expect(seconds({ 'cache-control': 'private, max-age=3600' })).toBeUndefined();
+  });
+});
+
+describe('a redirect URI the document lists', () => {
+  const listed = { clientId: URL_ID, redirectUris: ['https://app.example.com/cb', 'http://127.0.0.1/callback?x=1'] };
+
+  it('matches exactly, or loopback http on any port (RFC 8252)', () => {
+    expect(listsRedirectUri(listed, 'https://app.example.com/cb')).toBe(true);
+    expect(listsRedirectUri(listed, 'http://127.0.0.1:33418/callback?x=1')).toBe(true);
+  });
+
+  it('refuses anything else', () => {
+    expect(listsRedirectUri(listed, 'https://app.example.com/cb/')).toBe(false);
+    expect(listsRedirectUri(listed, 'https://app.example.com:8443/cb')).toBe(false);
+    expect(listsRedirectUri(listed, 'http://127.0.0.1:33418/callback')).toBe(false);
+    expect(listsRedirectUri(listed, 'http://localhost:33418/callback?x=1')).toBe(false);
   });
 });
