@@ -140,6 +140,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { path: ['tools', 'remove'], summary: 'remove a tool-server connection', load: async () => (await import('./tools')).toolsRemoveCommand },
   {
+    path: ['tools', 'authorize'],
+    summary: 'a fresh URL to authorize an OAuth tool server, and wait until it is ready',
+    load: async () => (await import('./tools-oauth')).toolsAuthorizeCommand,
+  },
+  {
     path: ['tools', 'check'],
     summary: 'check a tool server directly (= mcp check)',
     load: async () => (await import('./tools')).toolsCheckCommand,

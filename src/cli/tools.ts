@@ -1,13 +1,15 @@
 /**
  * `agent-gateway tools add|list|remove|check|call`: an agent's tool-server (MCP) connections,
- * through the gateway (`check` talks to the server directly: it is `mcp check`).
+ * through the gateway (`check` talks to the server directly: it is `mcp check`). OAuth servers'
+ * authorization and its wait are in ./tools-oauth.
  */
 import type { McpConnection, McpToolResult, ToolServerAuthInput } from '../client/types';
-import { GatewayError } from '../client/errors';
+import { GatewayError, toolAuthorizationUrl } from '../client/errors';
 import { jsonObjectOption, stringValue, type Command, type OptionValues } from './command';
 import { headerFromEnv, mcpCheckCommand } from './mcp';
-import { registerSecret, UsageError, type Io } from './output';
+import { CliError, registerSecret, UsageError, type Io } from './output';
 import { agentOf, gatewayFailure, openSession, type GlobalValues } from './session';
+import { authorizeAndWait, OAUTH_OPTIONS_HELP, oauthAuthFromOptions, waitSeconds } from './tools-oauth';
 
 const AGENT_NOTE = 'Needs a login and the agent (--collection, --token-id, or AGENT_COLLECTION, AGENT_TOKEN_ID).';
 
@@ -27,6 +29,19 @@ export function authFromEnv(raw: string | undefined, env: NodeJS.ProcessEnv): To
   return { type: 'bearer', value };
 }
 
+/** The auth of `tools add`: `--oauth` (and its options), `--auth-env`, or none; never both kinds. */
+function addAuth(values: OptionValues, env: NodeJS.ProcessEnv): ToolServerAuthInput {
+  const oauthOnly = ['scope', 'client-id', 'client-secret-env'].filter((name) => values[name] !== undefined);
+  if (values.oauth !== true) {
+    if (oauthOnly.length > 0) throw new UsageError(`--${oauthOnly[0]} needs --oauth`);
+    return authFromEnv(stringValue(values, 'auth-env'), env);
+  }
+  if (values['auth-env'] !== undefined)
+    throw new UsageError('--oauth and --auth-env do not go together: the server takes one or the other');
+  waitSeconds(values);
+  return oauthAuthFromOptions(values, env);
+}
+
 /** The id of the connection a 400 `mcp_connection_exists` names (`details.id`), if any. */
 export function existingConnectionId(err: unknown): string | undefined {
   if (!(err instanceof GatewayError) || err.code !== 'mcp_connection_exists') return undefined;
@@ -34,10 +49,27 @@ export function existingConnectionId(err: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-function describeConnection(c: McpConnection): string {
+/** One line per connection: name, URL, tools, then its credential (or OAuth) and status. */
+export function describeConnection(c: McpConnection): string {
   const tools = c.tools.map((t) => t.name);
   const shown = tools.length > 5 ? `${tools.slice(0, 5).join(', ')}, …` : tools.join(', ');
-  return `${c.name ? `"${c.name}" ` : ''}${c.url}: ${tools.length} tool${tools.length === 1 ? '' : 's'}${shown ? ` (${shown})` : ''}, credential ${c.credential}`;
+  const scopes = c.authorization?.scopes.length ? ` (scopes ${c.authorization.scopes.join(' ')})` : '';
+  const auth = c.auth.type === 'oauth' ? `OAuth${scopes}` : `credential ${c.credential}`;
+  return `${c.name ? `"${c.name}" ` : ''}${c.url}: ${tools.length} tool${tools.length === 1 ? '' : 's'}${shown ? ` (${shown})` : ''}, ${auth}, ${c.status}`;
+}
+
+/**
+ * A failed call of a connection's tools: 424 `tool_authorization_required` says how to authorize
+ * again (the URL the gateway sent, and the command for a fresh one); anything else as usual.
+ */
+function toolCallFailure(err: unknown, what: string, id: string): never {
+  if (err instanceof GatewayError && err.code === 'tool_authorization_required') {
+    const url = toolAuthorizationUrl(err);
+    throw new CliError(
+      `${what}: 424 tool_authorization_required: the tool server needs you to authorize the gateway (again). Run agent-gateway tools authorize ${id}${url === undefined ? '' : `, or open this URL in a browser: ${url}`}`,
+    );
+  }
+  return gatewayFailure(err, what);
 }
 
 async function agentFor(values: OptionValues, env: NodeJS.ProcessEnv, io: Io) {
@@ -47,7 +79,8 @@ async function agentFor(values: OptionValues, env: NodeJS.ProcessEnv, io: Io) {
 
 export const toolsAddCommand: Command = {
   path: ['tools', 'add'],
-  usage: 'agent-gateway tools add --url URL [--name NAME] [--auth-env VAR | --auth-env NAME=VAR] [--json]',
+  usage:
+    'agent-gateway tools add --url URL [--name NAME] [--auth-env VAR | --auth-env NAME=VAR | --oauth [--scope S]... [--client-id ID [--client-secret-env VAR]] [--wait-seconds N]] [--json]',
   help: `Registers a tool server (MCP) with the agent: the gateway runs the handshake and tools/list
 and checks every tool's schema. Prints the connection id on stdout (alone, for scripts:
 CONNECTION_ID=$(agent-gateway tools add ...)) and what was registered on stderr.
@@ -63,33 +96,66 @@ Options:
   --auth-env VAR        the server's bearer token is in the environment variable VAR
   --auth-env NAME=VAR   the server's credential header NAME, its value in VAR
                         (e.g. --auth-env x-api-key=TOOL_SERVER_API_KEY)
+  --oauth               the server asks its users to authorize through OAuth: the gateway finds
+                        its authorization server and prints (on stderr) a URL to open in a
+                        browser, then waits until you approved there and the connection is ready
+  --scope S             with --oauth: a scope to ask for (repeat or comma-separate; default the
+                        server's own choice)
+  --client-id ID        with --oauth: a client you registered at the authorization server
+                        beforehand (default: the gateway's own client document, else it registers)
+  --client-secret-env VAR
+                        with --client-id: that client's secret is in the environment variable VAR
+${OAUTH_OPTIONS_HELP}
   --json                print the connection as JSON instead of its id
 
 Credentials come from the environment only, never the command line, and are never printed.
+With --oauth: exit code 1 when the wait runs out (then agent-gateway tools authorize ID prints
+a fresh URL), 130 after Ctrl-C; either way the connection stays registered.
 ${AGENT_NOTE}`,
-  options: { url: { type: 'string' }, name: { type: 'string' }, 'auth-env': { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    url: { type: 'string' },
+    name: { type: 'string' },
+    'auth-env': { type: 'string' },
+    oauth: { type: 'boolean' },
+    scope: { type: 'string', multiple: true },
+    'client-id': { type: 'string' },
+    'client-secret-env': { type: 'string' },
+    'wait-seconds': { type: 'string' },
+    json: { type: 'boolean' },
+  },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
     const url = stringValue(values, 'url');
     if (!url) throw new UsageError('--url is required');
     const name = stringValue(values, 'name');
-    const auth = authFromEnv(stringValue(values, 'auth-env'), env);
+    const auth = addAuth(values, env);
     const agent = await agentFor(values, env, io);
     let connection: McpConnection | undefined;
     try {
       connection = await agent.addMcpConnection({ url, auth, ...(name === undefined ? {} : { name }) });
       io.err(`tools add: registered ${describeConnection(connection)}`);
+      if (connection.authorizeUrl !== undefined) {
+        io.out(values.json === true ? JSON.stringify(connection, null, 2) : connection.id);
+        return authorizeAndWait(agent, connection.id, connection.authorizeUrl, values, io, { command: 'tools add', urlOn: 'err' });
+      }
     } catch (err) {
       const existing = existingConnectionId(err);
       if (existing === undefined) gatewayFailure(err, `registering ${url}`);
       io.err(`tools add: the agent already has a connection for ${url}: reusing ${existing} (its credential unchanged)`);
-      if (values.json !== true) {
+      if (values.json !== true && values.oauth !== true) {
         io.out(existing);
         return 0;
       }
       const { connections } = await agent.listMcpConnections().catch((e: unknown) => gatewayFailure(e, 'listing connections'));
       connection = connections.find((c) => c.id === existing);
       if (!connection) throw new UsageError(`connection ${existing} vanished while it was read; run the command again`);
+    }
+    if (connection.status === 'authorization_required' && values.oauth === true) {
+      // An OAuth connection already registered but not authorized: a fresh URL, and the same wait.
+      io.out(values.json === true ? JSON.stringify(connection, null, 2) : connection.id);
+      const id = connection.id;
+      const { authorizeUrl } = await agent.authorizeMcpConnection(id).catch((e: unknown) => gatewayFailure(e, `authorizing ${id}`));
+      return authorizeAndWait(agent, id, authorizeUrl, values, io, { command: 'tools add', urlOn: 'err' });
     }
     io.out(values.json === true ? JSON.stringify(connection, null, 2) : connection.id);
     return 0;
@@ -100,7 +166,8 @@ export const toolsListCommand: Command = {
   path: ['tools', 'list'],
   usage: 'agent-gateway tools list [ID] [--json]',
   help: `Without ID: the agent's tool-server connections (id, name, URL, the tools of the snapshot
-taken at registration, credential state). With ID: that server's live tools (tools/list now,
+taken at registration, credential state or OAuth and its scopes, status: ready, or
+authorization_required for an OAuth server not authorized yet: agent-gateway tools authorize ID). With ID: that server's live tools (tools/list now,
 through the gateway, with the stored credential) and its latency.
 
 Options:
@@ -113,7 +180,7 @@ ${AGENT_NOTE}`,
     const agent = await agentFor(values, env, io);
     const id = args[0];
     if (id !== undefined) {
-      const live = await agent.listMcpTools(id).catch((err: unknown) => gatewayFailure(err, `listing the tools of ${id}`));
+      const live = await agent.listMcpTools(id).catch((err: unknown) => toolCallFailure(err, `listing the tools of ${id}`, id));
       if (values.json === true) io.out(JSON.stringify(live, null, 2));
       else {
         for (const tool of live.tools) io.out(`${tool.name}${tool.description ? `  ${tool.description}` : ''}`);
@@ -187,7 +254,7 @@ ${AGENT_NOTE}`,
     const agent = await agentFor(values, env, io);
     const result = await agent
       .callMcpTool(id, { name, arguments: callArgs })
-      .catch((err: unknown) => gatewayFailure(err, `calling ${name} of ${id}`));
+      .catch((err: unknown) => toolCallFailure(err, `calling ${name} of ${id}`, id));
     // One line: a script can read it with jq or JSON.parse line by line.
     if (values.json === true) io.out(JSON.stringify(result));
     else printResult(result, io);
