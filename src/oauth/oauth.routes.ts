@@ -156,7 +156,8 @@ export const token = createRoute({
   summary: 'Exchange a code or refresh token for tokens (and revoke, RFC 7009)',
   description:
     '`grant_type=authorization_code` with `code`, `redirect_uri`, `code_verifier` (PKCE S256) and `resource`; ' +
-    '`grant_type=refresh_token` with `refresh_token`. The access token lives 10 minutes and is good only ' +
+    "`grant_type=refresh_token` with `refresh_token`; `client_id` is a registered client's id or a metadata " +
+    "document's URL (then looked up again, from the cache while it holds). The access token lives 10 minutes and is good only " +
     'on the MCP route of the agent it was issued for; the refresh token rotates. With `token` instead of ' +
     '`grant_type`, revokes it. Form-encoded, as OAuth requires. Errors use the OAuth shape.',
   security: [],
