@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMcpClient, McpError } from '../../src/tool-servers/client';
-import { statelessHeaders } from '../../src/tool-servers/revisions';
+import { headerValue, statelessHeaders } from '../../src/tool-servers/revisions';
 
 type Body = { method?: string; id?: unknown; params?: Record<string, unknown> };
 interface Seen {
@@ -84,13 +84,21 @@ describe('finding the stateless revision', () => {
     expect(methods(server.seen)).toEqual(['tools/call']);
   });
 
-  it('Mcp-Name only for a tool call with a name a header can carry', () => {
+  it('Mcp-Name on every tool call: as it is when a header can carry it, else Base64-wrapped', () => {
     expect(statelessHeaders('tools/call', { name: 'echo' })).toEqual({
       'MCP-Protocol-Version': '2026-07-28',
       'Mcp-Method': 'tools/call',
       'Mcp-Name': 'echo',
     });
-    expect(statelessHeaders('tools/call', { name: 'é\n' })).not.toHaveProperty('Mcp-Name');
+    expect(statelessHeaders('tools/call', { name: 'é\n' })['Mcp-Name']).toBe('=?base64?w6kK?=');
     expect(statelessHeaders('tools/list', {})).not.toHaveProperty('Mcp-Name');
+  });
+
+  it('headerValue wraps non-ASCII, spaces at the ends, the empty string and the wrapping itself', () => {
+    expect(headerValue('get_weather v2')).toBe('get_weather v2');
+    expect(headerValue('häufig')).toBe('=?base64?aMOkdWZpZw==?=');
+    expect(headerValue(' x')).toBe('=?base64?IHg=?=');
+    expect(headerValue('')).toBe('=?base64??=');
+    expect(headerValue('=?base64?eA==?=')).toBe('=?base64?PT9iYXNlNjQ/ZUE9PT89?=');
   });
 });
