@@ -102,6 +102,8 @@ describe('the served OpenAPI document, for tools', () => {
       'GET /agent/{agentCollectionAddress}/{agentTokenId}/registration.json',
       'GET /health',
       'GET /oauth/authorize',
+      'GET /oauth/callback',
+      'GET /oauth/client.json',
       'POST /auth/jwt/finish',
       'POST /auth/jwt/init',
       'POST /oauth/authorize',
