@@ -209,13 +209,18 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     });
   }
 
-  /** The first request of a `handshakeFirst` client: `initialize`, unless the server refuses it as a plain server does. */
+  /**
+   * The first request of a `handshakeFirst` client: `initialize`, unless the server refuses it as a
+   * plain server may (a JSON-RPC error, or HTTP 404/405 for a method it does not serve).
+   */
   async function openFirst(deadline: Deadline): Promise<void> {
     opened = true;
     try {
       await handshake(deadline, generation, true);
     } catch (err) {
-      if (!(err instanceof McpError && err.kind === 'rpc_error')) throw err;
+      const plain =
+        err instanceof McpError && (err.kind === 'rpc_error' || (err.kind === 'bad_status' && (err.status === 404 || err.status === 405)));
+      if (!plain) throw err;
       sessionId = undefined;
       protocolVersion = undefined;
     }
