@@ -69,7 +69,7 @@ export interface McpClientOptions {
   clientVersion?: string;
   /**
    * Open with `initialize`, as MCP asks of a client, when no session is kept (registration); a server
-   * that refuses it with a JSON-RPC error (a plain JSON-RPC server) is then reached without one.
+   * that refuses it with a JSON-RPC error or HTTP 404/405 (a plain server) is reached without one.
    */
   handshakeFirst?: boolean;
 }
