@@ -4,9 +4,10 @@
  *
  * Starts `npm run dev` in a temp DEV_DIR on free ports (as `npm run smoke` does), and for mainnet
  * (137) and testnet (80002): mints an agent to a fresh wallet, logs in through the public API
- * (SIWE: the typed client's init, sign, finish), creates an agent key with the scope `mcp`, and
- * puts a loopback proxy in front of the agent's MCP URL that adds the key (server-proxy.ts; the
- * suite sends no credential). It first checks that the worker itself sees the Host and Origin the
+ * (SIWE: the typed client's init, sign, finish), creates an agent key with the scope `mcp` and
+ * gets an OAuth access token through the public OAuth flow (server-oauth.ts), and for each puts a
+ * loopback proxy in front of the agent's MCP URL that adds it (server-proxy.ts; the suite sends no
+ * credential). It first checks that the worker itself sees the Host and Origin the
  * proxy forwards (a foreign Host must come back 403 host_not_allowed from the worker), then runs
  * `conformance server --url <proxy> --scenario S` for each scenario of SCENARIOS.
  * Exits 1 if any scenario or check fails, always stopping the stack first.
@@ -18,7 +19,7 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Address, Hex } from 'viem';
+import { getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createGatewayClient } from '../../src/client';
 import { agentMcpUrl } from '../../src/client/mcp-url';
@@ -37,7 +38,8 @@ import {
   waitForStackFile,
   waitUntil,
 } from '../lib/stack-processes';
-import { startCredentialProxy } from './server-proxy';
+import { oauthAccessToken } from './server-oauth';
+import { type CredentialProxy, startCredentialProxy } from './server-proxy';
 
 /** The suite's server scenarios that apply to the agent's MCP server (tools only, stateless). */
 export const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
@@ -64,20 +66,38 @@ async function chainRpc(rpcUrl: string, method: string, params: unknown[]): Prom
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
 }
 
-/** A fresh agent of `deployment` and an agent key (scope `mcp`) created through the public API. */
-async function agentWithKey(deployment: StackDeployment): Promise<{ mcpUrl: string; key: string }> {
-  const wallet = () => privateKeyToAccount(generatePrivateKey());
-  const owner = wallet();
+/** The agent under test and its owner, minted and logged in through the public API. */
+interface TestAgent {
+  owner: ReturnType<typeof privateKeyToAccount>;
+  client: ReturnType<typeof createGatewayClient>;
+  collection: string;
+  tokenId: bigint;
+  mcpUrl: string;
+}
+
+/** A fresh agent of `deployment`, minted to a fresh wallet that logs in with SIWE. */
+async function freshAgent(deployment: StackDeployment): Promise<TestAgent> {
+  const owner = privateKeyToAccount(generatePrivateKey());
   const minterKey: Hex = generatePrivateKey();
   const minter = privateKeyToAccount(minterKey);
   await chainRpc(deployment.rpcUrl, 'anvil_setBalance', [minter.address, '0x56BC75E2D63100000']);
   const tokenId = (BigInt(Date.now()) << 16n) + BigInt(Math.floor(Math.random() * 65_536));
-  await mintAgent(deployment.rpcUrl, minterKey, deployment.collection as Address, owner.address, tokenId);
+  const collection = getAddress(deployment.collection);
+  await mintAgent(deployment.rpcUrl, minterKey, collection, owner.address, tokenId);
   const client = createGatewayClient({ baseUrl: deployment.baseUrl, login: { account: owner, chainId: deployment.chainId } });
   await client.login();
-  const { key } = await client.agent(deployment.collection, tokenId).createAgentKey({ name: 'conformance', scopes: ['mcp'] });
-  return { mcpUrl: agentMcpUrl(deployment.baseUrl, deployment.collection, tokenId), key };
+  return { owner, client, collection, tokenId, mcpUrl: agentMcpUrl(deployment.baseUrl, collection, tokenId) };
 }
+
+/** How the driver gets each credential it tests with (both through the public API). */
+const CREDENTIALS = {
+  /** An agent key with the scope `mcp`, made by the logged-in owner. */
+  'agent key': async (agent: TestAgent) =>
+    (await agent.client.agent(agent.collection, agent.tokenId).createAgentKey({ name: 'conformance', scopes: ['mcp'] })).key,
+  /** An OAuth access token for the MCP URL as reached through the proxy (server-oauth.ts), the flow run through it. */
+  'OAuth token': (agent: TestAgent, deployment: StackDeployment, proxy: CredentialProxy) =>
+    oauthAccessToken(proxy.origin, deployment.chainId, agent.owner, proxy.url),
+} as const;
 
 /** POSTs an initialize through the proxy with a foreign Host: the worker must refuse it itself. */
 async function hostReachesWorker(proxyUrl: string): Promise<string | true> {
@@ -138,18 +158,24 @@ function runScenario(url: string, scenario: string): Promise<ScenarioRun> {
 }
 
 async function checkDeployment(name: 'mainnet' | 'testnet', deployment: StackDeployment): Promise<void> {
-  const { mcpUrl, key } = await agentWithKey(deployment);
-  const proxy = await startCredentialProxy(mcpUrl, key);
-  try {
-    const seen = await hostReachesWorker(proxy.url);
-    report(seen === true, `${name}: the worker judges the forwarded Host (foreign Host 403 host_not_allowed)`, seen === true ? '' : seen);
-    for (const scenario of SCENARIOS) {
-      const { ok, summary, output } = await runScenario(proxy.url, scenario);
-      report(ok, `${name} (chain ${deployment.chainId}) ${scenario}`, `agent key; ${summary}`);
-      if (!ok) console.error(output.slice(-4000));
+  const agent = await freshAgent(deployment);
+  for (const [kind, credentialFor] of Object.entries(CREDENTIALS)) {
+    const proxy = await startCredentialProxy(agent.mcpUrl);
+    try {
+      proxy.setCredential(await credentialFor(agent, deployment, proxy));
+      const seen = await hostReachesWorker(proxy.url);
+      const what = `${name} (${kind}): the worker judges the forwarded Host (a foreign one is 403 host_not_allowed)`;
+      report(seen === true, what, seen === true ? '' : seen);
+      for (const scenario of SCENARIOS) {
+        const { ok, summary, output } = await runScenario(proxy.url, scenario);
+        report(ok, `${name} (chain ${deployment.chainId}) ${scenario}`, `${kind}; ${summary}`);
+        if (!ok) console.error(output.slice(-4000));
+      }
+    } catch (err) {
+      report(false, `${name} (${kind}): setup`, err instanceof Error ? err.message : String(err));
+    } finally {
+      await proxy.close();
     }
-  } finally {
-    await proxy.close();
   }
 }
 
