@@ -126,7 +126,7 @@ describe('tools list, call, remove', () => {
 
       const list = await runCli(['tools', 'list'], env);
       expect(list.code, list.output).toBe(0);
-      expect(list.stdout.trim()).toBe(`${id}  ${url}: 2 tools (echo, add), credential set`);
+      expect(list.stdout.trim()).toBe(`${id}  ${url}: 2 tools (echo, add), credential set, ready`);
       const listJson = await runCli(['tools', 'list', '--json'], env);
       expect(JSON.parse(listJson.stdout)).toMatchObject([{ id, url, tools: [{ name: 'echo' }, { name: 'add' }] }]);
 
