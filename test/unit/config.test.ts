@@ -205,14 +205,16 @@ describe('parseConfig', () => {
     const local = () => ({ ...validEnv(), DB_WS_PROXY: '127.0.0.1:5434' });
 
     it('default to production policy', () => {
-      expect(parseConfig(validEnv()).dev).toEqual({ loopbackTargets: false, rateLimits: true });
-      expect(parseConfig(local()).dev).toEqual({ loopbackTargets: false, rateLimits: true });
+      expect(parseConfig(validEnv()).dev).toEqual({ loopbackTargets: false, rateLimits: true, localStack: false });
+      // On the local stack without switches: production's policy, and `localStack` says where it runs.
+      expect(parseConfig(local()).dev).toEqual({ loopbackTargets: false, rateLimits: true, localStack: true });
     });
 
     it('are read on the local stack (loopback bridge to a loopback database)', () => {
       expect(parseConfig({ ...local(), DEV_LOOPBACK_TARGETS: '1', DEV_RATE_LIMITS: '0' }).dev).toEqual({
         loopbackTargets: true,
         rateLimits: false,
+        localStack: true,
       });
     });
 
