@@ -299,6 +299,8 @@ export function createMcpClient(options: McpClientOptions): McpClient {
       throw new McpError('bad_status', `tool server rejected initialize (HTTP ${init.status})`, { status: init.status });
     }
     const version = init.result.protocolVersion;
+    // A plain server answering every method alike: a result without a revision is no handshake.
+    if (probing && version === undefined) return;
     if (typeof version !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(version)) {
       throw new McpError('bad_response', 'tool server initialize result has no valid protocolVersion');
     }
