@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { McpConnection } from '../../src/client/types';
 import { DEFAULT_WAIT_SECONDS, oauthAuthFromOptions, waitSeconds } from '../../src/cli/tools-oauth';
 import { describeConnection } from '../../src/cli/tools';
-import { authOf, credentialProblems, NO_CREDENTIAL } from '../../src/dashboard/ui/credential';
+import { authOf, credentialProblems, NO_CREDENTIAL } from '../../src/dashboard/ui/credential-rules';
 import { AuthInputSchema } from '../../src/tool-servers/connection.schemas';
 
 describe('tools add --oauth options', () => {
