@@ -6,7 +6,7 @@
  * scopes and token expiry, and Authorize while it waits for its owner's approval (./authorize).
  */
 import { useState } from 'hono/jsx/dom';
-import type { AgentClient, McpConnection, McpLiveTools } from '../../client';
+import { type AgentClient, isGatewayError, type McpConnection, type McpLiveTools } from '../../client';
 import { AuthorizeControls } from './authorize';
 import { ConfirmButton } from './confirm';
 import { authOf, CredentialFields, type CredentialForm, credentialReady, NO_CREDENTIAL } from './credential';
@@ -72,6 +72,8 @@ export function ConnectionItem({
     } catch (err) {
       setLive(undefined);
       setProblem(describe(err));
+      // The server wants a (new) authorization: the list then shows the status and Authorize.
+      if (isGatewayError(err) && err.code === 'tool_authorization_required') onCheckAgain();
     } finally {
       setChecking(false);
     }
