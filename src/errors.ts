@@ -118,6 +118,8 @@ export const ERROR_STATUS = {
   tool_output_invalid: 502,
   tool_server_timeout: 504,
   dependency_unavailable: 503,
+  /** Memory search: the agent's unindexed messages are more than one search reads, or the search ran out of its time. */
+  search_busy: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -5,6 +5,7 @@ import { KEY_MAX_CHARS, KEY_MIN_CHARS } from '../contexts/rules';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
 import { parseQuery, QUERY_MAX_CHARS, QUERY_MAX_TERMS } from './query';
+import { SEARCH_STATEMENT_TIMEOUT_MS, SEARCH_TAIL_BYTES, SEARCH_TAIL_MESSAGES } from './search.service';
 
 const Iso8601Schema = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-11-22T07:30:00Z' });
 
@@ -117,6 +118,12 @@ export const searchMemory = createRoute({
         'query over 500 characters or 16 words and phrases, `contextKeys` not 1..100 keys, a role not user/system/assistant, ' +
         '`after`/`before` not ISO 8601, `limit` not 1..100, or a `cursor` that is malformed or was issued for ' +
         'another query or other filters',
+    ),
+    503: errorResponse(
+      "`search_busy`: more of the agent's messages wait for the search index than one search reads (over " +
+        `${SEARCH_TAIL_MESSAGES.toLocaleString('en')} messages or ${SEARCH_TAIL_BYTES / 1024} KiB of text, after a burst of appends), ` +
+        `or the search ran past ${SEARCH_STATEMENT_TIMEOUT_MS / 1000} s; the indexer is catching up: retry after Retry-After ` +
+        'seconds. Or `dependency_unavailable`: the chain RPC or the database did not answer',
     ),
   },
 });

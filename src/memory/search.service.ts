@@ -4,12 +4,16 @@
  * anywhere in the agent's memory (an identifier, a misspelling), trigram similarity (pg_trgm,
  * `<<%`). One GIN index serves all three (template v3) over the messages the indexer has filled
  * (src/storage/search-index.ts); the few it has not yet reached are read directly, their tsvectors
- * computed on the fly, so a message is found from the moment its append returned. No HTTP here.
+ * computed on the fly, so a message is found from the moment its append returned. That direct read
+ * is bounded (SEARCH_TAIL_MESSAGES, SEARCH_TAIL_BYTES), and so is each statement's time
+ * (SEARCH_STATEMENT_TIMEOUT_MS): past either, 503 `search_busy` with Retry-After while the indexer
+ * catches up, never an unbounded load on the shared database. No HTTP here.
  */
 import type { Agent } from '../identity/agent';
 import { ISO_TIME, type Role } from '../contexts/messages.service';
 import { RESERVED_PREFIX } from '../contexts/rules';
 import { findAgentSchema, type AgentSchema, type AgentStore } from '../storage/agent-storage';
+import { AppError } from '../errors';
 import { databaseError } from '../storage/db';
 import type { SqlClient } from '../storage/sql-client';
 import { SEARCH_EN, SEARCH_SIMPLE } from '../storage/search-index';
@@ -65,6 +69,40 @@ export interface SearchDeps extends AgentStore {
  */
 export const SEARCH_CANDIDATES = 2000;
 
+/**
+ * Unindexed messages one search reads at most, and their text at most (UTF-8 bytes): one batch of
+ * the indexer, and one message of the largest size. Computing a message's two tsvectors costs
+ * about 0.16 ms a KiB (42 ms for a 256 KiB message), and a term full text cannot match (a
+ * misspelling) compares its trigrams with every tail message's text, so the direct read's cost
+ * grows with these bounds times the query's terms (BENCHMARKS.md, "Memory search: the worst
+ * case"). A longer tail (a burst of appends the indexer has not reached yet) is 503 `search_busy`
+ * while the indexer, started by that search, catches up (500 messages a batch, 0.1-0.4 s each).
+ */
+export const SEARCH_TAIL_MESSAGES = 500;
+export const SEARCH_TAIL_BYTES = 256 * 1024;
+
+/** Postgres cancels a search statement after this (statement_timeout): 503 `search_busy`. */
+export const SEARCH_STATEMENT_TIMEOUT_MS = 2000;
+
+/** Retry-After of 503 `search_busy`: time for the indexer to fill a few batches. */
+export const SEARCH_BUSY_RETRY_AFTER_SECONDS = 5;
+
+const busy = (why: string, cause?: unknown) =>
+  new AppError('search_busy', `Search is busy: ${why}; retry after a few seconds`, {
+    cause,
+    headers: { 'Retry-After': String(SEARCH_BUSY_RETRY_AFTER_SECONDS) },
+  });
+
+/** Postgres' query_canceled: the statement ran into SEARCH_STATEMENT_TIMEOUT_MS. */
+function timedOut(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '57014';
+}
+
+/** A statement of a search, under its statement timeout where the client can set one. */
+function bounded<R>(sql: SqlClient, text: string, values: unknown[]): Promise<{ rows: R[] }> {
+  return sql.queryBounded ? sql.queryBounded<R>(SEARCH_STATEMENT_TIMEOUT_MS, text, values) : sql.query<R>(text, values);
+}
+
 /** Shortest term trigram similarity can judge: pg_trgm draws nothing useful from fewer characters. */
 const FUZZY_MIN_CHARS = 3;
 
@@ -84,16 +122,19 @@ export async function searchMemory(deps: SearchDeps, agent: Agent, request: Sear
   const schema = await findAgentSchema(deps, agent);
   if (!schema) return { hits: [], nextCursor: null };
   try {
-    const { fuzzy, unindexed } = await termsFullTextMisses(deps.sql, schema, positiveTerms(parsed));
-    if (unindexed) deps.indexLater?.(schema);
+    const { fuzzy, tail } = await termsFullTextMisses(deps.sql, schema, positiveTerms(parsed));
+    if (tail.messages > 0) deps.indexLater?.(schema);
+    if (tail.messages > SEARCH_TAIL_MESSAGES || tail.bytes > SEARCH_TAIL_BYTES) {
+      throw busy('more messages are waiting to be indexed than one search reads');
+    }
     const params: SqlParams = [];
     const { text } = searchSql(schema, parsed, fuzzy, filters, from, limit, params);
-    const { rows } = await deps.sql.query<HitRow>(text, params);
+    const { rows } = await bounded<HitRow>(deps.sql, text, params);
     const hits = rows.slice(0, limit).map(toHit);
     const last = rows.length > limit ? rows[limit - 1] : undefined;
     return { hits, nextCursor: last ? encodeSearchCursor({ score: last.score, id: Number(last.id) }, digest) : null };
   } catch (err) {
-    throw databaseError(err);
+    throw timedOut(err) ? busy('it ran out of its time', err) : databaseError(err);
   }
 }
 
@@ -114,24 +155,41 @@ function toHit(row: HitRow): SearchHit {
  * The terms full text matches in no message of the agent (index probes): only these go to
  * trigram similarity, so a common word never pays for it and an identifier full text finds is not
  * diluted by near misses. English first, the exact words only when English finds nothing (a GIN
- * probe builds the term's whole bitmap: a common word's costs milliseconds). Also whether the
- * agent has messages not yet indexed.
+ * probe builds the term's whole bitmap: a common word's costs milliseconds). Also the size of the
+ * unindexed tail (counted up to one past SEARCH_TAIL_MESSAGES, its bytes from the stored lengths,
+ * no text read): its tsvectors are computed once for every term, and not at all when it is over
+ * the bounds (the search is then refused).
  */
 async function termsFullTextMisses(
   sql: SqlClient,
   schema: AgentSchema,
   terms: QueryTerm[],
-): Promise<{ fuzzy: Set<string>; unindexed: boolean }> {
+): Promise<{ fuzzy: Set<string>; tail: { messages: number; bytes: number } }> {
   const probe = (config: string, column: string) =>
     `EXISTS (SELECT 1 FROM ${schema.quoted}.messages m WHERE m.search_en IS NOT NULL AND m.${column} @@ websearch_to_tsquery('${config}', u.q))`;
-  const { rows } = await sql.query<{ q: string; found: boolean; unindexed: boolean }>(
-    `SELECT u.q, ${probe('english', 'search_en')} OR ${probe('simple', 'search_simple')}
-       OR EXISTS (${unindexedMessages(schema, `m.search_en @@ websearch_to_tsquery('english', u.q) OR m.search_simple @@ websearch_to_tsquery('simple', u.q)`)}) AS found,
-       EXISTS (SELECT 1 FROM ${schema.quoted}.messages WHERE search_en IS NULL) AS unindexed
+  const { rows } = await bounded<{ q: string; found: boolean; tail_messages: string; tail_bytes: string }>(
+    sql,
+    `WITH tail AS MATERIALIZED (
+       SELECT m.id, octet_length(m.message) AS bytes FROM ${schema.quoted}.messages m
+       WHERE m.search_en IS NULL ORDER BY m.id DESC LIMIT ${SEARCH_TAIL_MESSAGES + 1}),
+     size AS MATERIALIZED (SELECT count(*) AS messages, coalesce(sum(bytes), 0) AS bytes FROM tail),
+     vectors AS MATERIALIZED (
+       SELECT ${SEARCH_EN} AS search_en, ${SEARCH_SIMPLE} AS search_simple
+       FROM ${schema.quoted}.messages m
+       WHERE m.search_en IS NULL AND (SELECT messages <= ${SEARCH_TAIL_MESSAGES} AND bytes <= ${SEARCH_TAIL_BYTES} FROM size)
+       ORDER BY m.id DESC LIMIT ${SEARCH_TAIL_MESSAGES})
+     SELECT u.q, ${probe('english', 'search_en')} OR ${probe('simple', 'search_simple')}
+       OR EXISTS (SELECT 1 FROM vectors m WHERE m.search_en @@ websearch_to_tsquery('english', u.q)
+         OR m.search_simple @@ websearch_to_tsquery('simple', u.q)) AS found,
+       (SELECT messages FROM size) AS tail_messages, (SELECT bytes FROM size) AS tail_bytes
      FROM unnest($1::text[]) AS u(q)`,
     [terms.map((t) => t.query)],
   );
-  return { fuzzy: new Set(rows.filter((r) => !r.found).map((r) => r.q)), unindexed: rows.some((r) => r.unindexed) };
+  const first = rows[0];
+  return {
+    fuzzy: new Set(rows.filter((r) => !r.found).map((r) => r.q)),
+    tail: { messages: Number(first?.tail_messages ?? 0), bytes: Number(first?.tail_bytes ?? 0) },
+  };
 }
 
 /** The columns a search reads of a message, its search columns included. */
@@ -144,14 +202,18 @@ function indexedMessages(schema: AgentSchema, where: string): string {
 
 /**
  * The unindexed tail (its partial btree) as `m`, with the very expressions the indexer stores, so
- * a hit scores the same before and after it is indexed. `OFFSET 0` keeps it a subquery, so each
- * tail row's tsvectors are computed once, not once per mention (a query of several terms mentions
- * them several times). The tail costs about 0.1 ms a message.
+ * a hit scores the same before and after it is indexed. The subquery (its LIMIT keeps it one) has
+ * each tail row's tsvectors computed once, not once per mention (a query of several terms mentions
+ * them several times). The tail costs about 0.1 ms a short message. At most the newest
+ * SEARCH_TAIL_MESSAGES are read: the probe refused a longer tail, so only messages appended
+ * between the two statements can make it longer, and then the newest are the ones found (the
+ * indexer fills the oldest first).
  */
 function unindexedMessages(schema: AgentSchema, where: string): string {
   return `SELECT ${COLUMNS} FROM (SELECT m.id, m.context_key, m.role, m.message, m.created_at,
          ${SEARCH_EN} AS search_en, ${SEARCH_SIMPLE} AS search_simple
-       FROM ${schema.quoted}.messages m WHERE m.search_en IS NULL OFFSET 0) m WHERE ${where}`;
+       FROM ${schema.quoted}.messages m WHERE m.search_en IS NULL
+       ORDER BY m.id DESC LIMIT ${SEARCH_TAIL_MESSAGES}) m WHERE ${where}`;
 }
 
 /** A placeholder for `value`, appended to `params`. */

@@ -73,11 +73,20 @@ function httpClient(config: Config): SqlClient {
   return client;
 }
 
-function sqlOver(http: NeonQueryFunction<false, true>): SqlClient {
+/** `http` as a SqlClient; `transactional` (unpatched: its queries are the driver's own) sends the transactions. */
+function sqlOver(http: NeonQueryFunction<false, true>, transactional = http): SqlClient {
   return {
     async query<R = Record<string, unknown>>(text: string, values: unknown[] = []) {
       const result = await http.query(text, values, { fullResults: true });
       return { rows: result.rows as R[], rowCount: result.rowCount };
+    },
+    // One HTTP request still: Neon's non-interactive transaction, the timeout local to it.
+    async queryBounded<R = Record<string, unknown>>(timeoutMs: number, text: string, values: unknown[] = []) {
+      const [, result] = await transactional.transaction(
+        (tx) => [tx.query(`SELECT set_config('statement_timeout', $1, true)`, [String(timeoutMs)]), tx.query(text, values)],
+        { fullResults: true, readOnly: true },
+      );
+      return { rows: result!.rows as R[], rowCount: result!.rowCount };
     },
   };
 }
@@ -157,7 +166,11 @@ function handle(config: Config): Database {
 }
 
 function abortable(db: Database, config: Config, signal: AbortSignal): Database {
-  const sql = sqlOver(abortableHttp(config, signal, true));
+  const base = sqlOver(abortableHttp(config, signal, true), neon(config.databaseUrl, { fullResults: true, fetchOptions: { signal } }));
+  const sql: SqlClient = {
+    query: base.query,
+    queryBounded: (timeoutMs, text, values) => unlessAborted(signal, () => base.queryBounded!(timeoutMs, text, values)),
+  };
   let reads: NeonHttpDatabase<typeof schema> | undefined;
   return {
     sql,

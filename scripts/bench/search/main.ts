@@ -5,10 +5,14 @@
  * and with them (the current template), in alternating batches in one run.
  *
  *   npm run bench:search -- [--database-url URL] [--sizes 1000,10000,100000]
- *     [--runs 40] [--hydrate 30000] [--tail 1000] [--upgrade 100000] [--before REF] [--write]
+ *     [--runs 40] [--hydrate 30000] [--tail 1000] [--upgrade 100000] [--before REF]
+ *     [--worst-runs 10] [--worst-only] [--write]
  *
  * `--before REF` also measures the search as it was at a git ref (e.g. `main`), taking turns with the
  * current one on the same data, and checks that both give the same page 1.
+ *
+ * `--worst-runs N` (10; 0 skips it) then measures the most one search may cost (worst-case.ts) in a
+ * section of its own; `--worst-only` measures only that.
  *
  * Without --database-url it starts an embedded Postgres of its own in a temporary directory.
  */
@@ -48,9 +52,10 @@ import {
   writeBenchmarkSection,
 } from '../lib';
 import { corpusMessages, IDENTIFIER_SHARE, PLANTED } from './corpus';
+import { worstCase } from './worst-case';
 
 const flags = parseFlags();
-rejectUnknownFlags(flags, ['database-url', 'sizes', 'runs', 'hydrate', 'tail', 'upgrade', 'before', 'write']);
+rejectUnknownFlags(flags, ['database-url', 'sizes', 'runs', 'hydrate', 'tail', 'upgrade', 'before', 'worst-runs', 'worst-only', 'write']);
 const sizes = (flags.values.get('sizes') ?? '1000,10000,100000').split(',').map(Number);
 const runs = numberFlag(flags, 'runs', 40);
 const hydrateCount = numberFlag(flags, 'hydrate', 30_000);
@@ -58,6 +63,8 @@ const hydrateCount = numberFlag(flags, 'hydrate', 30_000);
 const tailCount = numberFlag(flags, 'tail', 1000);
 /** Messages in the v2 agent brought to the current template (the upgrade's lock, then its indexing); 0 skips it. */
 const upgradeCount = flags.values.get('upgrade') === '0' ? 0 : numberFlag(flags, 'upgrade', 100_000);
+const worstRuns = flags.values.get('worst-runs') === '0' ? 0 : numberFlag(flags, 'worst-runs', 10);
+const worstOnly = booleanFlag(flags, 'worst-only');
 const SEED = 23;
 const CONTEXTS = 200;
 const BATCH = 100;
@@ -114,6 +121,45 @@ async function append(schema: { quoted: string; name: string }, from: number, co
   return times;
 }
 
+/** The worst case's section (worst-case.ts), on agents of its own, written under its own heading with --write. */
+async function worstCaseSection(): Promise<void> {
+  const ref = flags.values.get('before');
+  const body = await worstCase({
+    pool,
+    newAgent: () => newAgent(agentNumber++),
+    seed: async (schema, count) => {
+      await append(schema, 0, count);
+      await indexAllMessages(sqlPool, schema);
+    },
+    runs: worstRuns,
+    current: searchMemory,
+    before: ref ? { ref, search: await searchAt(ref) } : undefined,
+  });
+  const section = `Command: \`npm run bench:search -- ${worstOnly ? '--worst-only' : `--sizes ${sizes.join(',')}`} --worst-runs ${worstRuns}${flags.values.get('before') ? ` --before ${flags.values.get('before')}` : ''}\`, run ${runDate(new Date())}.
+Machine: ${describeMachine()}; load average ${(await import('node:os')).loadavg()[0]!.toFixed(2)} at the end. Database: the script's embedded Postgres 17, over a warm \`pg\` pool.
+
+${body}`;
+  console.log(section);
+  if (booleanFlag(flags, 'write'))
+    console.error(`written to ${await writeBenchmarkSection('## Memory search: the worst case (issue 33)', section)}`);
+}
+
+async function stop(): Promise<void> {
+  await pool.end();
+  await stopPostgres?.();
+  if (stateDir) {
+    await removePostgresData(path.join(stateDir, 'postgres')); // also data placed outside a private TMPDIR (as root)
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+let agentNumber = 2;
+if (worstOnly) {
+  await worstCaseSection();
+  await stop();
+  process.exit(0);
+}
+
 // Hydration: without the search columns and index (template v2) and with them, alternating batches.
 const without = await newAgent(
   0,
@@ -168,7 +214,6 @@ const QUERIES: { label: string; query: string; share: string }[] = [
 ];
 const searchRows: string[][] = [];
 const p95At: Record<number, number> = {};
-let agentNumber = 2;
 const tailP95At: Record<number, number> = {};
 const beforeP95At: Record<number, number> = {};
 
@@ -289,12 +334,8 @@ if (upgradeCount > 0) {
   upgradeLine = `Upgrade of an agent of ${upgradeCount.toLocaleString('en')} messages from v2: the template step (its transaction, which appends to the agent wait for) ${ms(lockMs)}; then its ${filled.toLocaleString('en')} messages indexed in batches of 500 outside it, ${fillSeconds.toFixed(1)} s (${(filled / fillSeconds).toFixed(0)} messages/s), appends and searches going on meanwhile.`;
 }
 
-await pool.end();
-await stopPostgres?.();
-if (stateDir) {
-  await removePostgresData(path.join(stateDir, 'postgres')); // also data placed outside a private TMPDIR (as root)
-  await rm(stateDir, { recursive: true, force: true });
-}
+if (worstRuns > 0) await worstCaseSection();
+await stop();
 
 const loadAtEnd = (await import('node:os')).loadavg()[0]!;
 const biggest = Math.max(...sizes);
