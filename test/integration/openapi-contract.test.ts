@@ -18,6 +18,8 @@ import { call, type JsonResponse } from '../support/http';
 import { agentPath, initLogin, login } from '../support/login';
 import { loopbackWorker } from '../support/loopback-worker';
 import { startPlainServer, type TestServer } from '../support/mcp-servers';
+import { approve } from '../support/oauth-flow';
+import { startOAuthToolServer } from '../support/oauth-tool-server';
 import { contractChecker, type Exchange, type OpenApiDocument } from '../support/openapi-contract';
 import { earlyInWindow } from '../support/rate-limits';
 
@@ -290,6 +292,25 @@ describe('the gateway answers as its OpenAPI document says', () => {
     const goneId = ((await onAgent(agent, 'POST', '/mcp/connection', { json: { url: gone.url, auth } })).body as { id: string }).id;
     await gone.close();
     expect((await onAgent(agent, 'GET', `/mcp/connection/${goneId}/tools`)).status).toBe(424);
+    // A tool server that needs OAuth: register, authorize in the "browser", the callback's pages, the client document.
+    const oauthTools = await startOAuthToolServer('contract', {}, { loopback: true });
+    try {
+      const pending = await onAgent(agent, 'POST', '/mcp/connection', { json: { url: `${oauthTools.base}/mcp`, auth: { type: 'oauth' } } });
+      expect(pending.status, pending.text).toBe(200);
+      const oauthId = (pending.body as { id: string }).id;
+      expect(
+        (await onAgent(agent, 'POST', `/mcp/connection/${oauthId}/tools/call`, { json: { name: 'echo', arguments: {} } })).status,
+      ).toBe(424);
+      expect((await onAgent(agent, 'POST', `/mcp/connection/${id}/authorize`, { json: {} })).status).toBe(404);
+      const fresh = await onAgent(agent, 'POST', `/mcp/connection/${oauthId}/authorize`, { json: {} });
+      expect(fresh.status).toBe(200);
+      const back = new URL(await approve(oauthTools, (fresh.body as { authorizeUrl: string }).authorizeUrl));
+      expect((await send('GET', `/oauth/callback?code=x&state=${'y'.repeat(43)}`)).status).toBe(400);
+      expect((await send('GET', back.pathname + back.search)).status).toBe(200);
+      expect((await send('GET', '/oauth/client.json')).status).toBe(200);
+    } finally {
+      await oauthTools.close();
+    }
 
     // The profile and the public registration file (no token).
     expect((await onAgent(agent, 'GET', '/profile')).status).toBe(404);

@@ -74,10 +74,17 @@ const TOOLS = [
   { name: 'admin_op', description: 'Needs scope admin', inputSchema: { type: 'object', properties: {} } },
 ];
 
-export async function startOAuthToolServer(name: string, config: Partial<OAuthServerConfig> = {}): Promise<OAuthToolServer> {
-  const base = `https://${name}.tools.example`;
+/**
+ * `name`: the gateway reaches it as `https://<name>.tools.example`; `loopback: true` instead as
+ * its own `http://127.0.0.1:<port>` (a worker with the local stack's loopback switch).
+ */
+export async function startOAuthToolServer(
+  name: string,
+  config: Partial<OAuthServerConfig> = {},
+  options: { loopback?: boolean } = {},
+): Promise<OAuthToolServer> {
   const state: OAuthToolServer = {
-    base,
+    base: `https://${name}.tools.example`,
     config: { ...DEFAULTS, ...config },
     clients: new Map(),
     counts: { register: 0, authorizationCode: 0, refresh: 0, mcpWithToken: 0 },
@@ -137,10 +144,10 @@ export async function startOAuthToolServer(name: string, config: Partial<OAuthSe
   }
 
   const asMetadata = () => ({
-    issuer: base,
-    authorization_endpoint: `${base}/authorize`,
-    token_endpoint: `${base}/token`,
-    ...(state.config.dcr ? { registration_endpoint: `${base}/register` } : {}),
+    issuer: state.base,
+    authorization_endpoint: `${state.base}/authorize`,
+    token_endpoint: `${state.base}/token`,
+    ...(state.config.dcr ? { registration_endpoint: `${state.base}/register` } : {}),
     token_endpoint_auth_methods_supported: state.config.authMethods,
     code_challenge_methods_supported: ['S256'],
     response_types_supported: ['code'],
@@ -151,7 +158,7 @@ export async function startOAuthToolServer(name: string, config: Partial<OAuthSe
   const server = await listen(async (req, res, body) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const c = state.config;
-    const prm = { resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: ['read', 'admin'] };
+    const prm = { resource: `${state.base}/mcp`, authorization_servers: [state.base], scopes_supported: ['read', 'admin'] };
     if (req.method === 'GET' && url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
       return c.prm === 'none' ? sendJson(res, 404, { error: 'not found' }) : metadata(res, prm);
     }
@@ -183,7 +190,7 @@ export async function startOAuthToolServer(name: string, config: Partial<OAuthSe
       const back = new URL(redirectUri);
       back.searchParams.set('code', code);
       back.searchParams.set('state', q.get('state') ?? '');
-      if (c.iss !== 'none') back.searchParams.set('iss', c.iss === 'right' ? base : 'https://liar.example');
+      if (c.iss !== 'none') back.searchParams.set('iss', c.iss === 'right' ? state.base : 'https://liar.example');
       return void res.writeHead(302, { location: back.toString() }).end();
     }
     if (req.method === 'POST' && url.pathname === '/token') {
@@ -219,7 +226,7 @@ export async function startOAuthToolServer(name: string, config: Partial<OAuthSe
     const grant = token === undefined ? undefined : state.tokens.get(token);
     if (!grant || grant.expires < Date.now()) {
       const params = [
-        ...(state.config.prm === 'header' ? [`resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`] : []),
+        ...(state.config.prm === 'header' ? [`resource_metadata="${state.base}/.well-known/oauth-protected-resource/mcp"`] : []),
         ...(state.config.challengeScope ? [`scope="${state.config.challengeScope}"`] : []),
       ];
       return void sendJson(res, 401, { error: 'unauthorized' }, { 'www-authenticate': `Bearer ${params.join(', ')}`.trim() });
@@ -247,5 +254,6 @@ export async function startOAuthToolServer(name: string, config: Partial<OAuthSe
     sendJson(res, 200, { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
   }
 
+  if (options.loopback) state.base = new URL(server.url).origin;
   return Object.assign(state, server);
 }
