@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { AppError } from '../errors';
 import { resourceId } from '../http/openapi';
 import type { AppBindings } from '../types';
-import { oauthDeps } from './oauth/oauth.handlers';
+import { oauthDeps } from './oauth/request-deps';
 import { addConnection, callTool, listConnections, liveTools, removeConnection, type McpDeps } from './connections.service';
 import { replaceConnectionAuth } from './connection-auth.service';
 import type * as routes from './mcp.routes';

@@ -1,35 +1,18 @@
 import type { RouteHandler } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { AppError } from '../../errors';
 import { resourceId } from '../../http/openapi';
 import type { AppBindings } from '../../types';
-import { keyRing } from '../../vault/store';
 import { findConnection } from '../connections.service';
 import { completeAuthorization } from './callback.service';
 import { authorizedPage, failedPage } from './callback-page';
 import { clientDocument } from './client-document';
-import type { OAuthDeps } from './deps';
+import { oauthDeps } from './request-deps';
 import { authorizeUrl, oauthStateOf } from './flow';
 import type * as routes from './oauth.routes';
 import { reentryRequired, registeredBy } from '../connection-view';
 
-const originOf = (c: Context<AppBindings>) => new URL(c.req.url).origin;
-
-/** The tool servers' deps with what the OAuth flow adds: the gateway's origin and the state store. */
-export function oauthDeps(c: Context<AppBindings>): OAuthDeps {
-  return {
-    db: c.var.db,
-    ring: () => keyRing(c.var.config),
-    timeoutMs: c.var.config.mcpTimeoutMs,
-    ceilingMs: c.var.config.mcpCallCeilingMs,
-    outbound: { loopbackTargets: c.var.config.dev.loopbackTargets },
-    origin: originOf(c),
-    kv: c.env.NONCES,
-  };
-}
-
 export const clientMetadataHandler: RouteHandler<typeof routes.clientMetadata, AppBindings> = (c) =>
-  c.json(clientDocument(originOf(c)), 200, { 'Cache-Control': 'public, max-age=3600' });
+  c.json(clientDocument(new URL(c.req.url).origin), 200, { 'Cache-Control': 'public, max-age=3600' });
 
 export const authorizeHandler: RouteHandler<typeof routes.authorizeConnection, AppBindings> = async (c) => {
   const id = resourceId(c.req.valid('param').id);
