@@ -16,6 +16,14 @@ export interface DriverContext {
   listTools(id: string): Promise<Array<{ name: string }>>;
   /** Calls a tool through the gateway; returns the result (the gateway's 200 body). */
   callTool(id: string, name: string, args: Record<string, unknown>): Promise<{ content?: unknown[]; isError?: boolean }>;
+  /**
+   * Any call of the gateway's public API under the agent (`rest` after `/agent/{c}/{t}`), as its
+   * owner: for steps that register a connection their own way (an `auth/*` scenario's OAuth).
+   * Connections it creates are removed at the end only when given to `track`.
+   */
+  api(method: string, rest: string, json?: unknown): Promise<{ status: number; body: Record<string, unknown>; text: string }>;
+  /** Removes the connection `id` when the run ends. */
+  track(id: string): void;
   log(line: string): void;
 }
 

@@ -98,6 +98,8 @@ async function main(): Promise<number> {
       log(`${name}: ${JSON.stringify(body).slice(0, 300)}`);
       return body;
     },
+    api: (method, rest, json) => request(gateway, method, `${gateway.agentPath}${rest}`, json),
+    track: (id) => void connections.push(id),
     log,
   };
   try {
