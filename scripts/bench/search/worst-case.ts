@@ -149,7 +149,12 @@ export async function worstCase(setup: WorstCaseSetup): Promise<string> {
       }
     }
   }
-  return `Each agent holds 1,000 indexed corpus messages and the unindexed tail named; every search is \`searchMemory\` whole (both statements), each statement in a read-only transaction with \`statement_timeout\` ${SEARCH_STATEMENT_TIMEOUT_MS} ms as the worker sends it${setup.before ? ` (the search at \`${setup.before.ref}\` sets none)` : ''}. ${setup.runs} rounds after one warm-up, taking turns.
+  const how =
+    'Each agent holds 1,000 indexed corpus messages and the unindexed tail named; every search is `searchMemory` whole ' +
+    `(both statements), each statement in a read-only transaction with \`statement_timeout\` ${SEARCH_STATEMENT_TIMEOUT_MS} ms ` +
+    `as the worker sends it${setup.before ? ` (the search at \`${setup.before.ref}\` sets none)` : ''}. ` +
+    `${setup.runs} rounds after one warm-up, taking turns.`;
+  return `${how}
 
 ${markdownTable(['Unindexed tail', 'Query', 'Search', 'Answer', 'p50', 'p95', 'max'], rows, ['left', 'left', 'left', 'left', 'right', 'right', 'right'])}`;
 }
