@@ -123,6 +123,14 @@ function metadataPlaces(issuer: URL): string[] {
 
 const sameIssuer = (a: string, b: string) => a.replace(/\/$/, '') === b.replace(/\/$/, '');
 
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
 /** An endpoint the flow uses: through the outbound policy like any tool server (https, public host). */
 function endpoint(deps: OAuthFetchDeps, value: unknown, name: string): string {
   if (typeof value !== 'string') throw oauthFailed('authorization_server_metadata', 'invalid', `it has no ${name}`);
@@ -145,7 +153,9 @@ async function authorizationServer(deps: OAuthFetchDeps, issuerText: string, leg
       throw oauthFailed('authorization_server_metadata', answer.reason, answer.message, answer.status);
     }
     const m = answer.json;
-    if (typeof m.issuer !== 'string' || !sameIssuer(m.issuer, issuerText)) {
+    // The 2025-03-26 revision's server names its own issuer (its origin with a path, say): held to the origin only.
+    const issuerOk = typeof m.issuer === 'string' && (sameIssuer(m.issuer, issuerText) || (legacy && sameOrigin(m.issuer, issuerText)));
+    if (!issuerOk) {
       throw oauthFailed(
         'authorization_server_metadata',
         'issuer_mismatch',
@@ -158,7 +168,7 @@ async function authorizationServer(deps: OAuthFetchDeps, issuerText: string, leg
     }
     const authMethods = strings(m.token_endpoint_auth_methods_supported);
     return {
-      issuer: m.issuer,
+      issuer: String(m.issuer),
       authorizationEndpoint: endpoint(deps, m.authorization_endpoint, 'authorization_endpoint'),
       tokenEndpoint: endpoint(deps, m.token_endpoint, 'token_endpoint'),
       ...(m.registration_endpoint === undefined
