@@ -171,4 +171,26 @@ describe('registering and authorizing', () => {
       'mcp_connection_not_found',
     );
   });
+
+  it('before authorizing, GET …/tools is 424 with an authorize URL; a static key on an OAuth server is 400 tool_server_oauth_unsupported', async () => {
+    const who = await agent();
+    const added = await addOAuth(worker, who, dcr);
+    const live = await gatewayCall(worker, who, `/mcp/connection/${added.body.id}/tools`);
+    expectError(live, 424, 'tool_authorization_required');
+    expect(new URL(live.body.error.details.authorizeUrl).origin).toBe(dcr.base);
+    const other = await agent();
+    const keyed = await gatewayCall(worker, other, '/mcp/connection', {
+      method: 'POST',
+      json: { url: `${dcr.base}/mcp`, auth: { type: 'bearer', value: 'static' } },
+    });
+    expectError(keyed, 400, 'tool_server_oauth_unsupported');
+  });
+
+  it('removing an OAuth connection destroys its tokens: the list is empty, a second delete 404', async () => {
+    const who = await agent();
+    const id = await connectAuthorized(worker, who, dcr);
+    expect((await gatewayCall(worker, who, `/mcp/connection/${id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await gatewayCall(worker, who, '/mcp/connections')).body.connections).toEqual([]);
+    expectError(await gatewayCall(worker, who, `/mcp/connection/${id}`, { method: 'DELETE' }), 404, 'mcp_connection_not_found');
+  });
 });

@@ -42,7 +42,8 @@ export async function tokenRequest(
     throw oauthFailed(step, answer.reason, answer.message, answer.status);
   }
   const j = answer.json;
-  if (typeof j.access_token !== 'string' || j.access_token === '' || j.access_token.length > 8_192) {
+  // Sent as a header value: printable ASCII only, as any credential.
+  if (typeof j.access_token !== 'string' || !/^[\x21-\x7e]{1,8192}$/.test(j.access_token)) {
     throw oauthFailed(step, 'invalid', 'its answer has no usable access_token');
   }
   if (typeof j.token_type === 'string' && j.token_type.toLowerCase() !== 'bearer') {
@@ -52,7 +53,9 @@ export async function tokenRequest(
     ok: true,
     tokens: {
       accessToken: j.access_token,
-      ...(typeof j.refresh_token === 'string' && j.refresh_token !== '' ? { refreshToken: j.refresh_token } : {}),
+      ...(typeof j.refresh_token === 'string' && j.refresh_token !== '' && j.refresh_token.length <= 8_192
+        ? { refreshToken: j.refresh_token }
+        : {}),
       ...(typeof j.expires_in === 'number' && j.expires_in > 0 ? { expiresIn: j.expires_in } : {}),
       ...(typeof j.scope === 'string' ? { scopes: j.scope.split(' ').filter((s) => s !== '') } : {}),
     },
