@@ -7,7 +7,7 @@
  * Document) and each discovery variant.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freshAgent, type TestAgent } from '../support/agent';
+import { freshAgent } from '../support/agent';
 import { call, deployment, expectError } from '../support/http';
 import { addOAuth, authorize, connectAuthorized, gatewayCall } from '../support/oauth-flow';
 import { startOAuthToolServer, type OAuthToolServer } from '../support/oauth-tool-server';

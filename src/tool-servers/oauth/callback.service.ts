@@ -117,7 +117,8 @@ async function pendingConnection(deps: OAuthDeps, p: PendingAuthorization, agent
   } catch (err) {
     throw databaseError(err);
   }
-  if (!row || row.authType !== 'oauth' || !registeredBy(row, agent.owner)) throw stateInvalid();
+  if (!row) throw stateInvalid();
+  if (row.authType !== 'oauth' || !registeredBy(row, agent.owner)) throw stateInvalid();
   const state = oauthStateOf(row);
   if (state.server.issuer !== p.issuer) throw stateInvalid();
   return row;
