@@ -11,7 +11,8 @@ import { freshAgent } from '../support/agent';
 import { call, deployment, expectError } from '../support/http';
 import { addOAuth, authorize, connectAuthorized, gatewayCall } from '../support/oauth-flow';
 import { startOAuthToolServer, type OAuthToolServer } from '../support/oauth-tool-server';
-import { workerWithToolServers } from '../support/tool-routing';
+import { startPlainServer, type TestServer } from '../support/mcp-servers';
+import { toolServerUrl, workerWithToolServers } from '../support/tool-routing';
 
 const stack = inject('stack');
 const testnet = deployment('testnet');
@@ -23,6 +24,8 @@ let cimd: OAuthToolServer;
 let legacy: OAuthToolServer;
 let openid: OAuthToolServer;
 let wellKnown: OAuthToolServer;
+let plain: TestServer;
+const PLAIN_KEY = `plain-${crypto.randomUUID()}`;
 
 beforeAll(async () => {
   [dcr, pre, cimd, legacy, openid, wellKnown] = await Promise.all([
@@ -33,16 +36,17 @@ beforeAll(async () => {
     startOAuthToolServer('oauth-openid', { asMetadata: 'openid' }),
     startOAuthToolServer('oauth-wk', { prm: 'well-known' }),
   ]);
+  plain = await startPlainServer({ apiKey: PLAIN_KEY });
   const servers = { dcr, pre, cimd, legacy, openid, wellKnown };
-  worker = await workerWithToolServers(
-    stack,
-    Object.fromEntries(Object.values(servers).map((s) => [new URL(s.base).hostname.split('.')[0], s.url])),
-  );
+  worker = await workerWithToolServers(stack, {
+    plain: plain.url,
+    ...Object.fromEntries(Object.values(servers).map((s) => [new URL(s.base).hostname.split('.')[0], s.url])),
+  });
 });
 
 afterAll(async () => {
   await worker?.dispose();
-  await Promise.all([dcr, pre, cimd, legacy, openid, wellKnown].map((s) => s?.close()));
+  await Promise.all([dcr, pre, cimd, legacy, openid, wellKnown, plain].map((s) => s?.close()));
 });
 
 const agent = () => freshAgent(testnet);
@@ -184,6 +188,19 @@ describe('registering and authorizing', () => {
       json: { url: `${dcr.base}/mcp`, auth: { type: 'bearer', value: 'static' } },
     });
     expectError(keyed, 400, 'tool_server_oauth_unsupported');
+  });
+
+  it('POST …/authorize: 400 tool_server_not_oauth on a connection with a static key; 403 for an agent key', async () => {
+    const who = await agent();
+    const added = await gatewayCall(worker, who, '/mcp/connection', {
+      method: 'POST',
+      json: { url: toolServerUrl('plain', plain.url), auth: { type: 'header', headerName: 'x-api-key', value: PLAIN_KEY } },
+    });
+    expect(added.status, added.text).toBe(200);
+    const path = `/mcp/connection/${added.body.id}/authorize`;
+    expectError(await gatewayCall(worker, who, path, { method: 'POST', json: {} }), 400, 'tool_server_not_oauth');
+    const key = await gatewayCall(worker, who, '/keys', { method: 'POST', json: { name: 'k', scopes: ['mcp'] } });
+    expectError(await gatewayCall(worker, { ...who, token: key.body.key }, path, { method: 'POST', json: {} }), 403, 'key_not_allowed');
   });
 
   it('removing an OAuth connection destroys its tokens: the list is empty, a second delete 404', async () => {
