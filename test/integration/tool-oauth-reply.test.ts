@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { connectAuthorized } from '../support/oauth-flow';
 import { startOAuthToolServer, type OAuthToolServer } from '../support/oauth-tool-server';
-import { replyAgent, replyWorker } from '../support/replies';
+import { parseSse, replyAgent, replyWorker } from '../support/replies';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
@@ -34,6 +34,15 @@ describe('an OAuth tool server in a reply', () => {
     const ok = await agent.reply({ message: 'please use tool echo hello' });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.steps.map((s: { tool: string; isError: boolean }) => [s.tool, s.isError])).toEqual([['echo', false]]);
+
+    // Streamed: the tool runs after the answer started (and the request's pool ended), the token refreshed on the way.
+    const refreshes = server.counts.refresh;
+    const streamed = await agent.reply({ message: 'please use tool echo streamed' }, { headers: { accept: 'text/event-stream' } });
+    expect(streamed.status, streamed.text).toBe(200);
+    const events = parseSse(streamed.text);
+    const result = events.find((e) => e.event === 'tool_result');
+    expect(result?.data.isError, streamed.text).toBe(false);
+    expect(server.counts.refresh).toBe(refreshes + 1);
 
     server.config.refuseRefresh = true;
     try {
