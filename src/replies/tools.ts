@@ -99,7 +99,8 @@ export function toolSet(
           durationMs: Date.now() - started,
         };
         context.steps.push(step);
-        context.calls?.push({ tool: name, connectionId, arguments: args, outcome: audited, durationMs: step.durationMs });
+        // Only the tools that are audited (a tool server's, not the memory reads) are written to the trail.
+        if (t.audited) context.calls?.push({ tool: name, connectionId, arguments: args, outcome: audited, durationMs: step.durationMs });
         context.events.toolResult({ ...withoutArguments(step), content: text });
         if (isError) throw new ToolFailure(text);
         return text;

@@ -124,13 +124,15 @@ async function append(env: ToolEnv, raw: Record<string, unknown>): Promise<ToolO
   }
 }
 
-const builtIn = { source: 'memory', connectionId: null, audited: true } as const;
+// Reads write no audit entry (a busy key would grow the trail per read); an append is one entry.
+const builtIn = { source: 'memory', connectionId: null } as const;
 
 export const memorySource: ToolSource = {
   reserved: [MEMORY_SEARCH, MEMORY_READ, MEMORY_APPEND],
   tools: (env): AgentTool[] => [
     {
       ...builtIn,
+      audited: false,
       name: MEMORY_SEARCH,
       realName: MEMORY_SEARCH,
       title: 'Search memory',
@@ -143,6 +145,7 @@ export const memorySource: ToolSource = {
     },
     {
       ...builtIn,
+      audited: false,
       name: MEMORY_READ,
       realName: MEMORY_READ,
       title: 'Read a context',
@@ -155,6 +158,7 @@ export const memorySource: ToolSource = {
     },
     {
       ...builtIn,
+      audited: true,
       name: MEMORY_APPEND,
       realName: MEMORY_APPEND,
       title: 'Append to memory',
