@@ -73,22 +73,28 @@ function httpClient(config: Config): SqlClient {
   return client;
 }
 
-/** `http` as a SqlClient; `transactional` (unpatched: its queries are the driver's own) sends the transactions. */
-function sqlOver(http: NeonQueryFunction<false, true>, transactional = http): SqlClient {
+function sqlOver(http: NeonQueryFunction<false, true>): SqlClient {
   return {
     async query<R = Record<string, unknown>>(text: string, values: unknown[] = []) {
       const result = await http.query(text, values, { fullResults: true });
       return { rows: result.rows as R[], rowCount: result.rowCount };
     },
-    // One HTTP request still: Neon's non-interactive transaction, the timeout local to it.
-    async queryBounded<R = Record<string, unknown>>(timeoutMs: number, text: string, values: unknown[] = []) {
-      const [, result] = await transactional.transaction(
-        (tx) => [tx.query(`SELECT set_config('statement_timeout', $1, true)`, [String(timeoutMs)]), tx.query(text, values)],
-        { fullResults: true, readOnly: true },
-      );
-      return { rows: result!.rows as R[], rowCount: result!.rowCount };
-    },
+    queryBounded: (timeoutMs, text, values) => boundedQuery(http, timeoutMs, text, values),
   };
+}
+
+/**
+ * `text` alone in a read-only transaction with `statement_timeout` local to it: still one HTTP
+ * request (Neon's non-interactive transaction). `http` must be the driver's own function (its
+ * `query` unpatched), as its transactions take only the driver's own queries.
+ */
+async function boundedQuery<R>(http: NeonQueryFunction<false, true>, timeoutMs: number, text: string, values: unknown[] = []) {
+  const [, result] = await http.transaction(
+    (tx) => [tx.query(`SELECT set_config('statement_timeout', $1, true)`, [String(timeoutMs)]), tx.query(text, values)],
+    { fullResults: true, readOnly: true },
+  );
+  if (!result) throw new Error('a bounded statement answered no result');
+  return { rows: result.rows as R[], rowCount: result.rowCount };
 }
 
 /** `statement`'s outcome, or the abort's reason once `signal` has aborted (whatever the driver made of it). */
@@ -166,10 +172,10 @@ function handle(config: Config): Database {
 }
 
 function abortable(db: Database, config: Config, signal: AbortSignal): Database {
-  const base = sqlOver(abortableHttp(config, signal, true), neon(config.databaseUrl, { fullResults: true, fetchOptions: { signal } }));
+  const transactional = neon(config.databaseUrl, { fullResults: true, fetchOptions: { signal } });
   const sql: SqlClient = {
-    query: base.query,
-    queryBounded: (timeoutMs, text, values) => unlessAborted(signal, () => base.queryBounded!(timeoutMs, text, values)),
+    query: sqlOver(abortableHttp(config, signal, true)).query,
+    queryBounded: (timeoutMs, text, values) => unlessAborted(signal, () => boundedQuery(transactional, timeoutMs, text, values)),
   };
   let reads: NeonHttpDatabase<typeof schema> | undefined;
   return {
