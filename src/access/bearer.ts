@@ -7,9 +7,18 @@ import { AGENT_KEY_PATTERN, hashAgentKey } from '../keys/secret';
 import type { AppBindings } from '../types';
 import { verifyAccessToken } from '../auth/jwt';
 
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
-const BEARER_KEY = /^Bearer (agk_\S*)$/;
-const BEARER_OAUTH = /^Bearer (\S+)$/;
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const KEY = /^agk_\S*$/;
+const CREDENTIALS = /^(\S+) +(\S+)$/;
+
+/**
+ * The credential of an `Authorization` header of the Bearer scheme, else undefined. The scheme's
+ * name is case-insensitive (RFC 7235: `bearer` and `BEARER` are `Bearer`); the token is one word.
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  const match = CREDENTIALS.exec(header?.trim() ?? '');
+  return match?.[1]?.toLowerCase() === 'bearer' ? match[2] : undefined;
+}
 
 export interface BearerOptions {
   /** The scope an agent key needs on this request's route; undefined: keys are not allowed there. */
@@ -44,7 +53,8 @@ export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
   return async function bearerMiddleware(c, next) {
     const header = c.req.header('authorization');
     if (!header) throw new AppError('unauthorized', 'Send an access token: Authorization: Bearer <token>');
-    const key = BEARER_KEY.exec(header.trim())?.[1];
+    const token = bearerToken(header);
+    const key = token !== undefined && KEY.test(token) ? token : undefined;
     if (key !== undefined) {
       const scope = options.keyScope(c);
       if (!scope) throw new AppError('key_not_allowed', "Agent keys cannot use this route; it needs the owner's wallet token");
@@ -54,16 +64,14 @@ export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
       return;
     }
     c.set('agentKey', undefined);
-    const oauthToken = BEARER_OAUTH.exec(header.trim())?.[1];
-    if (oauthToken !== undefined && options.oauth?.pattern.test(oauthToken)) {
-      c.set('wallet', await oauthWallet(c, options.oauth, oauthToken));
+    if (token !== undefined && options.oauth?.pattern.test(token)) {
+      c.set('wallet', await oauthWallet(c, options.oauth, token));
       await next();
       return;
     }
-    const match = BEARER.exec(header.trim());
-    if (!match?.[1]) throw new AppError('unauthorized', 'The Authorization header must be "Bearer <token>"');
+    if (token === undefined || !JWT.test(token)) throw new AppError('unauthorized', 'The Authorization header must be "Bearer <token>"');
     const { config } = c.var;
-    const result = await verifyAccessToken(match[1], { secret: config.jwtSecret, chainId: config.chainId, now: new Date() });
+    const result = await verifyAccessToken(token, { secret: config.jwtSecret, chainId: config.chainId, now: new Date() });
     if (!result.ok) {
       switch (result.reason) {
         case 'expired':
