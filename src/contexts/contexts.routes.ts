@@ -91,7 +91,7 @@ export const createContext = createRoute({
     200: { description: 'Created (empty body)' },
     ...agentRoute.errors,
     400: errorResponse(
-      '`validation_failed` (key format, reserved prefix, bad path), `context_exists` (duplicate), `agent_kind_not_supported` (collection kind is not internal or expert)',
+      '`validation_failed` (key format, `.` or `..`, reserved prefix, bad path), `context_exists` (duplicate), `agent_kind_not_supported` (collection kind is not internal or expert)',
     ),
     500: errorResponse('`internal_error`: storage failure; nothing is half-written'),
   },
@@ -119,7 +119,7 @@ export const createContexts = createRoute({
             z.object({
               key: z.string(),
               status: z.enum(['created', 'exists', 'invalid']),
-              reason: z.enum(['too_short', 'too_long', 'bad_characters', 'reserved']).optional(),
+              reason: z.enum(['too_short', 'too_long', 'bad_characters', 'dot_segment', 'reserved']).optional(),
               message: z.string().optional(),
             }),
           ),

@@ -14,13 +14,20 @@ export const MESSAGE_MIN_CHARS = 2;
 export const MESSAGE_MAX_BYTES = 256 * 1024;
 export const ROLES = ['user', 'system', 'assistant'] as const;
 
-export type KeyProblem = 'too_short' | 'too_long' | 'bad_characters' | 'reserved';
+export type KeyProblem = 'too_short' | 'too_long' | 'bad_characters' | 'dot_segment' | 'reserved';
+
+/**
+ * Keys a URL path cannot carry: a path segment `.` or `..` (percent-encoded too) is removed when
+ * the URL is parsed, so `…/context/..` never reaches the context. (`.` is too short anyway.)
+ */
+const DOT_SEGMENTS: ReadonlySet<string> = new Set(['.', '..']);
 
 /** Why a context key is not acceptable for creation, or null when it is (docs/memory.md). */
 export function keyProblem(key: string): KeyProblem | null {
   if (key.length < KEY_MIN_CHARS) return 'too_short';
   if (key.length > KEY_MAX_CHARS) return 'too_long';
   if (!KEY_PATTERN.test(key)) return 'bad_characters';
+  if (DOT_SEGMENTS.has(key)) return 'dot_segment';
   if (key.startsWith(RESERVED_PREFIX)) return 'reserved';
   return null;
 }
@@ -29,6 +36,7 @@ export const KEY_PROBLEM_TEXT: Record<KeyProblem, string> = {
   too_short: `must be at least ${KEY_MIN_CHARS} characters`,
   too_long: `must be at most ${KEY_MAX_CHARS} characters`,
   bad_characters: 'may only contain A-Z a-z 0-9 . _ - : / @',
+  dot_segment: 'must not be . or .. (a URL path drops those segments)',
   reserved: `must not start with the reserved prefix ${RESERVED_PREFIX}`,
 };
 

@@ -11,7 +11,7 @@ import {
   ROLES,
 } from './rules';
 
-/** A key to create: 2..255 of `A-Z a-z 0-9 . _ - : / @`, not under the reserved prefix. */
+/** A key to create: 2..255 of `A-Z a-z 0-9 . _ - : / @`, not `..`, not under the reserved prefix. */
 export const NewKeySchema = z
   .string()
   .superRefine((key, ctx) => {
@@ -20,7 +20,7 @@ export const NewKeySchema = z
   })
   .openapi({
     example: 'customer:42/notes',
-    description: '2..255 characters of A-Z a-z 0-9 . _ - : / @; not starting with conversation-context-discovery/',
+    description: '2..255 characters of A-Z a-z 0-9 . _ - : / @; not `..`; not starting with conversation-context-discovery/',
   });
 
 /** A key in a path: at least 2 characters (it must exist, so its format is checked by lookup). */

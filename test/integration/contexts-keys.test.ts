@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerCollection } from '../../scripts/lib/collections';
 import { deployDemoAgents } from '../../scripts/lib/contracts';
 import { freshAgent, listKeys, seg, type TestAgent } from '../support/agent';
+import { mcpRpc, mcpUrl } from '../support/agent-mcp';
 import { fundedWallet } from '../support/chain';
 import { deployment, errorCode, type JsonResponse, expectError } from '../support/http';
 import { agentSchema, closePg, expectedSchemaName, quoted, schemaCount, sql, storageRows } from '../support/pg';
@@ -310,6 +311,35 @@ describe('POST /agent/{c}/{t}/context', () => {
     ['a newline at the end', 'ab\n'],
   ])('answers 400 validation_failed for a key with %s', async (_, key) => {
     expectError(await create(agent, key), 400, 'validation_failed');
+  });
+
+  it('refuses `..` as a key (a URL path drops it, so it could never be read): 400 validation_failed, batch dot_segment, memory_append refused', async () => {
+    const res = await create(agent, '..');
+    expectError(res, 400, 'validation_failed');
+    expect(res.text).toContain('must not be . or ..');
+    const batch = await createMany(agent, ['..', '.', '...', 'a/..']);
+    expect(batch.status, batch.text).toBe(200);
+    expect(batch.body.results.map((r) => [r.key, r.status, r.reason])).toEqual([
+      ['..', 'invalid', 'dot_segment'],
+      ['.', 'invalid', 'too_short'],
+      ['...', 'created', undefined],
+      ['a/..', 'created', undefined],
+    ]);
+    // The keys that hold dots but are no dot segment are read over REST as any other.
+    for (const key of ['...', 'a/..']) {
+      const read = await agent.call(`/context/${seg(key)}/messages`);
+      expect(read.status, `${key}: ${read.text}`).toBe(200);
+    }
+    const append = await mcpRpc(mcpUrl(testnet.baseUrl, agent), agent.token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'memory_append', arguments: { contextKey: '..', message: 'hello' } },
+    });
+    expect(append.status, append.text).toBe(200);
+    expect(append.text).toContain('must not be . or ..');
+    expect(append.text).toContain('"isError":true');
+    expect((await list(agent, { search: '..' })).body.contextKeys).not.toContain('..');
   });
 
   it('answers 400 validation_failed when key is missing or not a string', async () => {

@@ -4,12 +4,13 @@ import { likeSubstring } from '../../src/contexts/contexts.service';
 import { keyProblem, RESERVED_PREFIX } from '../../src/contexts/rules';
 import { MessageTextSchema, NewKeySchema } from '../../src/contexts/schemas';
 
-/** The key rules of docs/memory.md, written out again: 2..255 of `A-Z a-z 0-9 . _ - : / @`, not under the reserved prefix. */
+/** The key rules of docs/memory.md, written out again: 2..255 of `A-Z a-z 0-9 . _ - : / @`, not `..`, not under the reserved prefix. */
 const ALLOWED = new Set('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-:/@');
 function referenceProblem(key: string): string | null {
   if (key.length < 2) return 'too_short';
   if (key.length > 255) return 'too_long';
   for (let i = 0; i < key.length; i++) if (!ALLOWED.has(key[i]!)) return 'bad_characters';
+  if (key === '..') return 'dot_segment';
   if (key.slice(0, RESERVED_PREFIX.length) === 'conversation-context-discovery/') return 'reserved';
   return null;
 }
@@ -44,6 +45,7 @@ const keyCandidates = fc.oneof(
   fc.string({ unit: fc.constantFrom(...allowedChars), minLength: 250, maxLength: 260 }),
   fc.string({ unit: fc.constantFrom(...allowedChars, ...otherChars), minLength: 0, maxLength: 10 }).map((s) => RESERVED_PREFIX + s),
   fc.string({ unit: fc.constantFrom(...allowedChars), minLength: 0, maxLength: 4 }).map((s) => `conversation-context-discovery${s}`),
+  fc.string({ unit: fc.constantFrom('.', '/'), minLength: 0, maxLength: 4 }),
 );
 
 describe('context key rules', () => {
@@ -74,6 +76,11 @@ describe('context key rules', () => {
     [RESERVED_PREFIX, 'reserved'],
     [`${RESERVED_PREFIX}x`, 'reserved'],
     ['a', 'too_short'],
+    ['.', 'too_short'],
+    ['..', 'dot_segment'],
+    ['...', null],
+    ['../x', null],
+    ['x/..', null],
     ['k'.repeat(256), 'too_long'],
     ['ab\n', 'bad_characters'],
     ['\u{1F600}', 'bad_characters'],
