@@ -374,6 +374,9 @@ describe('memory search: a very common word', () => {
       const res = await agent.call(`/context/${seg('log')}/messages`, { method: 'POST', json: { messages } });
       expect(res.status, res.text).toBe(200);
     }
+    // Paging is the point here, not the unindexed tail: a burst of appends can leave more than one
+    // search reads directly (503 search_busy until the indexer catches up: search-busy.test.ts).
+    await untilIndexed(expectedSchemaName({ deployment: testnet, collection: agent.collection, tokenId: agent.tokenId }));
     const seen: number[] = [];
     let cursor: string | undefined;
     do {
