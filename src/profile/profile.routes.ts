@@ -12,8 +12,8 @@ const plainText = (max: number, multiline: boolean) =>
     .refine(
       (t) => isPlainText(t, multiline),
       multiline
-        ? 'must be well-formed, not blank, without control characters but line breaks and tabs'
-        : 'must be one line of well-formed text, not blank',
+        ? 'must be well-formed, not blank, without control characters (but line breaks and tabs), line separators or bidi controls'
+        : 'must be one line of well-formed text, not blank, without control characters, line separators or bidi controls',
     );
 
 export const ProfileInputSchema = z

@@ -33,7 +33,18 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters but line breaks and tabs are what it refuses
 const CONTROL_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
-/** Text a person reads: well-formed, not blank, no control characters (line breaks and tabs when `multiline`). */
+/**
+ * Never in a profile's text, which the public registration file shows as is: C1 controls (U+0085,
+ * a line break to some readers, among them), the line and paragraph separators (a line break to
+ * JavaScript and others), and the bidi embeddings, overrides and isolates (U+202A..U+202E,
+ * U+2066..U+2069), which make a name read as something else.
+ */
+const HIDDEN_FORMAT = /[\u0080-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * Text a person reads: well-formed, not blank, no control characters (line breaks and tabs when
+ * `multiline`: `\n`, `\r`, `\t` only), no line separators and no bidi controls.
+ */
 export function isPlainText(text: string, multiline: boolean): boolean {
-  return text.isWellFormed() && text.trim() !== '' && !(multiline ? CONTROL_BUT_LINES : CONTROL).test(text);
+  return text.isWellFormed() && text.trim() !== '' && !(multiline ? CONTROL_BUT_LINES : CONTROL).test(text) && !HIDDEN_FORMAT.test(text);
 }

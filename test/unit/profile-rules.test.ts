@@ -38,4 +38,29 @@ describe('profile rules', () => {
     expect(isPlainText(' \n\t', true)).toBe(false);
     expect(isPlainText('lone \ud800 surrogate', true)).toBe(false);
   });
+
+  it('refuses C1 controls, line and paragraph separators and bidi controls in a name and a description', () => {
+    for (const c of [
+      '\u0080',
+      '\u0085',
+      '\u009f',
+      '\u2028',
+      '\u2029',
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u202d',
+      '\u202e',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+    ]) {
+      for (const multiline of [false, true])
+        expect(isPlainText(`desk${c}pdf.exe`, multiline), `${c.codePointAt(0)?.toString(16)}`).toBe(false);
+    }
+    // Letters and marks of other scripts, and the marks LRM/RLM, stay.
+    for (const ok of ['Café Ünïcode', 'مكتب الضمان', 'desk \u200e mark', '\u00a0no-break space'])
+      expect(isPlainText(ok, false), ok).toBe(true);
+  });
 });
