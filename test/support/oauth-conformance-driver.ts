@@ -57,3 +57,5 @@ if (tool) {
   }
 }
 await api('DELETE', `/mcp/connection/${id}`);
+
+export {};
