@@ -16,6 +16,7 @@ import * as grantRoutes from './grants.routes';
 import { authorizeErrorPage } from './authorize-page';
 import { resourceOfMcpPath } from './resource';
 import { TOKEN_PATH } from './server';
+import { tokenRequestGuard } from './token-guard';
 import { OAUTH_TOKEN_PATTERN, walletOfAccessToken } from './access-token';
 
 /** For `bearer()`: how an OAuth access token looks, where it is accepted, and whose it is. */
@@ -60,7 +61,11 @@ const pageHook: Hook<any, AppBindings, any, any> = (result, c) => {
   return c.html(page.html, 400, { 'Content-Security-Policy': page.csp });
 };
 
-export const oauth = createRouter()
+// What the token endpoint's schema and the library cannot read is answered before them (token-guard.ts).
+const router = createRouter();
+router.use(TOKEN_PATH, tokenRequestGuard);
+
+export const oauth = router
   .openapi(routes.protectedResourceMetadata, protectedResourceMetadataHandler)
   .openapi(routes.authorizationServerMetadata, authorizationServerMetadataHandler)
   .openapi(routes.registerClient, registerClientHandler, oauthHook('invalid_client_metadata'))

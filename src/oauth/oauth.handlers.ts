@@ -14,6 +14,7 @@ import { documentProblemText, isDocumentClientId, libraryClientOf, listsRedirect
 import { resolveClientDocument, type ResolvedDocument } from './client-document.store';
 import type * as routes from './oauth.routes';
 import { grantUserId, mcpResource, parseMcpResource, subjectOfCredential } from './resource';
+import { basicClientId, credentialShapeOk, oauthErrorResponse } from './token-guard';
 import { anyResourceServer, authorizationServerFor, MCP_SCOPE, oauthEnv, oauthLibrary } from './server';
 
 const originOf = (c: Context<AppBindings>) => new URL(c.req.url).origin;
@@ -91,6 +92,18 @@ export const tokenHandler: RouteHandler<typeof routes.token, AppBindings> = asyn
   const request = await replayable(c);
   const form = new URLSearchParams(await request.clone().text());
   const credential = form.get('code') ?? form.get('refresh_token') ?? form.get('token');
+  // A made-up code or refresh token is refused as RFC 6749 says (the library, without the agent
+  // its prefix would name, answered invalid_target); a made-up token to revoke is revoked already.
+  // Without any client id, the library's invalid_client comes first, as it would for any code.
+  const namesClient = form.has('client_id') || basicClientId(c.req.header('authorization')) !== undefined;
+  if (credential && namesClient && !credentialShapeOk(credential)) {
+    const grantType = form.get('grant_type');
+    if (grantType === 'authorization_code' || grantType === 'refresh_token') {
+      return asDocumented(oauthErrorResponse(400, 'invalid_grant', 'Unknown, used or expired code or refresh token'));
+    }
+    if (grantType === null && form.has('token'))
+      return asDocumented(new Response('', { status: 200, headers: { 'Cache-Control': 'no-store' } }));
+  }
   const subject = credential ? subjectOfCredential(credential) : null;
   const origin = originOf(c);
   const server = await (subject

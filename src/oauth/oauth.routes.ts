@@ -5,6 +5,7 @@ import { ChainIdSchema, SignatureSchema } from '../auth/auth.routes';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
 import { ClientRegistrationSchema } from './registration';
+import { MAX_CLIENT_ID_BYTES } from './token-guard';
 import { AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH } from './server';
 
 const TAG = ['OAuth'];
@@ -165,10 +166,10 @@ export const token = createRoute({
   responses: {
     200: jsonResponse('Tokens (or, for a revocation, an empty object)', TokenResponseSchema),
     400: oauthError(
-      '`invalid_request` (a field missing or out of bounds), `invalid_grant` (unknown, used or expired code or refresh token, wrong PKCE verifier, another redirect URI), `invalid_target` (another resource), `unsupported_grant_type`',
+      '`invalid_request` (a field missing or out of bounds; a multipart body; a form not in UTF-8), `invalid_grant` (unknown, made-up, used or expired code or refresh token, wrong PKCE verifier, another redirect URI), `invalid_target` (another resource), `unsupported_grant_type`',
     ),
     401: oauthError(
-      '`invalid_client`: unknown client, a confidential client with a wrong secret, or a metadata-document client whose document no longer loads or validates',
+      '`invalid_client`: unknown client, a client id over 400 bytes (in the form or in Basic credentials), malformed Basic credentials, a confidential client with a wrong secret, or a metadata-document client whose document no longer loads or validates',
     ),
     429: RATE_LIMITED_RESPONSE,
   },
@@ -176,9 +177,14 @@ export const token = createRoute({
 
 const AuthorizeQuerySchema = z.object({
   response_type: bounded(20).openapi({ example: 'code' }),
-  client_id: bounded(512).openapi({
-    description: "A registered client's id, or the https URL of the client's metadata document (at most 400 characters)",
-  }),
+  client_id: z
+    .string()
+    .max(MAX_CLIENT_ID_BYTES)
+    .regex(/^[\x21-\x7e]*$/, 'must be printable ASCII')
+    .optional()
+    .openapi({
+      description: "A registered client's id, or the https URL of the client's metadata document (at most 400 characters)",
+    }),
   redirect_uri: bounded(2000),
   state: bounded(1000),
   code_challenge: bounded(128),

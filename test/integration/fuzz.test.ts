@@ -206,6 +206,107 @@ const LEAKS = [
   /PostgresError|NeonDbError|ContractFunctionExecutionError|TypeError|RangeError/,
 ];
 
+/** Forms, charsets, multipart and Basic credentials for the OAuth token endpoint, as a hostile client sends them. */
+const hostileValue = fc.oneof(
+  text,
+  fc.constantFrom('made-up', 'a:b:c', `${'x'.repeat(300)}:${'y'.repeat(200)}:z`, 'c'.repeat(506), `https://example.com/${'c'.repeat(500)}`),
+  fc.string({ unit: 'grapheme', maxLength: 300 }),
+);
+const tokenForm = fc
+  .dictionary(
+    fc.constantFrom(
+      'grant_type',
+      'code',
+      'refresh_token',
+      'token',
+      'client_id',
+      'client_secret',
+      'redirect_uri',
+      'code_verifier',
+      'resource',
+    ),
+    fc.oneof(hostileValue, fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials')),
+    { maxKeys: 6 },
+  )
+  .map((fields) => new URLSearchParams(fields).toString());
+const hostileToken = fc.record({
+  body: fc.oneof(
+    tokenForm,
+    tokenForm.map((f) => new Uint8Array(Buffer.from(`\ufeff${f}`, 'utf16le'))),
+    text,
+  ),
+  contentType: fc.constantFrom(
+    'application/x-www-form-urlencoded',
+    'application/x-www-form-urlencoded; charset=UTF-8',
+    'application/x-www-form-urlencoded; charset=latin1',
+    'application/x-www-form-urlencoded; charset=utf-16',
+    'multipart/form-data',
+    'multipart/form-data; boundary=',
+    'multipart/form-data; boundary=x',
+    'application/json',
+  ),
+  basic: fc.option(
+    fc.oneof(
+      hostileValue.map((id) => `Basic ${Buffer.from(`${id}:s`).toString('base64')}`),
+      fc.constantFrom('Basic', 'Basic %%%', 'basic  a b'),
+    ),
+  ),
+  path: fc.constantFrom('/oauth/token', '/oauth/token/'),
+});
+const consentPost = fc.record({
+  path: fc.constantFrom('/oauth/authorize', '/oauth/authorize/', '/oauth/authorize/deny'),
+  body: fc.oneof(
+    fc
+      .record(
+        { handle: hostileValue, walletAddress: hostileValue, chainId: jsonish, nonce: hostileValue, signature: hostileValue },
+        { requiredKeys: [] },
+      )
+      .map((v) => JSON.stringify(v)),
+    text,
+  ),
+  cookie: fc.option(
+    fc
+      .string({ maxLength: 80 })
+      .filter((v) => /^[\x21-\x7e]*$/.test(v))
+      .map((v) => `__Host-oauth-consent=${v}`),
+  ),
+});
+
+describe('hostile OAuth token requests and consent posts', () => {
+  it(
+    `${Math.ceil(RUNS / 5)} seeded cases each: a 4xx with an error code (or an empty revocation), never a 5xx, a stack or a secret`,
+    async () => {
+      const check = (what: string, res: { status: number; text: string }) => {
+        // Only a revocation of a made-up token is a success (RFC 7009: nothing to revoke).
+        expect(res.status < 500 && (res.status >= 400 || res.text === ''), what).toBe(true);
+        if (res.status >= 400) expect(res.text, what).toMatch(/"error"/);
+        for (const leak of LEAKS) expect(res.text, what).not.toMatch(leak);
+        for (const secret of secrets) expect(res.text.includes(secret), `${what} carries a secret`).toBe(false);
+      };
+      const runs = Math.ceil(RUNS / 5);
+      await fc.assert(
+        fc.asyncProperty(hostileToken, async (t) => {
+          const headers: Record<string, string> = { 'content-type': t.contentType, ...(t.basic ? { authorization: t.basic } : {}) };
+          const res = await fetch(`${worker.url}${t.path}`, { method: 'POST', headers, body: t.body });
+          const answer = { status: res.status, text: await res.text() };
+          check(`POST ${t.path} ${t.contentType} (${t.basic?.slice(0, 40)}) -> ${answer.status}: ${answer.text.slice(0, 200)}`, answer);
+        }),
+        { numRuns: runs, seed: SEED, endOnFailure: true },
+      );
+      await fc.assert(
+        fc.asyncProperty(consentPost, async (p) => {
+          const headers: Record<string, string> = { 'content-type': 'application/json', ...(p.cookie ? { cookie: p.cookie } : {}) };
+          const res = await fetch(`${worker.url}${p.path}`, { method: 'POST', headers, body: p.body, redirect: 'manual' });
+          const answer = { status: res.status, text: await res.text() };
+          check(`POST ${p.path} ${p.body.slice(0, 100)} -> ${answer.status}: ${answer.text.slice(0, 200)}`, answer);
+        }),
+        { numRuns: runs, seed: SEED, endOnFailure: true },
+      );
+    },
+    Math.max(60_000, RUNS * 100),
+  );
+});
+
 describe('random and mutated requests to every operation of the OpenAPI document', () => {
   it(
     `${RUNS} seeded cases: no undeclared 5xx, no stack, SQL or secret in a body, nothing stored by a refused request`,
