@@ -70,7 +70,11 @@ export async function completeAuthorization(deps: OAuthDeps, input: CallbackInpu
   const t = answer.tokens;
   const allowed = canonicalToolServerUrl(row.url, deps.outbound);
   if (!allowed.ok) throw new AppError('invalid_tool_server_url', allowed.message, { details: { reason: allowed.reason } });
-  const checked = await inspectToolServer(deps, row.url, { type: 'bearer', token: t.accessToken }, connectionTimeout(deps, row));
+  const checked = await inspectToolServer(deps, row.url, { type: 'bearer', token: t.accessToken }, connectionTimeout(deps, row)).catch(
+    (err: unknown) => {
+      throw refusedToken(err);
+    },
+  );
   const patch = {
     scopes: pending.scopes,
     grantedScopes: t.scopes ?? pending.scopes,
@@ -85,6 +89,19 @@ export async function completeAuthorization(deps: OAuthDeps, input: CallbackInpu
   if (!saved.saved) throw stateInvalid();
   await auditChange(deps.db.orm, agent, 'mcp_credentials.set', { connectionId: row.id }).catch(() => {});
   return { connection: row.name ?? new URL(row.url).host, tools: checked.tools.length };
+}
+
+/**
+ * The tool server refusing the token just issued (401, or 403 such as `insufficient_scope` for
+ * the very scopes it asked) is a failed step of the flow, 502 `tool_server_oauth_failed`: not the
+ * static-key registration's answers, which would call it a rejected key or say OAuth is unsupported.
+ */
+function refusedToken(err: unknown): unknown {
+  if (!(err instanceof AppError) || (err.code !== 'tool_server_credential_rejected' && err.code !== 'tool_server_oauth_unsupported'))
+    return err;
+  const upstream = (err.details as { upstreamStatus?: unknown } | undefined)?.upstreamStatus;
+  const status = typeof upstream === 'number' ? upstream : undefined;
+  return oauthFailed('tool_server', 'token_refused', `it refused the new access token (HTTP ${status ?? 401})`, status);
 }
 
 /** The agent as the state names it, its owner the wallet that asked (the tokens are bound to it). */
