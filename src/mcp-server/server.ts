@@ -98,8 +98,35 @@ function agentServer(serving: McpServing, tools: () => Promise<Map<string, Agent
   return server;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What is wrong with a `tools/call` request's `name` or `arguments`, in a few words, else
+ * undefined. Checked before the SDK, whose own check answers invalid params with its whole
+ * validation report as the message.
+ */
+function badCallParams(message: Record<string, unknown>): string | undefined {
+  const params = message.params;
+  if (!isRecord(params)) return 'params must be an object with the tool name';
+  if (typeof params.name !== 'string') return 'params.name must be a string: the tool name';
+  if (params.arguments !== undefined && !isRecord(params.arguments)) return 'params.arguments must be an object when given';
+  return undefined;
+}
+
+/** A `tools/call` request whose params are malformed: JSON-RPC invalid params (-32602), a short message. */
+function invalidCallParams(body: unknown): Response | undefined {
+  if (!isRecord(body) || body.method !== 'tools/call') return undefined;
+  const id = body.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  const problem = badCallParams(body);
+  if (problem === undefined) return undefined;
+  return Response.json({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params: ${problem}` } });
+}
+
 /** Answers one HTTP request of the Streamable HTTP transport; `body` is the parsed JSON-RPC message. */
 export async function serveMcp(request: Request, body: unknown, serving: McpServing): Promise<Response> {
+  const invalid = invalidCallParams(body);
+  if (invalid) return invalid;
   let catalog: Promise<Map<string, AgentTool>> | undefined;
   const tools = () => (catalog ??= serving.catalog());
   if (!(await isLegacyRequest(request, body))) {
