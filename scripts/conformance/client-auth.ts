@@ -130,8 +130,8 @@ export const oauthStepUp: Step = async (ctx) => {
 
 /**
  * The server refuses every request after `initialize` with 403 insufficient_scope, forever. The
- * gateway must not loop: the registration's authorization ends on a callback page that fails
- * (its tools/list is refused), and each call answers at once with a 424 and a URL, never
+ * gateway must not loop: each authorization ends on a callback page saying 502
+ * `tool_server_oauth_failed` (the new token is refused on tools/list), and each call answers at once with a 424 and a URL, never
  * authorizing by itself. The owner (this step) authorizes once more and then stops.
  */
 export const oauthRetryLimit: Step = async (ctx) => {
@@ -140,7 +140,10 @@ export const oauthRetryLimit: Step = async (ctx) => {
   for (const n of [1, 2]) {
     const landing = await browse(ctx, url);
     ctx.log(`authorization ${n} ended with HTTP ${landing.status}: ${pageSays(landing.text)}`);
-    if (landing.status === 200) throw new Error('the callback said authorized, though the server refuses every token');
+    if (landing.status !== 502 || !landing.text.includes('tool_server_oauth_failed'))
+      throw new Error(
+        `expected the callback page to say 502 tool_server_oauth_failed (the server refuses every token), got HTTP ${landing.status}`,
+      );
     url = stepUpUrl(await call(ctx, id));
   }
   const connection = await shown(ctx, id);
