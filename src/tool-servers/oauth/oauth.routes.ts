@@ -82,12 +82,19 @@ export const oauthCallback = createRoute({
     400: html(
       '`oauth_state_invalid` (no `state`, or one that is unknown, used or expired: start again from the Authorize button), ' +
         '`oauth_issuer_mismatch` (the `iss` sent is not the authorization server the flow started with), `oauth_denied` ' +
-        '(the authorization server sent `error`, e.g. the owner refused), shown on the page; nothing is stored',
+        '(the authorization server sent `error`, e.g. the owner refused); when listing the tools with the new token: ' +
+        '`invalid_tool_server_url` (the stored URL is refused by the outbound policy in force), `invalid_tool_schema` ' +
+        '(a tool the server lists breaks the tool rules); shown on the page, nothing is stored',
+    ),
+    424: html(
+      '`tool_server_unreachable` or `tool_server_failed_dependency`: the tool server could not list its tools; shown on the page, nothing stored',
     ),
     429: RATE_LIMITED_RESPONSE,
     502: html(
-      '`tool_server_oauth_failed`: the token endpoint refused the code or answered outside the contract, or the tool server then refused the token; shown on the page, nothing stored',
+      '`tool_server_oauth_failed`: the token endpoint refused the code or answered outside the contract, or the tool server then refused the token; ' +
+        '`tool_server_error`: the tool server failed listing its tools; shown on the page, nothing stored',
     ),
+    504: html('`tool_server_timeout`: the tool server did not list its tools in time; shown on the page, nothing stored'),
   },
 });
 
