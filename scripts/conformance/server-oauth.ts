@@ -2,7 +2,7 @@
  * An OAuth access token for one agent's MCP URL, through the gateway's public OAuth flow as an
  * MCP client and its user go through it (docs/security.md): dynamic client registration (a public
  * client, PKCE S256), the authorize page (its consent handle and the cookie that binds it to this
- * "browser"), the owner's approval signed as the page's script signs it, and the code exchanged at
+ * "browser"), the owner's approval message (its own purpose) signed as the page's script signs it, and the code exchanged at
  * the token endpoint with the agent's MCP URL as `resource` (RFC 8707). For the conformance driver
  * (server.ts), which never prints the token.
  */
@@ -48,16 +48,19 @@ export async function oauthAccessToken(baseUrl: string, chainId: number, owner: 
   const cookie = (page.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
   if (page.status !== 200 || handle === undefined) throw new Error(`authorize page: ${page.status}, no consent handle`);
 
-  // What the page's script does: a sign-in message for the owner, signed, posted with the handle.
-  const login = (await postJson(baseUrl, '/auth/jwt/init', { walletAddress: owner.address, chainId, purpose: 'login' })) as {
-    nonce: string;
-    message: string;
-  };
-  const signature = await owner.signMessage({ message: login.message });
+  // What the page's script does: the approval message of this client and agent (its own purpose,
+  // not a sign-in), signed by the owner, posted with the handle.
+  const approval = (await postJson(baseUrl, '/oauth/authorize/message', {
+    clientId: registered.client_id,
+    resource,
+    walletAddress: owner.address,
+    chainId,
+  })) as { nonce: string; message: string };
+  const signature = await owner.signMessage({ message: approval.message });
   const approved = (await postJson(
     baseUrl,
     '/oauth/authorize',
-    { handle, walletAddress: owner.address, chainId, nonce: login.nonce, signature },
+    { handle, walletAddress: owner.address, chainId, nonce: approval.nonce, signature },
     { cookie },
   )) as { redirectTo: string };
   const code = new URL(approved.redirectTo).searchParams.get('code');

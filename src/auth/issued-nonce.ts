@@ -16,8 +16,11 @@ const TAG_BYTES = 16;
 const FORMAT = /^([0-9a-z]{9})([0-9a-f]{32})([0-9a-f]{32})$/;
 const KEY_LABEL = 'agent-gateway/login-nonce/v1';
 
+/** Login and pairing, and the approval of an OAuth grant (src/oauth/approval.ts): a nonce of one never passes as another's. */
+export type NoncePurpose = MessagePurpose | 'oauth_approval';
+
 export interface NonceScope {
-  purpose: MessagePurpose;
+  purpose: NoncePurpose;
   chainId: number;
   wallet: Address;
 }

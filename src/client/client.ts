@@ -18,7 +18,11 @@ import type {
   LoginFinish,
   LoginInit,
   OAuthApproval,
+  OAuthApprovalMessage,
+  OAuthApprovalMessageRequest,
   OAuthApproved,
+  OAuthDenial,
+  OAuthDenied,
   OAuthClientInformation,
   OAuthClientRegistration,
   OAuthTokenRequest,
@@ -85,6 +89,10 @@ export interface GatewayClient {
   oauthToken(form: OAuthTokenRequest, options?: CallOptions): Promise<OAuthTokenResponse>;
   /** `POST /oauth/authorize`: what the authorize page posts after the wallet signed. */
   oauthApprove(body: OAuthApproval, options?: CallOptions): Promise<OAuthApproved>;
+  /** `POST /oauth/authorize/message`: the approval message (its own purpose, not a sign-in) for the wallet to sign. */
+  oauthApprovalMessage(body: OAuthApprovalMessageRequest, options?: CallOptions): Promise<OAuthApprovalMessage>;
+  /** `POST /oauth/authorize/deny`: the Deny button; answers the client's redirect URI with `error=access_denied`. */
+  oauthDeny(body: OAuthDenial, options?: CallOptions): Promise<OAuthDenied>;
   /** `GET /oauth/client.json`: the gateway's own Client ID Metadata Document, as an OAuth client of tool servers. */
   getClientMetadataDocument(options?: CallOptions): Promise<ClientMetadataDocument>;
 
@@ -125,6 +133,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       (await send('registerOAuthClient', {}, { body, signal: o.signal })).body as OAuthClientInformation,
     oauthToken: (form, o = {}) => json('oauthToken', {}, { form, signal: o.signal }),
     oauthApprove: (body, o = {}) => json('oauthApprove', {}, { body, signal: o.signal }),
+    oauthApprovalMessage: (body, o = {}) => json('oauthApprovalMessage', {}, { body, signal: o.signal }),
+    oauthDeny: (body, o = {}) => json('oauthDeny', {}, { body, signal: o.signal }),
     getClientMetadataDocument: (o = {}) => json('getClientMetadataDocument', {}, { signal: o.signal }),
     agent: (collection, tokenId) =>
       createAgentClient(transport, String(collection), typeof tokenId === 'string' ? tokenId : tokenId.toString()),

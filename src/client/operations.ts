@@ -42,6 +42,8 @@ export interface Routes {
   registerOAuthClient: typeof oauth.registerClient;
   oauthToken: typeof oauth.token;
   oauthApprove: typeof oauth.approve;
+  oauthApprovalMessage: typeof oauth.approvalMessage;
+  oauthDeny: typeof oauth.deny;
   getAgent: typeof getAgent;
   listContextKeys: typeof contexts.listContextKeys;
   createContext: typeof contexts.createContext;
@@ -99,6 +101,8 @@ export const OPERATIONS = {
   registerOAuthClient: ['POST', '/oauth/register'],
   oauthToken: ['POST', '/oauth/token'],
   oauthApprove: ['POST', '/oauth/authorize'],
+  oauthApprovalMessage: ['POST', '/oauth/authorize/message'],
+  oauthDeny: ['POST', '/oauth/authorize/deny'],
   getAgent: ['GET', A],
   listContextKeys: ['GET', `${A}/contexts/keys`],
   createContext: ['POST', `${A}/context`],

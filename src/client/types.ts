@@ -52,7 +52,9 @@ import type {
 import type { getUsage } from '../usage/usage.routes';
 import type { getProfile, getRegistration, setProfile } from '../profile/profile.routes';
 import type {
+  approvalMessage,
   approve,
+  deny,
   authorizationServerMetadata,
   ClientInformationSchema,
   OAuthErrorSchema,
@@ -442,5 +444,13 @@ export type OAuthTokenResponse = z.output<typeof TokenResponseSchema>;
 export type OAuthApproval = RequestBodyOf<typeof approve>;
 /** Component `OAuthApproved`. */
 export type OAuthApproved = ResponseOf<typeof approve>;
+/** Component `OAuthApprovalMessageRequest`: the client and agent whose approval the wallet is to sign. */
+export type OAuthApprovalMessageRequest = RequestBodyOf<typeof approvalMessage>;
+/** Component `OAuthApprovalMessage`: the approval's SIWE message and its nonce. */
+export type OAuthApprovalMessage = ResponseOf<typeof approvalMessage>;
+/** Component `OAuthDenial`: the Deny button's post. */
+export type OAuthDenial = RequestBodyOf<typeof deny>;
+/** Component `OAuthDenied`. */
+export type OAuthDenied = ResponseOf<typeof deny>;
 /** Component `OAuthError`: the OAuth endpoints' error shape (RFC 6749 §5.2, RFC 7591 §3.2.2). */
 export type OAuthError = z.output<typeof OAuthErrorSchema>;

@@ -36,9 +36,10 @@ const cspOf = (nonce: string, script: boolean) =>
   ].join('; ');
 
 /**
- * The page's script: connect the EIP-1193 wallet, ask the gateway for its login message (the
- * same POST /auth/jwt/init as any login), have the wallet sign it, post the signature with the
- * consent handle, and follow the answer to the client's redirect URI. Nothing else is loaded.
+ * The page's script: connect the EIP-1193 wallet, ask the gateway for the approval message of this
+ * client and agent (POST /oauth/authorize/message: its own purpose, never a sign-in), have the
+ * wallet sign it, post the signature with the consent handle, and follow the answer to the
+ * client's redirect URI. Nothing else is loaded.
  */
 const SCRIPT = `(() => {
   const data = document.getElementById('consent').dataset;
@@ -60,11 +61,11 @@ const SCRIPT = `(() => {
       say('Connecting your wallet...');
       const [account] = await window.ethereum.request({ method: 'eth_requestAccounts' });
       if (!account) throw new Error('The wallet shared no account.');
-      const login = await post('/auth/jwt/init', { walletAddress: account, chainId, purpose: 'login' });
-      say('Sign the message in your wallet...');
-      const signature = await window.ethereum.request({ method: 'personal_sign', params: [hex(login.message), account] });
+      const approval = await post('/oauth/authorize/message', { clientId: data.clientId, resource: data.resource, walletAddress: account, chainId });
+      say('Sign the approval in your wallet...');
+      const signature = await window.ethereum.request({ method: 'personal_sign', params: [hex(approval.message), account] });
       say('Checking the signature and the agent\\'s owner...');
-      const done = await post('/oauth/authorize', { handle: data.handle, walletAddress: account, chainId, nonce: login.nonce, signature });
+      const done = await post('/oauth/authorize', { handle: data.handle, walletAddress: account, chainId, nonce: approval.nonce, signature });
       say('Done: returning to the app.');
       window.location.assign(done.redirectTo);
     } catch (err) {
@@ -96,6 +97,9 @@ export function authorizePageHtml(input: {
   details: ConsentDescription;
   client: ConsentClient;
   handle: string;
+  /** The request's client id and resource, which the approval message names. */
+  clientId: string;
+  resource: string;
   agent: { collection: Address; tokenId: bigint };
   chainId: number;
 }): { html: string; csp: string } {
@@ -109,9 +113,9 @@ export function authorizePageHtml(input: {
 <p><strong>${who}</strong> asks to use agent <strong>#${escapeHtml(String(agent.tokenId))}</strong> of collection <code>${escapeHtml(agent.collection)}</code> through its MCP server: ask it, and read and append to its memory, as you, while your wallet owns the agent.</p>
 <p>${about} Access will be sent to <strong>${escapeHtml(details.redirectHost)}</strong>.</p>
 ${details.redirectIsLoopback ? '<p class="warn"><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>' : ''}
-<p>Sign in with the wallet that owns the agent to allow it. Close this page to refuse.</p>
-<div id="consent" data-handle="${escapeHtml(input.handle)}" data-chain-id="${input.chainId}"></div>
-<p><button id="sign" type="button">Connect wallet and sign</button></p>
+<p>Sign the approval with the wallet that owns the agent to allow it.</p>
+<div id="consent" data-handle="${escapeHtml(input.handle)}" data-chain-id="${input.chainId}" data-client-id="${escapeHtml(input.clientId)}" data-resource="${escapeHtml(input.resource)}"></div>
+<p><button id="sign" type="button">Connect wallet and approve</button></p>
 <p id="status" role="status"></p>
 </main>
 <script nonce="${nonce}">${SCRIPT}</script>

@@ -3,7 +3,6 @@ import type { Context } from 'hono';
 import { createRouter } from '../http/router';
 import type { AppBindings } from '../types';
 import {
-  approveHandler,
   authorizationServerMetadataHandler,
   authorizePageHandler,
   protectedResourceMetadataHandler,
@@ -11,6 +10,8 @@ import {
   tokenHandler,
 } from './oauth.handlers';
 import * as routes from './oauth.routes';
+import { approvalMessageHandler, approveHandler, denyHandler } from './consent.handlers';
+import * as consentRoutes from './consent.routes';
 import { listGrantsHandler, revokeGrantHandler } from './grants.handlers';
 import * as grantRoutes from './grants.routes';
 import { authorizeErrorPage } from './authorize-page';
@@ -71,6 +72,8 @@ export const oauth = router
   .openapi(routes.registerClient, registerClientHandler, oauthHook('invalid_client_metadata'))
   .openapi(routes.token, tokenHandler, oauthHook('invalid_request'))
   .openapi(routes.authorizePage, authorizePageHandler, pageHook)
-  .openapi(routes.approve, approveHandler)
+  .openapi(consentRoutes.approvalMessage, approvalMessageHandler)
+  .openapi(consentRoutes.approve, approveHandler)
+  .openapi(consentRoutes.deny, denyHandler)
   .openapi(grantRoutes.listOAuthGrants, listGrantsHandler)
   .openapi(grantRoutes.revokeOAuthGrant, revokeGrantHandler);

@@ -1,19 +1,14 @@
-import type { ApprovedConsent, AuthRequest } from '@cloudflare/workers-oauth-provider';
+import type { AuthRequest } from '@cloudflare/workers-oauth-provider';
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { ownerOf } from '../agents/ownership';
 import { collectionKind } from '../agents/registry';
-import { authDeps } from '../auth/request-deps';
-import { proveLogin } from '../auth/auth.service';
-import { chainClient } from '../chain/client';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
-import type { GrantProps } from './access-token';
 import { authorizeErrorPage, authorizePageHtml, type ConsentClient } from './authorize-page';
-import { documentProblemText, isDocumentClientId, libraryClientOf, listsRedirectUri } from './client-document';
+import { documentProblemText, isDocumentClientId, libraryClientOf } from './client-document';
 import { resolveClientDocument, type ResolvedDocument } from './client-document.store';
 import type * as routes from './oauth.routes';
-import { grantUserId, mcpResource, parseMcpResource, subjectOfCredential } from './resource';
+import { mcpResource, parseMcpResource, subjectOfCredential } from './resource';
 import { basicClientId, credentialShapeOk, oauthErrorResponse } from './token-guard';
 import { anyResourceServer, authorizationServerFor, MCP_SCOPE, oauthEnv, oauthLibrary } from './server';
 
@@ -144,7 +139,7 @@ export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, App
     if (!(err instanceof AuthorizationError)) throw err;
     return refused(err.code, err.description);
   }
-  if (!agent) return refused('invalid_target', "resource is required: the agent's MCP URL");
+  if (!agent || resource === undefined) return refused('invalid_target', "resource is required: the agent's MCP URL");
   // PKCE for every client, confidential ones too (the library asks it of public clients only).
   if (!request.codeChallenge) return refused('invalid_request', 'PKCE code_challenge (S256) is required');
   const details = await oauth.describeConsent(request);
@@ -152,69 +147,18 @@ export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, App
   const client: ConsentClient = document?.ok
     ? { kind: 'document', url: request.clientId, host: new URL(request.clientId).host, ...pick(document.document.clientName) }
     : { kind: 'registered', name: details.clientName };
-  const page = authorizePageHtml({ details, client, handle: consent.handle, agent, chainId: c.var.config.chainId });
+  const page = authorizePageHtml({
+    details,
+    client,
+    handle: consent.handle,
+    clientId: request.clientId,
+    resource,
+    agent,
+    chainId: c.var.config.chainId,
+  });
   const headers = new Headers(consent.headers);
   headers.set('Content-Type', 'text/html; charset=utf-8');
   headers.set('Content-Security-Policy', page.csp);
   headers.set('Referrer-Policy', 'no-referrer');
   return asDocumented(new Response(page.html, { status: 200, headers }));
-};
-
-/**
- * The page's post: the consent handle (the library's: bound to this browser, single use), then
- * the wallet's SIWE proof (as /auth/jwt/finish, nonce consumed once), then the owner on-chain
- * now, and only then the grant and its code.
- */
-export const approveHandler: RouteHandler<typeof routes.approve, AppBindings> = async (c) => {
-  const body = c.req.valid('json');
-  const origin = originOf(c);
-  const env = oauthEnv(c.env);
-  const { AuthorizationError } = await oauthLibrary();
-  let approved: ApprovedConsent;
-  try {
-    approved = await (await anyResourceServer(origin)).getOAuthApi(env).approveConsent(c.req.raw, body.handle, { scope: [MCP_SCOPE] });
-  } catch (err) {
-    if (!(err instanceof AuthorizationError)) throw err;
-    throw new AppError(
-      'consent_invalid',
-      'This authorization is unknown, used, expired or was started in another browser: open the authorize URL again',
-    );
-  }
-  const resource = approved.request.resource ?? '';
-  const agent = parseMcpResource(origin, resource);
-  if (!agent) throw new AppError('consent_invalid', 'This authorization names no agent: open the authorize URL again');
-  const { config } = c.var;
-  const wallet = await proveLogin(authDeps(c, body), {
-    wallet: body.walletAddress,
-    chainId: body.chainId,
-    signature: body.signature,
-    nonce: body.nonce,
-  });
-  const [kind, owner] = await Promise.all([
-    collectionKind(c.var.db, config.chainId, agent.collection),
-    ownerOf(chainClient(config), agent.collection, agent.tokenId),
-  ]);
-  if (kind === null || owner === null) throw new AppError('agent_not_found', 'Agent not found');
-  if (owner.toLowerCase() !== wallet.toLowerCase()) throw new AppError('not_owner', 'You are not the owner of this agent');
-  const subject = { wallet, ...agent };
-  const props: GrantProps = { wallet, collection: agent.collection, tokenId: String(agent.tokenId) };
-  // A metadata-document client is resolved again (the cache usually answers): the grant is made
-  // only for a document that still holds, with the redirect URI it lists.
-  const document = await documentOf(c, approved.request.clientId);
-  if (document && !document.ok) {
-    throw new AppError('client_metadata_invalid', documentProblemText(approved.request.clientId, document.problem));
-  }
-  if (document?.ok && !listsRedirectUri(document.document, approved.request.redirectUri)) {
-    throw new AppError(
-      'client_metadata_invalid',
-      `The app's metadata document at ${approved.request.clientId} no longer lists the redirect URI.`,
-    );
-  }
-  const { redirectTo } = await (await authorizationServerFor(origin, resource))
-    .getOAuthApi(oauthEnv(c.env, document?.ok ? libraryClientOf(document.document) : undefined))
-    .completeAuthorization({ request: approved.request, userId: grantUserId(subject), metadata: { wallet }, scope: [MCP_SCOPE], props });
-  approved.headers.forEach((value, name) => {
-    c.header(name, value, { append: true });
-  });
-  return c.json({ redirectTo }, 200);
 };

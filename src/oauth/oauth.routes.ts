@@ -1,7 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { AddressSchema } from '../identity/identity';
 import { AgentParamsSchema } from '../identity/identity';
-import { ChainIdSchema, SignatureSchema } from '../auth/auth.routes';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
 import { ClientRegistrationSchema } from './registration';
@@ -223,42 +221,5 @@ export const authorizePage = createRoute({
   },
 });
 
-const ApproveBodySchema = z
-  .object({
-    handle: z.string().min(1).max(256).openapi({ description: 'The consent handle the page was rendered with' }),
-    walletAddress: AddressSchema,
-    chainId: ChainIdSchema,
-    nonce: z.string().regex(/^[A-Za-z0-9]{16,96}$/, 'must be the nonce init returned'),
-    signature: SignatureSchema,
-  })
-  .openapi('OAuthApproval');
-
-export const approve = createRoute({
-  method: 'post',
-  path: AUTHORIZE_PATH,
-  operationId: 'oauthApprove',
-  tags: TAG,
-  summary: 'Complete an authorization with a wallet signature',
-  description:
-    'What the authorize page posts: the consent handle (bound to the browser by a cookie, single use) and ' +
-    'a signature over a login message from `POST /auth/jwt/init`. The signature is checked as for `/auth/jwt/finish`, ' +
-    'the wallet must own the agent named by `resource` right now, and the answer is where to send the browser: ' +
-    "the client's redirect URI with `code`, `state` and `iss`.",
-  security: [],
-  request: { body: jsonBody(ApproveBodySchema) },
-  responses: {
-    200: jsonResponse('Where to send the browser', z.object({ redirectTo: z.string() }).openapi('OAuthApproved')),
-    400: errorResponse(
-      "`validation_failed`; `consent_invalid` (the handle is unknown, used, expired, or not bound to this browser: open the authorize URL again); `client_metadata_invalid` (the client's metadata document no longer loads or validates)",
-    ),
-    401: errorResponse(
-      '`signature_invalid`, `login_not_started`, `login_expired`, `login_message_invalid`, `nonce_used` (as for /auth/jwt/finish)',
-    ),
-    403: errorResponse('`not_owner`: the wallet does not own the agent'),
-    404: errorResponse('`agent_not_found`: the agent does not exist'),
-    429: RATE_LIMITED_RESPONSE,
-    503: errorResponse('`dependency_unavailable`: the chain RPC or the database did not answer'),
-  },
-});
-
 export type AuthorizationServerMetadata = z.infer<typeof AuthorizationServerMetadataSchema>;
+export { approvalMessage, approve, deny } from './consent.routes';

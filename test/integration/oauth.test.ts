@@ -11,12 +11,14 @@ import { newWallet, transferFreshAgent } from '../support/chain';
 import { call, deployment, expectError } from '../support/http';
 import { agentPath } from '../support/login';
 import {
+  approvalMessage,
   approve,
   authorizeUrl,
   mcpUrl,
   oauthTokens,
   openAuthorizePage,
   pkce,
+  postApproval,
   publicClient,
   REDIRECT_URI,
   registerClient,
@@ -219,17 +221,9 @@ describe('consent with the wallet', () => {
   it('refuses a wrong signature (401 signature_invalid)', async () => {
     const agent = await freshAgent(testnet);
     const { page } = await pageFor(agent);
-    const login = await call<{ nonce: string; message: string }>(testnet.baseUrl, '/auth/jwt/init', {
-      method: 'POST',
-      json: { walletAddress: agent.owner.address, chainId: testnet.chainId },
-    });
-    const signature = await newWallet().signMessage({ message: login.body.message });
-    const res = await call(testnet.baseUrl, '/oauth/authorize', {
-      method: 'POST',
-      headers: { cookie: page.cookie },
-      json: { handle: page.handle, walletAddress: agent.owner.address, chainId: testnet.chainId, nonce: login.body.nonce, signature },
-    });
-    expectError(res, 401, 'signature_invalid');
+    const approval = await approvalMessage(testnet, page, agent.owner.address);
+    const signature = await newWallet().signMessage({ message: approval.message });
+    expectError(await postApproval(testnet, page, agent.owner.address, { nonce: approval.nonce, signature }), 401, 'signature_invalid');
   });
 
   it('redirects with a code, state and iss; the code needs the right PKCE verifier and works once', async () => {

@@ -362,13 +362,17 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect(page.status).toBe(200);
     expect((await send('GET', authorize({ code_challenge_method: 'plain' }))).status).toBe(400);
     expect((await send('GET', authorize({ client_id: 'no-such-client' }))).status).toBe(400);
-    const oauthLogin = await initLogin(deployment, oauthAgent.owner.address);
+    const approvalAsked = await send('POST', '/oauth/authorize/message', {
+      json: { clientId, resource, walletAddress: oauthAgent.owner.address, chainId },
+    });
+    expect(approvalAsked.status, approvalAsked.text).toBe(200);
+    const oauthApproval = approvalAsked.body as { nonce: string; message: string };
     const approval = {
       handle: /data-handle="([^"]+)"/.exec(page.text)?.[1],
       walletAddress: oauthAgent.owner.address,
       chainId,
-      nonce: oauthLogin.nonce,
-      signature: await oauthAgent.owner.signMessage({ message: oauthLogin.message }),
+      nonce: oauthApproval.nonce,
+      signature: await oauthAgent.owner.signMessage({ message: oauthApproval.message }),
     };
     expect((await send('POST', '/oauth/authorize', { json: approval })).status).toBe(400);
     const consentCookie = (page.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
@@ -383,6 +387,14 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await send('POST', '/oauth/token', form({ ...exchange, code_verifier: 'x'.repeat(43) }))).status).toBe(400);
     const issued = await send('POST', '/oauth/token', form({ ...exchange, code_verifier: verifier }));
     expect(issued.status).toBe(200);
+    // Deny: a forged handle is 400, a real one answers the client's redirect URI with access_denied.
+    expect((await send('POST', '/oauth/authorize/deny', { json: { handle: 'forged' } })).status).toBe(400);
+    const toDeny = await send('GET', authorize());
+    const denied = await send('POST', '/oauth/authorize/deny', {
+      json: { handle: /data-handle="([^"]+)"/.exec(toDeny.text)?.[1] },
+      headers: { cookie: (toDeny.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '' },
+    });
+    expect(denied.status, denied.text).toBe(200);
     // The owner's view of the grant, and its revocation (404 once gone).
     const listedGrants = await onAgent(oauthAgent, 'GET', '/oauth/grants');
     expect(listedGrants.status, listedGrants.text).toBe(200);

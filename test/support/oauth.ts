@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { TestAccount } from './chain';
 import { call, type JsonResponse } from './http';
-import { initLogin } from './login';
 import type { DeploymentInfo } from './stack-info';
 
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
@@ -37,27 +36,61 @@ export function authorizeUrl(deployment: DeploymentInfo, params: Record<string, 
 }
 
 /** GET the authorize page; returns the consent handle and the cookie that binds it to "this browser". */
-export async function openAuthorizePage(url: string): Promise<{ res: Response; html: string; handle: string; cookie: string }> {
-  const res = await fetch(url, { redirect: 'manual' });
-  const html = await res.text();
-  const handle = /data-handle="([^"]+)"/.exec(html)?.[1] ?? '';
-  const cookie = (res.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
-  return { res, html, handle, cookie };
+export interface AuthorizePage {
+  handle: string;
+  cookie: string;
+  /** The client id and resource the page names (its data attributes), which the approval message names. */
+  clientId: string;
+  resource: string;
 }
 
-/** What the page's script does: init a login, sign it, post it with the handle. */
-export async function approve(
+const unescapeHtml = (value: string) => value.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+
+export async function openAuthorizePage(url: string): Promise<AuthorizePage & { res: Response; html: string }> {
+  const res = await fetch(url, { redirect: 'manual' });
+  const html = await res.text();
+  const attribute = (name: string) => unescapeHtml(new RegExp(`data-${name}="([^"]+)"`).exec(html)?.[1] ?? '');
+  const cookie = (res.headers.getSetCookie()[0] ?? '').split(';')[0] ?? '';
+  return { res, html, handle: attribute('handle'), cookie, clientId: attribute('client-id'), resource: attribute('resource') };
+}
+
+/** POST /oauth/authorize/message: the approval message of the page's client and agent, for `wallet`. */
+export async function approvalMessage(
   deployment: DeploymentInfo,
-  page: { handle: string; cookie: string },
-  signer: TestAccount,
+  page: Pick<AuthorizePage, 'clientId' | 'resource'>,
+  wallet: string,
+): Promise<{ nonce: string; message: string }> {
+  const res = await call<{ nonce: string; message: string }>(deployment.baseUrl, '/oauth/authorize/message', {
+    method: 'POST',
+    json: { clientId: page.clientId, resource: page.resource, walletAddress: wallet, chainId: deployment.chainId },
+  });
+  if (res.status !== 200) throw new Error(`approval message: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** Posts an approval: the handle, with its cookie, and a signature over `signed` (nonce and message). */
+export function postApproval(
+  deployment: DeploymentInfo,
+  page: Pick<AuthorizePage, 'handle' | 'cookie'>,
+  wallet: string,
+  signed: { nonce: string; signature: string },
 ): Promise<JsonResponse<{ redirectTo: string }>> {
-  const login = await initLogin(deployment, signer.address);
-  const signature = await signer.signMessage({ message: login.message });
   return call(deployment.baseUrl, '/oauth/authorize', {
     method: 'POST',
     headers: { cookie: page.cookie },
-    json: { handle: page.handle, walletAddress: signer.address, chainId: deployment.chainId, nonce: login.nonce, signature },
+    json: { handle: page.handle, walletAddress: wallet, chainId: deployment.chainId, nonce: signed.nonce, signature: signed.signature },
   });
+}
+
+/** What the page's script does: ask for the approval message, sign it, post it with the handle. */
+export async function approve(
+  deployment: DeploymentInfo,
+  page: AuthorizePage,
+  signer: TestAccount,
+): Promise<JsonResponse<{ redirectTo: string }>> {
+  const approval = await approvalMessage(deployment, page, signer.address);
+  const signature = await signer.signMessage({ message: approval.message });
+  return postApproval(deployment, page, signer.address, { nonce: approval.nonce, signature });
 }
 
 export function tokenRequest(deployment: DeploymentInfo, form: Record<string, string>): Promise<JsonResponse<any>> {

@@ -82,6 +82,10 @@ const COMPONENT_TYPES = [
   typeName<T.OAuthTokenResponse>('OAuthTokenResponse'),
   typeName<T.OAuthApproval>('OAuthApproval'),
   typeName<T.OAuthApproved>('OAuthApproved'),
+  typeName<T.OAuthApprovalMessageRequest>('OAuthApprovalMessageRequest'),
+  typeName<T.OAuthApprovalMessage>('OAuthApprovalMessage'),
+  typeName<T.OAuthDenial>('OAuthDenial'),
+  typeName<T.OAuthDenied>('OAuthDenied'),
   typeName<T.OAuthError>('OAuthError'),
   typeName<T.McpResourceLink>('McpResourceLink'),
   typeName<T.McpEmbeddedResource>('McpEmbeddedResource'),
@@ -156,6 +160,8 @@ const GATEWAY_CALLS: { [K in Exclude<keyof GatewayClient, NotOperations>]: (c: G
   oauthToken: (c) => c.oauthToken({ grant_type: 'refresh_token', refresh_token: 'r' }),
   getClientMetadataDocument: (c) => c.getClientMetadataDocument(),
   oauthApprove: (c) => c.oauthApprove({ handle: 'h', walletAddress: COLLECTION, chainId: 80002, nonce: 'n'.repeat(16), signature: '0x00' }),
+  oauthApprovalMessage: (c) => c.oauthApprovalMessage({ clientId: 'c', resource: 'r', walletAddress: COLLECTION, chainId: 80002 }),
+  oauthDeny: (c) => c.oauthDeny({ handle: 'h' }),
 };
 /** Operations a browser opens rather than a client calls: the authorize page and the tool-server OAuth callback (HTML). */
 const BROWSER_PAGES = ['oauthAuthorizePage', 'toolServerOAuthCallback'];

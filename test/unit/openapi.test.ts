@@ -107,6 +107,8 @@ describe('the served OpenAPI document, for tools', () => {
       'POST /auth/jwt/finish',
       'POST /auth/jwt/init',
       'POST /oauth/authorize',
+      'POST /oauth/authorize/deny',
+      'POST /oauth/authorize/message',
       'POST /oauth/register',
       'POST /oauth/token',
       'POST /wallet/verify',
