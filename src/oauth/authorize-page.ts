@@ -15,6 +15,7 @@ body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding
 a{color:var(--accent)}code{word-break:break-all}.warn{background:var(--warn);padding:.5rem .75rem;border-radius:6px}
 button{font:inherit;padding:.5rem 1rem;color:#fff;background:var(--accent);border:1px solid var(--accent);border-radius:6px;cursor:pointer}
 @media (prefers-color-scheme:dark){button{color:#0d1117}}
+button.secondary{color:var(--accent);background:transparent}
 button:disabled{opacity:.6;cursor:default}:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 #status{min-height:1.5rem}.error{color:var(--error)}`;
 
@@ -39,13 +40,15 @@ const cspOf = (nonce: string, script: boolean) =>
  * The page's script: connect the EIP-1193 wallet, ask the gateway for the approval message of this
  * client and agent (POST /oauth/authorize/message: its own purpose, never a sign-in), have the
  * wallet sign it, post the signature with the consent handle, and follow the answer to the
- * client's redirect URI. Nothing else is loaded.
+ * client's redirect URI. Deny posts the handle to POST /oauth/authorize/deny and follows its
+ * answer (the client's redirect URI with error=access_denied). Nothing else is loaded.
  */
 const SCRIPT = `(() => {
   const data = document.getElementById('consent').dataset;
   const chainId = Number(data.chainId);
   const status = document.getElementById('status');
   const button = document.getElementById('sign');
+  const deny = document.getElementById('deny');
   const say = (text, isError) => { status.textContent = text; status.className = isError ? 'error' : ''; };
   const post = async (path, body) => {
     const res = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -54,8 +57,20 @@ const SCRIPT = `(() => {
     return json;
   };
   const hex = (text) => '0x' + Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, '0')).join('');
+  deny.addEventListener('click', async () => {
+    button.disabled = true;
+    deny.disabled = true;
+    try {
+      const done = await post('/oauth/authorize/deny', { handle: data.handle });
+      say('Refused: returning to the app.');
+      window.location.assign(done.redirectTo);
+    } catch (err) {
+      say((err && err.message ? err.message : String(err)) + ' Nothing was authorized; you can close this page.', true);
+    }
+  });
   button.addEventListener('click', async () => {
     button.disabled = true;
+    deny.disabled = true;
     try {
       if (!window.ethereum) throw new Error('No browser wallet found: install or unlock one, then reload this page.');
       say('Connecting your wallet...');
@@ -113,9 +128,9 @@ export function authorizePageHtml(input: {
 <p><strong>${who}</strong> asks to use agent <strong>#${escapeHtml(String(agent.tokenId))}</strong> of collection <code>${escapeHtml(agent.collection)}</code> through its MCP server: ask it, and read and append to its memory, as you, while your wallet owns the agent.</p>
 <p>${about} Access will be sent to <strong>${escapeHtml(details.redirectHost)}</strong>.</p>
 ${details.redirectIsLoopback ? '<p class="warn"><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>' : ''}
-<p>Sign the approval with the wallet that owns the agent to allow it.</p>
+<p>Sign the approval with the wallet that owns the agent to allow it, or deny: the app is told you refused.</p>
 <div id="consent" data-handle="${escapeHtml(input.handle)}" data-chain-id="${input.chainId}" data-client-id="${escapeHtml(input.clientId)}" data-resource="${escapeHtml(input.resource)}"></div>
-<p><button id="sign" type="button">Connect wallet and approve</button></p>
+<p class="actions"><button id="sign" type="button">Connect wallet and approve</button> <button id="deny" type="button" class="secondary">Deny</button></p>
 <p id="status" role="status"></p>
 </main>
 <script nonce="${nonce}">${SCRIPT}</script>

@@ -2,7 +2,7 @@
  * OAuth for MCP clients end to end in headless Chromium (docs/keys-and-automation.md): an injected test wallet (a
  * `window.ethereum` shim whose accounts and signatures come from a viem local account in the
  * test, through page.exposeFunction) on the real authorize page, against the whole `npm run dev`
- * stack. Register a client, open the authorize URL, connect and sign, receive the code at a
+ * stack. Register a client, open the authorize URL and Deny (access_denied at the redirect URI), open it again, connect and sign, receive the code at a
  * loopback redirect URI, exchange it with PKCE, call the agent's MCP route, refresh, see the
  * token refused on another agent's MCP URL, and after a transfer of the agent, 403 on the next
  * call. Under the page's Content-Security-Policy with no console error or page error.
@@ -167,6 +167,22 @@ describe('OAuth for an MCP client, in headless Chromium with an injected wallet'
     errorProblems.push(...(await axeEverywhere(errorPage, 'the error page', 'light')));
     expect(errorProblems).toEqual([]);
     await errorPage.close();
+
+    // Deny: the client hears access_denied at its registered redirect URI, with its state and iss.
+    const denyPage = await env!.context.newPage();
+    const denyProblems: string[] = [];
+    denyPage.on('pageerror', (err) => denyProblems.push(`page: ${err.message}`));
+    expect((await denyPage.goto(url.toString(), { waitUntil: 'load' }))?.status()).toBe(200);
+    denyProblems.push(...(await axeEverywhere(denyPage, 'the authorize page with Deny', 'dark')));
+    const deniedCallback = nextCallback();
+    await denyPage.getByRole('button', { name: 'Deny' }).click();
+    const denied = await deniedCallback;
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    expect(denied.searchParams.get('state')).toBe('browser-state');
+    expect(denied.searchParams.get('iss')).toBe(origin);
+    expect(denied.searchParams.get('code')).toBeNull();
+    expect(denyProblems).toEqual([]);
+    await Promise.race([denyPage.close(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
 
     const { callback, text, problems } = await authorizeInBrowser(env!.context, url.toString(), wallet);
     expect(text).toContain('Browser test client');
