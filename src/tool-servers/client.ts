@@ -13,7 +13,8 @@
  *   carries the revision (./revisions), with no handshake.
  *   Calls on one client share that handshake: a call that finds one under way waits for it, and a
  *   call whose session was replaced while it was on its way retries in the new one, so parallel
- *   calls open one session, never one each.
+ *   calls open one session, never one each. With `handshakes` the clients of one connection (one
+ *   per request) share the handshake that replaces a dropped session as well.
  * - With `handshakeFirst` (registration) the first request is `initialize`, as MCP asks; a server
  *   answering it with a JSON-RPC error is a plain one and is reached without a handshake.
  * - An SSE reply the server closes before our response (after events with ids) is resumed with a
@@ -42,6 +43,7 @@ import {
   type CallResult,
   type JsonObject,
   type McpClient,
+  type HandshakeShare,
   type McpClientOptions,
   type McpSession,
   type Tool,
@@ -66,7 +68,7 @@ export {
   McpError,
   SESSION_CLOSE_TIMEOUT_MS,
 } from './types';
-export type { CallResult, ContentItem, McpAuth, McpClient, McpClientOptions, McpFailure, McpSession, Tool } from './types';
+export type { CallResult, ContentItem, HandshakeShare, McpAuth, McpClient, McpClientOptions, McpFailure, McpSession, Tool } from './types';
 export { checkCredentialHeader, checkCredentialValue } from './credentials';
 export { checkToolServer, type CheckToolServerResult } from './tool-server-check';
 
@@ -262,11 +264,17 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     return untilAborted(discovery, deadline);
   }
 
-  /** One handshake at a time, none when another has replaced the session `failed` was sent in. */
+  /**
+   * One handshake at a time, none when another has replaced the session `failed` was sent in. A
+   * session the server dropped is replaced through `options.handshakes` when given (the first
+   * `initialize` of a `handshakeFirst` client is its own), so parallel requests share it too.
+   */
   function handshake(deadline: Deadline, failed: number, probing = false): Promise<void> {
     if (handshakeInFlight === undefined) {
       if (failed !== generation) return Promise.resolve();
-      handshakeInFlight = runHandshake(deadline, probing)
+      const share = probing ? undefined : options.handshakes;
+      const run = share === undefined ? runHandshake(deadline, probing) : replaceSession(share, deadline);
+      handshakeInFlight = run
         .then(() => {
           generation++;
         })
@@ -276,6 +284,18 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     }
     // A call that joins another's handshake still stops at its own deadline.
     return untilAborted(handshakeInFlight, deadline);
+  }
+
+  /** The session replacing the dropped one, opened here or by another client of the connection. */
+  async function replaceSession(share: HandshakeShare, deadline: Deadline): Promise<void> {
+    const dropped = session();
+    const opened = share.replace(dropped, async () => {
+      await runHandshake(deadline, false);
+      return session();
+    });
+    const replacement = await untilAborted(opened, deadline);
+    sessionId = replacement?.id;
+    protocolVersion = replacement?.protocolVersion;
   }
 
   /** `probing`: a first `initialize` (`openFirst`), where a JSON-RPC error in a 200 means a plain server. */

@@ -16,6 +16,7 @@ import {
   checkToolServer,
   createMcpClient,
   DEFAULT_TIMEOUT_MS,
+  type HandshakeShare,
   McpError,
   type McpAuth,
   type McpClient,
@@ -106,10 +107,37 @@ export async function connectedClient(deps: McpDeps, agent: Agent, row: Row, aut
     url: row.url,
     auth: auth ?? (await connectionAuth(deps, agent, row)),
     fetch: deps.fetch,
+    handshakes: handshakesOf(row),
     timeoutMs: connectionTimeout(deps, row),
     ...(deps.ceilingMs === undefined ? {} : { ceilingMs: deps.ceilingMs }),
     ...(row.protocolVersion === null ? {} : { session: storedSession({ ...row, protocolVersion: row.protocolVersion }) }),
   });
+}
+
+/**
+ * The re-handshake of each connection in this isolate: the session that replaced a dropped one,
+ * while it is being opened and after, so that the requests that find the session dropped at once
+ * (each with its own client) open one new session, not one each. Keyed by the connection and its
+ * credential entry (a new credential never takes a session opened with the old one); only the
+ * latest replacement per connection is kept, and a failed one is forgotten.
+ */
+const replacements = new Map<string, { dropped: string; session: Promise<McpSession | undefined> }>();
+
+function handshakesOf(row: Row): HandshakeShare {
+  const key = `${row.id}\n${row.secretEntry ?? ''}`;
+  return {
+    replace(dropped, open) {
+      const droppedKey = dropped === undefined ? '' : `${dropped.protocolVersion}\n${dropped.id ?? ''}`;
+      const current = replacements.get(key);
+      if (current?.dropped === droppedKey) return current.session;
+      const entry = { dropped: droppedKey, session: open() };
+      replacements.set(key, entry);
+      entry.session.catch(() => {
+        if (replacements.get(key) === entry) replacements.delete(key);
+      });
+      return entry.session;
+    },
+  };
 }
 
 function storedSession(row: Row & { protocolVersion: string }): McpSession {

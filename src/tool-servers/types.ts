@@ -72,6 +72,21 @@ export interface McpClientOptions {
    * that refuses it with a JSON-RPC error or HTTP 404/405 (a plain server) is reached without one.
    */
   handshakeFirst?: boolean;
+  /** Handshakes shared with the other clients of the same connection (./tool-session.ts). */
+  handshakes?: HandshakeShare;
+}
+
+/**
+ * Where the clients of one connection in an isolate (each request makes its own) share a
+ * re-handshake: when many find the same session dropped at once, one `initialize` opens the new
+ * session for all of them.
+ */
+export interface HandshakeShare {
+  /**
+   * The session that replaces `dropped`: `open`'s, or that of a handshake another client started
+   * (or ended) for the same dropped session. A failed handshake is not kept.
+   */
+  replace(dropped: McpSession | undefined, open: () => Promise<McpSession | undefined>): Promise<McpSession | undefined>;
 }
 
 /** An icon of a tool (MCP's `Icon`): `src` is required. */
