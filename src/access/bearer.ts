@@ -41,6 +41,8 @@ export interface OAuthTokenCheck {
   resourceOf: (c: Context<AppBindings>) => { resource: string; metadataUrl: string } | undefined;
   /** The wallet a live token speaks for on exactly `resource`, else null. */
   walletOf: (env: Env, origin: string, resource: string, token: string) => Promise<Address | null>;
+  /** Told when a live token's wallet was refused as no longer the agent's owner (403 `not_owner`): the agent was sold. */
+  onNotOwner?: (c: Context<AppBindings>, wallet: Address) => void;
 }
 
 /**
@@ -65,8 +67,10 @@ export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
     }
     c.set('agentKey', undefined);
     if (token !== undefined && options.oauth?.pattern.test(token)) {
-      c.set('wallet', await oauthWallet(c, options.oauth, token));
+      const wallet = await oauthWallet(c, options.oauth, token);
+      c.set('wallet', wallet);
       await next();
+      if (c.error instanceof AppError && c.error.code === 'not_owner') options.oauth.onNotOwner?.(c, wallet);
       return;
     }
     if (token === undefined || !JWT.test(token)) throw new AppError('unauthorized', 'The Authorization header must be "Bearer <token>"');

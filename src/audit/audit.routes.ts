@@ -25,8 +25,12 @@ const AuditTargetSchema = z
     }),
     provider: z.string().optional(),
     model: z.string().optional(),
-    grantId: z.string().optional().openapi({ description: 'An OAuth grant (`oauth_grant.revoke`)' }),
+    grantId: z.string().optional().openapi({ description: 'An OAuth grant (`oauth_grant.approve`, `oauth_grant.revoke`)' }),
     clientId: z.string().optional().openapi({ description: 'The OAuth client the grant was made for' }),
+    clientName: z.string().optional().openapi({
+      description:
+        "`oauth_grant.approve`: the client as the approval named it (a metadata document's host, or a registered client's self-given, unverified name)",
+    }),
   })
   .openapi('AuditTarget', {
     description: 'What was acted on, by name or id: never a secret, a URL, a header value, a context key or a message',

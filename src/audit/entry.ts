@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'agent_key.create',
   'agent_key.revoke',
   'agent_profile.set',
+  'oauth_grant.approve',
   'oauth_grant.revoke',
   'tool.call',
 ] as const;
@@ -42,9 +43,11 @@ export interface AuditTarget {
   tool?: string;
   provider?: string;
   model?: string;
-  /** An OAuth grant (`oauth_grant.revoke`) and the client it was made for. */
+  /** An OAuth grant (`oauth_grant.approve`, `oauth_grant.revoke`) and the client it was made for. */
   grantId?: string;
   clientId?: string;
+  /** The client's name as the approval named it (`oauth_grant.approve`): a document's host, or a registered client's unverified name. */
+  clientName?: string;
 }
 
 export interface AuditEntryInput {

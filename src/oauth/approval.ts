@@ -20,6 +20,8 @@ export interface ApprovalSubject {
   client: string;
   agent: { collection: Address; tokenId: bigint };
   resource: string;
+  /** A registered client's self-given name, for the audit entry (the statement may leave it out). */
+  clientName?: string;
 }
 
 /** A client's self-given name goes in the statement only when it is one printable line. */

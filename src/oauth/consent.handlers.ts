@@ -6,7 +6,9 @@ import { ownerOf } from '../agents/ownership';
 import { collectionKind } from '../agents/registry';
 import { authDeps } from '../auth/request-deps';
 import { chainClient } from '../chain/client';
+import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
+import { databaseError } from '../storage/db';
 import type { AppBindings } from '../types';
 import type { GrantProps } from './access-token';
 import { type ApprovalSubject, approvalClientLabel, proveApproval, startApproval } from './approval';
@@ -14,6 +16,7 @@ import { documentProblemText, isDocumentClientId, libraryClientOf, listsRedirect
 import { resolveClientDocument } from './client-document.store';
 import type * as routes from './consent.routes';
 import { grantUserId, parseMcpResource } from './resource';
+import { inBackground, rememberGrantWallet, revokeOtherWalletsGrants } from './seller-grants';
 import { anyResourceServer, authorizationServerFor, MCP_SCOPE, oauthEnv, oauthLibrary } from './server';
 
 const originOf = (c: Context<AppBindings>) => new URL(c.req.url).origin;
@@ -35,7 +38,12 @@ async function approvalSubject(c: Context<AppBindings>, clientId: string, resour
   }
   const client = await (await anyResourceServer(origin)).getOAuthApi(oauthEnv(c.env)).lookupClient(clientId);
   if (!client) throw consentInvalid('This app is not registered');
-  return { client: approvalClientLabel(clientId, false, client.clientName), agent, resource };
+  return {
+    client: approvalClientLabel(clientId, false, client.clientName),
+    agent,
+    resource,
+    ...(client.clientName ? { clientName: client.clientName } : {}),
+  };
 }
 
 export const approvalMessageHandler: RouteHandler<typeof routes.approvalMessage, AppBindings> = async (c) => {
@@ -89,15 +97,34 @@ export const approveHandler: RouteHandler<typeof routes.approve, AppBindings> = 
   if (document?.ok && !listsRedirectUri(document.document, approved.request.redirectUri)) {
     throw new AppError('client_metadata_invalid', `The app's metadata document at ${clientId} no longer lists the redirect URI.`);
   }
-  const { redirectTo } = await (await authorizationServerFor(origin, subject.resource))
-    .getOAuthApi(oauthEnv(c.env, document?.ok ? libraryClientOf(document.document) : undefined))
-    .completeAuthorization({
-      request: approved.request,
-      userId: grantUserId({ wallet, ...agent }),
-      metadata: { wallet },
-      scope: [MCP_SCOPE],
-      props,
+  const oauth = (await authorizationServerFor(origin, subject.resource)).getOAuthApi(
+    oauthEnv(c.env, document?.ok ? libraryClientOf(document.document) : undefined),
+  );
+  const userId = grantUserId({ wallet, ...agent });
+  const { redirectTo } = await oauth.completeAuthorization({
+    request: approved.request,
+    userId,
+    metadata: { wallet },
+    scope: [MCP_SCOPE],
+    props,
+  });
+  // The grant's id is the code's middle part (`{userId}:{grantId}:{secret}`).
+  const grantId = (new URL(redirectTo).searchParams.get('code') ?? '').split(':')[1] ?? '';
+  const clientName = document?.ok ? new URL(clientId).host : subject.clientName;
+  try {
+    await auditChange(c.var.db.orm, { chainId: config.chainId, ...agent, owner: wallet }, 'oauth_grant.approve', {
+      grantId,
+      clientId,
+      ...(clientName ? { clientName } : {}),
     });
+  } catch (err) {
+    // No grant without its entry: the code never leaves, and the grant is taken back.
+    await oauth.revokeGrant(grantId, userId).catch(() => undefined);
+    throw databaseError(err);
+  }
+  await rememberGrantWallet(c.env, agent, wallet);
+  // The approver is the owner now: an earlier owner's grants for this agent go.
+  inBackground(c.executionCtx, revokeOtherWalletsGrants(c.env, origin, agent, wallet));
   approved.headers.forEach((value, name) => {
     c.header(name, value, { append: true });
   });

@@ -15,7 +15,9 @@ import * as consentRoutes from './consent.routes';
 import { listGrantsHandler, revokeGrantHandler } from './grants.handlers';
 import * as grantRoutes from './grants.routes';
 import { authorizeErrorPage } from './authorize-page';
-import { resourceOfMcpPath } from './resource';
+import type { Address } from 'viem';
+import { parseMcpResource, resourceOfMcpPath } from './resource';
+import { inBackground, revokeWalletGrants } from './seller-grants';
 import { TOKEN_PATH } from './server';
 import { tokenRequestGuard } from './token-guard';
 import { OAUTH_TOKEN_PATTERN, walletOfAccessToken } from './access-token';
@@ -25,6 +27,12 @@ export const oauthTokenCheck = {
   pattern: OAUTH_TOKEN_PATTERN,
   resourceOf: oauthResourceOf,
   walletOf: walletOfAccessToken,
+  // The agent was sold: the seller's grants for it are revoked for good (seller-grants.ts).
+  onNotOwner: (c: Context<AppBindings>, wallet: Address) => {
+    const origin = new URL(c.req.url).origin;
+    const agent = parseMcpResource(origin, resourceOfMcpPath(origin, c.req.path) ?? '');
+    if (agent) inBackground(c.executionCtx, revokeWalletGrants(c.env, origin, agent, wallet));
+  },
 };
 
 /** Routes whose body is form-encoded (OAuth's token endpoint), not JSON. */

@@ -355,7 +355,7 @@ describe('on the MCP route', () => {
     expectError(await rpc(agent.collection, agent.tokenId, tokens.access_token), 401, 'invalid_token');
   });
 
-  it('after a transfer of the agent: 403 not_owner on the next call, and the refreshed token too', async () => {
+  it('after a transfer of the agent: 403 not_owner on the next call, and a refreshed token too until the grant is revoked', async () => {
     const agent = await freshAgent(testnet);
     const { clientId, tokens } = await oauthTokens(testnet, agent);
     expect((await rpc(agent.collection, agent.tokenId, tokens.access_token)).status).toBe(200);
@@ -366,7 +366,13 @@ describe('on the MCP route', () => {
       refresh_token: tokens.refresh_token,
       client_id: clientId,
     });
-    expect(refreshed.status, refreshed.text).toBe(200);
-    expectError(await rpc(agent.collection, agent.tokenId, refreshed.body.access_token), 403, 'not_owner');
+    // The 403 revoked the seller's grants in the background (oauth-sale.test.ts): either this refresh
+    // came first and its token is refused as not the owner's, or the grant is gone already.
+    if (refreshed.status === 200) {
+      const res = await rpc(agent.collection, agent.tokenId, refreshed.body.access_token);
+      expect([401, 403], res.text).toContain(res.status);
+    } else {
+      expect(refreshed.body.error).toBe('invalid_grant');
+    }
   });
 });
