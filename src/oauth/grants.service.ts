@@ -6,6 +6,7 @@ import type { Env } from '../env';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { grantUserId, mcpResource } from './resource';
+import { markRevoked } from './seller-grants';
 import { authorizationServerFor, oauthEnv } from './server';
 
 /** One grant as its owner sees it: never a token, a token's id or its hash. */
@@ -103,7 +104,7 @@ export async function revokeOAuthGrant(g: GrantsContext, db: Database, grantId: 
     // so a revocation that throws leaves no entry behind.
     await db.orm.transaction(async (tx) => {
       await auditChange(tx, { ...g.agent, owner: g.owner }, 'oauth_grant.revoke', { grantId, clientId });
-      await oauth.revokeGrant(grantId, userId);
+      await Promise.all([oauth.revokeGrant(grantId, userId), markRevoked(g.env, userId, grantId)]);
     });
   } catch (err) {
     throw databaseError(err);

@@ -23,6 +23,22 @@ export async function rememberGrantWallet(env: Env, agent: AgentRef, wallet: Add
   await env.NONCES.put(`${indexPrefix(agent)}${wallet}`, '1', { expirationTtl: REFRESH_TOKEN_TTL_SECONDS + 24 * 3600 });
 }
 
+const revokedKey = (userId: string, grantId: string) => `oauth-revoked:${userId}:${grantId}`;
+
+/**
+ * Remembers that a grant was revoked (by its owner, or on a sale), as long as its tokens could have
+ * lived: the library deletes a revoked grant's tokens, so without this a revoked token would read
+ * as unknown.
+ */
+export async function markRevoked(env: Env, userId: string, grantId: string): Promise<void> {
+  await env.NONCES.put(revokedKey(userId, grantId), '1', { expirationTtl: REFRESH_TOKEN_TTL_SECONDS });
+}
+
+/** Whether the grant of `userId` with this id was revoked (see markRevoked). */
+export async function wasRevoked(env: Env, userId: string, grantId: string): Promise<boolean> {
+  return (await env.NONCES.get(revokedKey(userId, grantId))) !== null;
+}
+
 /** Revokes every grant `wallet` made for the agent; resolves to how many. */
 export async function revokeWalletGrants(env: Env, origin: string, agent: AgentRef, wallet: Address): Promise<number> {
   const oauth = (await authorizationServerFor(origin, mcpResource(origin, agent.collection, agent.tokenId))).getOAuthApi(oauthEnv(env));
@@ -35,7 +51,7 @@ export async function revokeWalletGrants(env: Env, origin: string, agent: AgentR
     cursor = result.cursor;
     if (cursor === undefined) break;
   }
-  await Promise.all(ids.map((id) => oauth.revokeGrant(id, userId)));
+  await Promise.all(ids.map(async (id) => Promise.all([markRevoked(env, userId, id), oauth.revokeGrant(id, userId)])));
   await env.NONCES.delete(`${indexPrefix(agent)}${wallet}`);
   return ids.length;
 }

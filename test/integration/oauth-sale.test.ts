@@ -61,6 +61,7 @@ describe('a grant across a sale of its agent', () => {
       (res) => res.status === 401,
     );
     expectError(after, 401, 'invalid_token');
+    expect(after.body.error.message).toContain('was revoked');
     await transferFreshAgent(testnet, buyer, agent.owner.address, agent.tokenId);
     expectError(await rpc(agent, tokens.access_token), 401, 'invalid_token');
     const refreshed = await tokenRequest(testnet, {
@@ -91,5 +92,23 @@ describe('a grant across a sale of its agent', () => {
       client_id: clientId,
     });
     expect(refreshed.body.error).toBe('invalid_grant');
+  });
+});
+
+describe('a revoked token', () => {
+  it('says it was revoked (401 invalid_token), where an unknown one says it is not valid', async () => {
+    const agent = await freshAgent(testnet);
+    const { tokens } = await oauthTokens(testnet, agent);
+    const [userId, grantId] = tokens.access_token.split(':');
+    const revoked = await agent.call(`/oauth/grants/${grantId}`, { method: 'DELETE' });
+    expect(revoked.status, revoked.text).toBe(200);
+    const res = await rpc(agent, tokens.access_token);
+    expectError(res, 401, 'invalid_token');
+    expect(res.body.error.message).toContain('was revoked');
+    expect(res.headers.get('www-authenticate')).toContain('error_description="The access token was revoked"');
+    expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
+    const unknown = await rpc(agent, `${userId}:unknownGrant0001:${'x'.repeat(32)}`);
+    expectError(unknown, 401, 'invalid_token');
+    expect(unknown.body.error.message).not.toContain('was revoked');
   });
 });
