@@ -30,11 +30,15 @@ export interface RequestLogLine {
 const AGENT_PATH = /^\/agent\/(0x[0-9a-fA-F]{40})\/(0|[1-9][0-9]{0,77})(?:\/|$)/;
 const JWT_BEARER = /^Bearer\s+eyJ[\w-]*\.[\w-]*\.[\w-]*\s*$/;
 const KEY_BEARER = /^Bearer\s+agk_/;
+/** An OAuth access token's form (`{userId}:{grantId}:{secret}`, src/oauth/access-token.ts). */
+const OAUTH_BEARER = /^Bearer\s+[^\s:]+:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+\s*$/;
 
-function credentialOf(authorization: string | undefined): CredentialKind {
+/** The credential kind of an Authorization header, by its form alone. */
+export function credentialOf(authorization: string | undefined): CredentialKind {
   if (!authorization) return 'none';
   if (KEY_BEARER.test(authorization)) return 'agent_key';
   if (JWT_BEARER.test(authorization)) return 'jwt';
+  if (OAUTH_BEARER.test(authorization)) return 'oauth';
   return 'none';
 }
 
