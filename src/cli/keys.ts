@@ -1,11 +1,11 @@
 /** `agent-gateway keys create|list|revoke`: the agent keys of an agent, with the owner's login. */
 import type { AgentKeyScope } from '../client/types';
+import { MAX_TOOL_ENTRIES, toolEntryProblem } from '../tools/tool-entry';
 import { stringValue, type Command, type OptionValues } from './command';
 import { UsageError } from './output';
 import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 const SCOPES: readonly AgentKeyScope[] = ['contexts:read', 'contexts:write', 'reply', 'mcp'];
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
 
 /** `--expires-in 30d` (s, m, h or d; a bare number is seconds) as seconds; undefined: never expires. */
@@ -26,16 +26,18 @@ function scopesOf(values: OptionValues): AgentKeyScope[] {
   return list as AgentKeyScope[];
 }
 
-/** `--tools a,b`: the MCP tools the key may use; undefined: every tool. */
+/** `--tools a,b`: the key's tool allowlist, entries as the gateway reads them (src/tools/tool-entry.ts); undefined: every tool. */
 export function toolsOf(value: string | undefined, scopes: readonly AgentKeyScope[]): string[] | undefined {
   if (value === undefined) return undefined;
   const tools = value
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  if (tools.length === 0 || tools.length > 100) throw new UsageError('--tools takes 1 to 100 comma-separated tool names');
+  if (tools.length === 0 || tools.length > MAX_TOOL_ENTRIES)
+    throw new UsageError(`--tools takes 1 to ${MAX_TOOL_ENTRIES} comma-separated tool entries`);
   for (const tool of tools) {
-    if (!TOOL_NAME.test(tool)) throw new UsageError(`tool name ${JSON.stringify(tool)} must be 1-64 of A-Z a-z 0-9 _ -`);
+    const problem = toolEntryProblem(tool);
+    if (problem !== null) throw new UsageError(problem);
   }
   if (!scopes.includes('mcp')) throw new UsageError('--tools needs --scope mcp');
   return tools;
@@ -54,8 +56,11 @@ shown again. It works on this agent only, within its scopes, while your wallet o
 Options:
   --name NAME        what the key is for, shown in the list (required)
   --scope SCOPE      contexts:read, contexts:write, reply or mcp; repeat or comma-separate (required)
-  --tools a,b        scope mcp: the tools of the agent's MCP server the key may list and call
-                     (ask, memory_search, memory_read, memory_append, or an MCP tool's name); default: all
+  --tools a,b        scope mcp: the tools the key may list and call on the agent's MCP server and
+                     have called for it in a reply; default: all. Each entry is a built-in's name
+                     (ask, memory_search, memory_read, memory_append), CONNECTION_ID/NAME for one
+                     tool server's tool by its own name (ids: agent-gateway tools list), or a tool's
+                     own name alone (on any of the agent's tool servers; never a built-in's name)
   --expires-in TIME  lifetime: seconds, or with a unit s, m, h, d (60 s .. 365 d); default: none
   --tokens-per-day N the key's own daily limit of input + output tokens (UTC days); default: none
   --json             print { id, key, name, scopes, tools, createdAt, expiresAt, limits } instead of the key

@@ -4,14 +4,26 @@ import { AgentParamsSchema } from '../identity/identity';
 import { errorResponse } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
 import { UsageLimitsInputSchema, UsageLimitsSchema } from '../usage/schemas';
+import { MAX_TOOL_ENTRIES, toolEntryProblem } from '../tools/tool-entry';
 import { KEY_SCOPES, KeyScopeSchema } from './scopes';
 
-/** A key's tool allowlist: 1..100 tool names as the agent's MCP server lists them. */
+/** A key's tool allowlist: 1..100 entries, each a built-in's name, `<connectionId>/<name>` or a tool's name alone (src/tools/tool-entry.ts). */
 const KeyToolsSchema = z
-  .array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a tool name is 1-64 of A-Z a-z 0-9 _ -'))
+  .array(
+    z.string().superRefine((entry, ctx) => {
+      const problem = toolEntryProblem(entry);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  )
   .min(1)
-  .max(100)
-  .openapi({ example: ['ask', 'memory_search'] });
+  .max(MAX_TOOL_ENTRIES)
+  .openapi({ example: ['ask', 'memory_search', '0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21/search_issues'] });
+
+const TOOLS_DESCRIPTION =
+  "Scope `mcp` only: the tools this key may list and call on the agent's MCP server and have called for it in a reply (POST …/reply, chat completions, `ask`); without it, every tool. " +
+  'Each entry names a tool by where it comes from and its own name, never by the name it is offered under: a built-in by its name (`ask`, `memory_search`, `memory_read`, `memory_append`); ' +
+  "one tool server's tool as `<connectionId>/<name>` (the connection's id from GET …/mcp/connections, the tool's own name on that server); any other name alone: a tool of that own name on any of the agent's tool servers. " +
+  "A built-in's name alone never reaches a tool server's tool of that name, and a renamed tool's offered name (`<connection>_<name>`) is not its own name. An entry is 1-237 characters without control characters.";
 
 /** Longest lifetime a key may be given: one year. Without `expiresInSeconds` a key lives until revoked. */
 export const MAX_KEY_LIFETIME_SECONDS = 31_536_000;
@@ -31,10 +43,7 @@ const NewAgentKeySchema = z
       .min(1)
       .max(KEY_SCOPES.length)
       .openapi({ example: ['contexts:write'] }),
-    tools: KeyToolsSchema.optional().openapi({
-      description:
-        "Scope `mcp` only: the tools of the agent's MCP server this key may list and call (`ask`, `memory_search`, `memory_read`, `memory_append`, or an MCP tool's name as the server lists it); without it, every tool",
-    }),
+    tools: KeyToolsSchema.optional().openapi({ description: TOOLS_DESCRIPTION }),
     expiresInSeconds: z
       .number()
       .int()
@@ -59,7 +68,7 @@ const CreatedAgentKeySchema = z
     }),
     name: z.string(),
     scopes: z.array(KeyScopeSchema),
-    tools: z.array(z.string()).nullable().openapi({ description: 'The MCP tools the key may use; null: every tool' }),
+    tools: z.array(z.string()).nullable().openapi({ description: 'The tool allowlist, entries as given at creation; null: every tool' }),
     createdAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
     expiresAt: z.string().nullable().openapi({ example: '2026-12-22T07:30:00.000Z' }),
     limits: UsageLimitsSchema,
@@ -71,7 +80,7 @@ const AgentKeySchema = z
     id: KeyIdSchema,
     name: z.string(),
     scopes: z.array(KeyScopeSchema),
-    tools: z.array(z.string()).nullable().openapi({ description: 'The MCP tools the key may use; null: every tool' }),
+    tools: z.array(z.string()).nullable().openapi({ description: 'The tool allowlist, entries as given at creation; null: every tool' }),
     createdAt: z.string(),
     expiresAt: z.string().nullable(),
     lastUsedAt: z.string().nullable().openapi({ description: 'Recorded off the request path: up to a minute behind' }),
@@ -96,7 +105,7 @@ export const createAgentKey = createRoute({
     200: jsonResponse('The key, shown once', CreatedAgentKeySchema),
     ...agentRoute.errors,
     400: errorResponse(
-      '`validation_failed` (name, scopes, `tools` (given without the scope `mcp`, or a bad name), lifetime of 60 s .. 1 year, `limits.tokensPerDay` not 1 .. 10^12, or a bad path), `agent_key_limit` (100 live keys: revoke one first)',
+      '`validation_failed` (name, scopes, `tools` (given without the scope `mcp`, or an entry that is not a tool name or `<connectionId>/<name>`), lifetime of 60 s .. 1 year, `limits.tokensPerDay` not 1 .. 10^12, or a bad path), `agent_key_limit` (100 live keys: revoke one first)',
     ),
   },
 });

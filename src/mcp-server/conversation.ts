@@ -41,7 +41,7 @@ export function conversation(c: Context<AppBindings>, deps: ReplyDeps, agent: Ag
         tools: true,
         memoryTools: true,
         rights: () => request.rights,
-        allowedTools: request.allowedTools,
+        allowedTools: () => request.allowedTools,
         actor: () => actor,
         caller: () => usage,
       };

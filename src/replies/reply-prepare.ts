@@ -104,7 +104,7 @@ function replyTools(deps: ReplyDeps, agent: Agent, input: ReplyInput, reads: Rep
   if (!input.tools) return Promise.resolve(new Map());
   const rights = input.memoryTools ? input.rights() : withoutRight(input.rights(), 'memory:read');
   const env = { agent, store: deps.store, mcp: deps.mcp, connections: async () => take(reads.connections) };
-  return toolCatalog(env, { surface: 'reply', rights, allowedTools: input.allowedTools ?? null });
+  return toolCatalog(env, { surface: 'reply', rights, allowedTools: input.allowedTools() });
 }
 
 /** Checks what the request names, after the owner check, before anything is stored (a refused request stores nothing). */

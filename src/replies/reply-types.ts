@@ -44,10 +44,11 @@ export interface ReplyInput {
   /** The caller's rights to the agent's tools (src/tools/rights.ts), asked after the owner check: memory tools only with `memory:read`. */
   rights(): ToolRights;
   /**
-   * The tools the caller may have called for it, by the name the model sees (an agent key's
-   * `tools` allowlist, on the MCP server's `ask`); absent or null: every tool.
+   * The caller's tool allowlist (an agent key's `tools`, entries as in src/tools/tool-entry.ts),
+   * on every route that runs a reply; null: every tool. Asked after the owner check (a key is known
+   * only then), so every route must say it.
    */
-  allowedTools?: readonly string[] | null;
+  allowedTools(): readonly string[] | null;
   /** Who the tool calls are audited for: the owner's wallet or the agent key (asked after the owner check). */
   actor(): AuditActor;
   /** Who asks (asked after the owner check): the credential usage is counted for, and its own daily limit (null: none). */

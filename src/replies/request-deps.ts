@@ -74,9 +74,15 @@ export function toolRights(c: Context<AppBindings>, surface: Surface) {
   return callerRights(c.var.agentKey ? (c.var.agentKeyScopes ?? []) : null, surface);
 }
 
-/** Who asks for a reply, as the reply service wants it (each asked after the owner check). */
-export function replyCaller(c: Context<AppBindings>): Pick<ReplyInput, 'rights' | 'actor' | 'caller'> {
+/**
+ * Who asks for a reply, as the reply service wants it (each asked after the owner check), with an
+ * agent key's tool allowlist: it narrows the reply's tools on every route that runs one (POST
+ * …/reply, chat completions), as it narrows the MCP server's.
+ */
+export function replyCaller(c: Context<AppBindings>): Pick<ReplyInput, 'rights' | 'actor' | 'caller' | 'allowedTools'> {
   return {
+    // A key not yet read (never after the owner check) is allowed no tool rather than every tool.
+    allowedTools: () => (c.var.agentKey && !c.var.agentKeyUse ? [] : (c.var.agentKeyUse?.tools ?? null)),
     rights: () => toolRights(c, 'reply'),
     actor: () => auditActor(c),
     caller: () => usageCaller(c),

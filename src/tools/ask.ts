@@ -11,7 +11,7 @@ import { AppError } from '../errors';
 import { ContextKeyArg, MessageArg, refusal } from './arguments';
 import { MEMORY_READ, MEMORY_SEARCH } from './memory';
 import { withoutRight } from './rights';
-import { allows, type Conversation, type ToolCaller, type ToolSource } from './source';
+import { allowsBuiltIn, type Conversation, type ToolCaller, type ToolSource } from './source';
 import type { AgentTool, ToolOutcome } from './tool';
 
 export const ASK = 'ask';
@@ -35,7 +35,7 @@ function ownContext(key: string, own: string): boolean {
 function askTool(conversation: Conversation, caller: ToolCaller): AgentTool {
   const own = conversation.defaultContextKey;
   // The reply offers the memory tools only to a caller that may read memory and call both of them itself.
-  const mayReadContexts = caller.rights.has('memory:read') && allows(caller, MEMORY_SEARCH) && allows(caller, MEMORY_READ);
+  const mayReadContexts = caller.rights.has('memory:read') && allowsBuiltIn(caller, MEMORY_SEARCH) && allowsBuiltIn(caller, MEMORY_READ);
   const rights = mayReadContexts ? caller.rights : withoutRight(caller.rights, 'memory:read');
   const call = async (raw: Record<string, unknown>, progress?: (m: string) => void, signal?: AbortSignal): Promise<ToolOutcome> => {
     try {

@@ -1,11 +1,14 @@
 /**
- * The one catalog of the agent's tools, asked by both surfaces: a reply (src/replies/reply.service.ts)
+ * The one catalog of the agent's tools, asked by both surfaces: a reply (src/replies/reply-prepare.ts)
  * and the agent's MCP server (src/mcp-server/agent-mcp.handlers.ts). Every source's tools, in the
  * sources' order, each named once, with the caller's surface, rights and tool allowlist applied
  * here and nowhere else. A tool left out is neither listed nor callable: it is not in the catalog.
  *
- * The allowlist is matched against the offered name (a renamed tool-server tool by its
- * `<connection>_<name>`), as the MCP server lists it.
+ * The built-ins' names are reserved alike on every surface (a tool server's `ask` is offered as
+ * `<connection>_ask` in a reply too, where `ask` itself is not offered). The allowlist is matched
+ * against each tool's source and real name (./tool-entry.ts), never against the name it is offered
+ * under: a renamed tool-server tool's offered name matches nothing, and which tool takes which
+ * offered name (it depends on the connections' order) does not change what a key may call.
  */
 import { allows, type ToolCaller, type ToolEnv, type ToolSource } from './source';
 import { TOOL_SOURCES } from './sources';
@@ -17,6 +20,7 @@ export async function toolCatalog(
   caller: ToolCaller,
   sources: readonly ToolSource[] = TOOL_SOURCES,
 ): Promise<Map<string, AgentTool>> {
+  const reserved = new Set(sources.flatMap((s) => s.reserved));
   // Every source's reserved names are kept from the others, on every surface alike.
   const offers = await Promise.all(
     sources.map((source) => source.tools(env, caller, new Set(sources.filter((s) => s !== source).flatMap((s) => s.reserved)))),
@@ -30,7 +34,7 @@ export async function toolCatalog(
     named.add(tool.name);
     if (!tool.surfaces.includes(caller.surface)) continue;
     if (tool.needs !== undefined && !caller.rights.has(tool.needs)) continue;
-    if (!allows(caller, tool.name)) continue;
+    if (!allows(caller, tool, reserved)) continue;
     catalog.set(tool.name, tool);
   }
   return catalog;

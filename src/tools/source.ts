@@ -8,6 +8,7 @@ import type { Agent } from '../identity/agent';
 import type { ConnectionTools } from '../tool-servers/agent-tools';
 import type { McpDeps } from '../tool-servers/connections.service';
 import type { ToolRights } from './rights';
+import { parseToolEntry } from './tool-entry';
 import type { AgentTool, Surface } from './tool';
 
 /** A reply run for `ask` in `contextKey`, with the caller's rights narrowed as `ask` narrowed them. */
@@ -47,7 +48,7 @@ export interface ToolEnv {
 export interface ToolCaller {
   surface: Surface;
   rights: ToolRights;
-  /** The names the caller may list and call (an agent key's `tools`); null: every tool. */
+  /** The caller's tool allowlist (an agent key's `tools`, entries as in ./tool-entry.ts); null: every tool. */
   allowedTools: readonly string[] | null;
 }
 
@@ -62,7 +63,25 @@ export interface ToolSource {
   tools(env: ToolEnv, caller: ToolCaller, taken: ReadonlySet<string>): AgentTool[] | Promise<AgentTool[]>;
 }
 
-/** Whether the caller's allowlist lets `name` through. */
-export function allows(caller: ToolCaller, name: string): boolean {
-  return caller.allowedTools === null || caller.allowedTools.includes(name);
+/**
+ * Whether the caller's allowlist (./tool-entry.ts) lets `tool` through, by its source and real
+ * name: a built-in by its name alone; a tool-server tool by `<connectionId>/<name>`, or by its
+ * name alone unless that name is one of `reserved` (the built-ins': a built-in's name alone never
+ * reaches a tool server's tool of that name).
+ */
+export function allows(caller: ToolCaller, tool: Pick<AgentTool, 'realName' | 'connectionId'>, reserved: ReadonlySet<string>): boolean {
+  if (caller.allowedTools === null) return true;
+  const { connectionId, realName } = tool;
+  return caller.allowedTools.some((entry) => {
+    const parsed = parseToolEntry(entry);
+    if ('problem' in parsed) return false;
+    if (connectionId === null) return parsed.connectionId === null && parsed.name === realName;
+    if (parsed.name !== realName) return false;
+    return parsed.connectionId === null ? !reserved.has(realName) : parsed.connectionId === connectionId.toLowerCase();
+  });
+}
+
+/** Whether the caller may call the built-in `name` (a built-in's real name is its name). */
+export function allowsBuiltIn(caller: ToolCaller, name: string): boolean {
+  return allows(caller, { realName: name, connectionId: null }, new Set());
 }

@@ -79,6 +79,7 @@ describe('a reply for a caller the owner check refuses', () => {
       tools: false,
       memoryTools: true,
       rights: () => ALL_RIGHTS,
+      allowedTools: () => null,
       actor: () => ({ wallet: agent.owner }),
       caller: () => ({ credential: `wallet:${agent.owner}` as const, tokensPerDay: null }),
     };

@@ -2,7 +2,7 @@
  * The one tool seam (src/tools/): one catalog for both surfaces, with the sources' reserved names
  * kept from each other on every surface (a tool-server tool named `ask` or `memory_append` is
  * `<connection>_<name>` in a reply too), each tool offered only on its surfaces, with the caller's
- * rights and allowlist applied in that one place; and a memory tool's result within 16 KiB with
+ * rights and allowlist (by source and own name, never by offered name) applied in that one place; and a memory tool's result within 16 KiB with
  * each text verbatim up to its cut.
  */
 import { describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { ALL_RIGHTS, callerRights } from '../../src/tools/rights';
 import type { Conversation, ToolCaller, ToolEnv, ToolSource } from '../../src/tools/source';
 import { nameTools } from '../../src/tools/tool-servers';
 import { type AgentTool, type Surface, textOutcome } from '../../src/tools/tool';
+import { MAX_TOOL_ENTRY_CHARS, parseToolEntry, toolEntryProblem } from '../../src/tools/tool-entry';
 
 const agent: Agent = {
   chainId: 31337,
@@ -129,12 +130,52 @@ describe('toolCatalog over the sources', () => {
     expect(await names(env, mcpKey)).toEqual(['echo', 'memory_search', 'memory_read', 'memory_append', 'ask']);
   });
 
-  it("applies the key's allowlist by offered name, and reads no connection when it names only built-ins", async () => {
+  it("applies the key's allowlist by source and own name, and reads no connection when it names only built-ins", async () => {
     const { env, reads } = envWith([connection('notes', ['echo', 'ask'])]);
-    expect(await names(env, owner('server', ['memory_search', 'echo', 'notes_ask']))).toEqual(['echo', 'notes_ask', 'memory_search']);
+    // `echo` alone is the tool server's echo; `notes_ask` is an offered name, not an own name: it matches nothing.
+    expect(await names(env, owner('server', ['memory_search', 'echo', 'notes_ask']))).toEqual(['echo', 'memory_search']);
     expect(reads.count).toBe(1);
+    // `ask` alone is the built-in, never the tool server's `ask` (offered as notes_ask).
     expect(await names(env, owner('server', ['ask', 'memory_read']))).toEqual(['memory_read', 'ask']);
     expect(reads.count).toBe(1);
+    expect(await names(env, owner('reply', ['ask', 'memory_read']))).toEqual(['memory_read']);
+  });
+
+  it("matches `<connectionId>/<name>` to that connection's tool only, whatever name it is offered under and in any order", async () => {
+    const a = { ...connection('a', ['ask', 'search']), connectionId: '0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21' } as ConnectionTools;
+    const b = { ...connection('b', ['search', 'a_search']), connectionId: '1c8f2f6e-6d1f-4b68-8b54-3f9e4c2d7f32' } as ConnectionTools;
+    const entries = ['0B7F1F5E-5C0E-4A57-9A43-2F8D3B1C6E21/ask', `${b.connectionId}/search`];
+    for (const order of [
+      [a, b],
+      [b, a],
+    ]) {
+      const catalog = await toolCatalog(envWith(order).env, owner('reply', entries));
+      const picked = [...catalog.values()].map((t) => `${t.connectionId}/${t.realName}`).sort();
+      expect(picked).toEqual([`${a.connectionId}/ask`, `${b.connectionId}/search`].sort());
+      expect(catalog.has('ask')).toBe(false);
+    }
+    // A name alone reaches that own name on every connection; the built-in names alone reach none of them.
+    const any = await toolCatalog(envWith([a, b]).env, owner('server', ['search', 'memory_append']));
+    expect([...any.values()].map((t) => `${t.source}:${t.realName}`)).toEqual([
+      'tool-servers:search',
+      'tool-servers:search',
+      'memory:memory_append',
+    ]);
+  });
+});
+
+describe('parseToolEntry', () => {
+  it('reads a name alone or <connectionId>/<name>, and refuses anything else', () => {
+    expect(parseToolEntry('ask')).toEqual({ connectionId: null, name: 'ask' });
+    expect(parseToolEntry('search.v2')).toEqual({ connectionId: null, name: 'search.v2' });
+    expect(parseToolEntry('0B7F1F5E-5C0E-4A57-9A43-2F8D3B1C6E21/a/b')).toEqual({
+      connectionId: '0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21',
+      name: 'a/b',
+    });
+    for (const bad of ['', 'notes/ask', '0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21/', 'a\nb', ' ask', 'x'.repeat(MAX_TOOL_ENTRY_CHARS + 1)]) {
+      expect(toolEntryProblem(bad)).toEqual(expect.any(String));
+    }
+    expect(toolEntryProblem('x'.repeat(MAX_TOOL_ENTRY_CHARS))).toBeNull();
   });
 });
 
