@@ -9,7 +9,7 @@ export const KeyScopeSchema = z.enum(KEY_SCOPES).openapi('AgentKeyScope', {
     '`contexts:read`: list context keys, read messages and summaries, search memory. `contexts:write`: create ' +
     "contexts (one or a batch), append messages (one or a batch). `reply`: the agent's reply endpoint and " +
     "its OpenAI-compatible chat completions. `mcp`: the agent's MCP server (POST /agent/{c}/{t}/mcp), every " +
-    "tool on it (alone enough for `ask` and the memory tools; narrowed by the key's `tools`).",
+    "tool on it (alone enough for `ask` and the memory tools; narrowed by the key's `tools`, which also narrows the tools of its replies).",
 });
 
 /**
