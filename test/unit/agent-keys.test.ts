@@ -1,7 +1,7 @@
 /** Agent keys' pure parts: the key's form and hash, the route-to-scope table, the CLI's lifetime. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { expiresInSeconds } from '../../src/cli/keys';
+import { expiresInSeconds, toolsOf } from '../../src/cli/keys';
 import { compileKeyAccess, KEY_ROUTE_SCOPES } from '../../src/keys/scopes';
 import { AGENT_KEY_PATTERN, hashAgentKey, newAgentKey } from '../../src/keys/secret';
 
@@ -72,5 +72,18 @@ describe('keys create --expires-in', () => {
     expect(expiresInSeconds('12h')).toBe(43_200);
     expect(expiresInSeconds('30d')).toBe(2_592_000);
     for (const bad of ['', '0', '-5', '1.5h', '3w', 'd', '01d']) expect(() => expiresInSeconds(bad), bad).toThrow('--expires-in');
+  });
+});
+
+describe('keys create --tools', () => {
+  it("reads the gateway's entries (a name alone, <connectionId>/<name>) and refuses what the route would refuse", () => {
+    const id = '0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21';
+    expect(toolsOf(undefined, ['mcp'])).toBeUndefined();
+    expect(toolsOf(` ask, ${id}/ask ,search.v2`, ['mcp'])).toEqual(['ask', `${id}/ask`, 'search.v2']);
+    expect(() => toolsOf('notes/ask', ['mcp'])).toThrow(/<connectionId>\/<name>/);
+    expect(() => toolsOf(`${id}/`, ['mcp'])).toThrow(/<connectionId>\/<name>/);
+    expect(() => toolsOf('x'.repeat(238), ['mcp'])).toThrow(/1-237 characters/);
+    expect(() => toolsOf(',', ['mcp'])).toThrow('--tools takes 1 to 100');
+    expect(() => toolsOf('ask', ['reply'])).toThrow('--tools needs --scope mcp');
   });
 });
