@@ -18,6 +18,8 @@ export interface AppVariables {
    * set by `agentGate()` once the key and the owner check passed: the wallet that made the key.
    */
   wallet: Address;
+  /** Set by `bearer()` for an OAuth access token: the client (app) it was issued to, acting for `wallet`. */
+  oauthClientId?: string;
   /** Set by `bearer()`: the agent key of `Authorization: Bearer agk_...`, undefined for a token. */
   agentKey: AgentKeyCredential | undefined;
   /** Set by `agentGate()` once the agent key passed its own checks: every scope the key has (`KeyScope`s of src/keys/scopes.ts). */

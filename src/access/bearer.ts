@@ -39,8 +39,8 @@ export interface OAuthTokenCheck {
    * metadata lives; undefined: OAuth access tokens are not accepted here (401 `invalid_token`).
    */
   resourceOf: (c: Context<AppBindings>) => { resource: string; metadataUrl: string } | undefined;
-  /** The wallet a live token speaks for on exactly `resource`, else null. */
-  walletOf: (env: Env, origin: string, resource: string, token: string) => Promise<Address | null>;
+  /** The wallet a live token speaks for on exactly `resource`, and the client it was issued to; else null. */
+  walletOf: (env: Env, origin: string, resource: string, token: string) => Promise<{ wallet: Address; clientId: string } | null>;
   /** Told when a live token's wallet was refused as no longer the agent's owner (403 `not_owner`): the agent was sold. */
   onNotOwner?: (c: Context<AppBindings>, wallet: Address) => void;
 }
@@ -67,8 +67,9 @@ export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
     }
     c.set('agentKey', undefined);
     if (token !== undefined && options.oauth?.pattern.test(token)) {
-      const wallet = await oauthWallet(c, options.oauth, token);
+      const { wallet, clientId } = await oauthWallet(c, options.oauth, token);
       c.set('wallet', wallet);
+      c.set('oauthClientId', clientId);
       await next();
       if (c.error instanceof AppError && c.error.code === 'not_owner') options.oauth.onNotOwner?.(c, wallet);
       return;
@@ -107,8 +108,8 @@ async function oauthWallet(c: Context<AppBindings>, check: OAuthTokenCheck, toke
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
   }
-  const wallet = await check.walletOf(c.env, new URL(c.req.url).origin, target.resource, token);
-  if (!wallet) {
+  const granted = await check.walletOf(c.env, new URL(c.req.url).origin, target.resource, token);
+  if (!granted) {
     throw new AppError(
       'invalid_token',
       'The OAuth access token is not valid for this agent (unknown, expired, revoked or issued for another agent)',
@@ -119,5 +120,5 @@ async function oauthWallet(c: Context<AppBindings>, check: OAuthTokenCheck, toke
       },
     );
   }
-  return wallet;
+  return granted;
 }

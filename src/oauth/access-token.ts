@@ -30,12 +30,17 @@ export interface GrantProps {
 }
 
 /**
- * The wallet an OAuth access token speaks for on `resource` (one agent's MCP URL), or null when
+ * The wallet an OAuth access token speaks for on `resource` (and the client it was issued to) (one agent's MCP URL), or null when
  * the token is not a live token of this deployment for exactly that resource: unknown, expired,
  * revoked, or issued for another agent (RFC 8707 audience). Whether that wallet still owns the
  * agent is the owner gate's question, asked on every call.
  */
-export async function walletOfAccessToken(env: Env, origin: string, resource: string, token: string): Promise<Address | null> {
+export async function walletOfAccessToken(
+  env: Env,
+  origin: string,
+  resource: string,
+  token: string,
+): Promise<{ wallet: Address; clientId: string } | null> {
   const subject = subjectOfCredential(token);
   if (!subject) return null;
   const validated = await (await authorizationServerFor(origin, resource)).validateToken<GrantProps>(resource, token, oauthEnv(env));
@@ -49,5 +54,5 @@ export async function walletOfAccessToken(env: Env, origin: string, resource: st
   // The props were sealed with the grant; the token's prefix must name the same subject.
   const props = validated.props;
   if (validated.userId !== grantUserId(subject) || props.wallet !== subject.wallet) return null;
-  return props.wallet;
+  return { wallet: props.wallet, clientId: validated.clientId };
 }

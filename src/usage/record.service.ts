@@ -8,10 +8,15 @@ import { databaseError } from '../storage/db';
 import { utcDay } from './day';
 import { anyUsage, type UsageCounts } from './meter';
 
-/** Who used the tokens, as usage names it: `wallet:0x…` for a wallet's token, `key:{id}` for an agent key. */
-export type Credential = `wallet:${string}` | `key:${string}`;
+/**
+ * Who used the tokens, as usage names it: `wallet:0x…` for a wallet's own token, `key:{id}` for an
+ * agent key, `oauth:0x…:{clientId}` for an OAuth app acting for that wallet (the client id last:
+ * a metadata document's id is a URL, colons and all).
+ */
+export type Credential = `wallet:${string}` | `key:${string}` | `oauth:${string}`;
 
 export const walletCredential = (wallet: string): Credential => `wallet:${wallet}`;
+export const oauthCredential = (wallet: string, clientId: string): Credential => `oauth:${wallet}:${clientId}`;
 export const keyCredential = (keyId: string): Credential => `key:${keyId}`;
 
 /** What one reply (or one summary) used, and for whom. */
