@@ -10,7 +10,7 @@ import { agentStore } from '../http/agent-store';
 import { callerRights } from '../tools/rights';
 import type { Surface } from '../tools/tool';
 import type { AppBindings } from '../types';
-import { type Credential, keyCredential, walletCredential } from '../usage/record.service';
+import { type Credential, keyCredential, oauthCredential, walletCredential } from '../usage/record.service';
 import { keyRing } from '../vault/store';
 import type { ReplyDeps, ReplyInput } from './reply-types';
 import type { RuntimeTracing } from './trace';
@@ -61,12 +61,15 @@ export function auditActor(c: Context<AppBindings>): AuditActor {
   return c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet };
 }
 
-/** Who usage is counted for: the key (`key:{id}`, with its own daily limit) or the wallet. */
+/**
+ * Who usage is counted for: the key (`key:{id}`, with its own daily limit), an OAuth app acting for
+ * the wallet (`oauth:{wallet}:{clientId}`, within the wallet's limits), or the wallet.
+ */
 export function usageCaller(c: Context<AppBindings>): { credential: Credential; tokensPerDay: number | null } {
   const key = c.var.agentKeyUse;
-  return key
-    ? { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay }
-    : { credential: walletCredential(c.var.wallet), tokensPerDay: null };
+  if (key) return { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay };
+  const clientId = c.var.oauthClientId;
+  return { credential: clientId ? oauthCredential(c.var.wallet, clientId) : walletCredential(c.var.wallet), tokensPerDay: null };
 }
 
 /** The caller's rights to the agent's tools on `surface`: the owner's, or the key's scopes (known once the owner check passed). */
