@@ -28,7 +28,10 @@ const sanitize = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0,
 
 /**
  * Offered names of the agent's tools: the tool's name; `<connection>_<tool>` on a clash with
- * another tool of the connections or a name in `reserved`.
+ * another tool of the connections or a name in `reserved`. Which tool gets which offered name
+ * depends on the connections' order (a renamed tool may take a name another tool really has), so
+ * nothing that grants access reads offered names: a key's allowlist matches the connection id and
+ * the tool's own name (./tool-entry.ts).
  */
 export function nameTools(connections: readonly ConnectionTools[], reserved: ReadonlySet<string> = new Set()): Map<string, Offered> {
   const counts = new Map<string, number>();

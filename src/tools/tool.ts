@@ -35,7 +35,7 @@ export interface ToolCallContext {
 }
 
 export interface AgentTool {
-  /** The name offered, `^[A-Za-z0-9_-]{1,64}$`, unique in one catalog (a tool-server tool may be renamed). */
+  /** The name offered, `^[A-Za-z0-9_-]{1,64}$`, unique in one catalog (a tool-server tool may be renamed): never what an allowlist matches. */
   name: string;
   /** The tool's own name where it lives (on its tool server; a built-in's is its name). */
   realName: string;
