@@ -21,7 +21,7 @@ export const createChatCompletion = createRoute({
     `is kept and readable with …/context/{key}/messages). The rest of \`messages\` is neither stored nor ` +
     `sent: the agent's own memory stands in for it. \`model\` is ignored (the agent's LLM settings decide; ` +
     `the answer names their model); sampling fields (temperature, max_tokens, tools...) are ignored too. ` +
-    `The agent's tool calls stay inside: the client sees the final text. \`stream: true\` answers with server-sent ` +
+    `The agent's tool calls stay inside: the client sees the final text (an agent key with a \`tools\` allowlist has only those tools offered). \`stream: true\` answers with server-sent ` +
     `chunks whatever the Accept header. Send \`Idempotency-Key\` (OpenAI clients send none by themselves; ` +
     `with the openai client: \`{ headers: { 'Idempotency-Key': id } }\`) and a retry returns the first answer ` +
     `(streamed: as one delta) without calling the model or storing the message twice; without it, a retry ` +

@@ -21,7 +21,7 @@ export const replyToContext = createRoute({
     `tool call or result, the tools' schemas, and the settings' maxTokens reserved for the answer, lowered down to half of ` +
     `what the system message and tools leave when the messages need it): older messages are dropped from the oldest, then ` +
     `earlier results cut from the oldest, then the newest message cut, then earlier steps dropped; what is stored stays ` +
-    `whole. Every tool of the agent's connections is offered; each call takes the path of \`…/tools/call\`, and a failing ` +
+    `whole. Every tool of the agent's connections is offered (to an agent key with a \`tools\` allowlist, only what it names); each call takes the path of \`…/tools/call\`, and a failing ` +
     `tool is an error result the model reads (with the upstream status), never a failed reply. Unless \`memoryTools\` is ` +
     `false, and only for the owner or an agent key with \`contexts:read\`, the built-in tools \`memory_search\` \`{ query, ` +
     `contextKey?, limit? }\` and \`memory_read\` \`{ contextKey, beforeId?, limit? }\` (newest first) read this agent's ` +
