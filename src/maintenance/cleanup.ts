@@ -4,6 +4,7 @@ import { IDEMPOTENCY_RETENTION_HOURS } from '../contexts/messages.service';
 import { INDEX_BATCH, indexMessages, schemasBehind } from '../storage/search-index';
 import type { SqlClient } from '../storage/sql-client';
 import type { Database } from '../storage/db';
+import { pruneUsageLedger } from '../usage/ledger';
 
 /**
  * Consumed nonces are kept this long: longer than any nonce can live (NONCE_TTL_SECONDS is at most
@@ -72,6 +73,8 @@ export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: nu
   await pruneConsumedNonces(deps.db, CONSUMED_NONCE_RETENTION_SECONDS);
   const replyLeases = await pruneReplyLeases(deps.db.sql);
   const auditEntries = await pruneAuditLog(deps.db.sql);
+  // Charges of past days against the daily token limits (src/usage/ledger.ts).
+  await pruneUsageLedger(deps.db.sql);
   const after = (await deps.kv.get(cleanupCursorKey(deps.chainId))) ?? '';
   const { rows } = await deps.db.sql.query<{ schema_name: string; template_version: number }>(
     `select schema_name, template_version from "gateway"."agent_storage" where chain_id = $1 and schema_name > $2

@@ -9,4 +9,5 @@ export { runLoop } from './loop';
 export { languageModel } from './model';
 export { summarise } from './summarise';
 export { toolSet } from './tools';
+export { reserving } from './reserve-gate';
 export { replyTrace } from './trace';

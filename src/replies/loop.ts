@@ -10,6 +10,7 @@ import { addModelUsage, type UsageCounts } from '../usage/meter';
 import { callGate } from './call-limits';
 import { llmError } from './model';
 import type { CallClock } from './model-fetch';
+import { UsageStop } from './reserve-gate';
 import { fitRequest, type RequestBudget, type TextMessage } from './request-budget';
 import type { ReplyStep, ToolEvents } from './tools';
 import type { ReplyTrace } from './trace';
@@ -153,10 +154,22 @@ async function runSteps(input: LoopInput, events: LoopEvents): Promise<LoopResul
   } catch (err) {
     if (!cut.signal.aborted) failure ??= err;
   }
-  if (failure !== undefined && !cut.signal.aborted) throw llmError(failure, input.clock.timedOut);
+  // A later step that found a daily limit reached: the reply finishes there, with what it has.
+  const stopped = failure !== undefined && isUsageStop(failure);
+  if (failure !== undefined && !cut.signal.aborted && !stopped) throw llmError(failure, input.clock.timedOut);
   if (input.signal.aborted && !cut.signal.aborted) throw llmError(new Error('reply deadline'), true);
   const usage = { inputTokens: meter.inputTokens, outputTokens: meter.outputTokens };
-  return { text, usage, finishReason: finishReason(cut.signal.aborted ? 'length' : lastFinish) };
+  return { text, usage, finishReason: finishReason(cut.signal.aborted || stopped ? 'length' : lastFinish) };
+}
+
+/** Whether `err` (or an error it wraps, 8 deep at most) is a later step's `UsageStop`. */
+function isUsageStop(err: unknown): boolean {
+  let e: unknown = err;
+  for (let i = 0; i < 8 && e; i++) {
+    if (e instanceof UsageStop) return true;
+    e = (e as { cause?: unknown; lastError?: unknown }).cause ?? (e as { lastError?: unknown }).lastError;
+  }
+  return false;
 }
 
 function finishReason(reason: string | undefined): FinishReason {

@@ -12,7 +12,8 @@ import { appendMessages, appendMessagesGuarded, type GuardedAppendResult } from 
 import { remember } from '../contexts/remembered.service';
 import { storableJson } from '../encoding/storable-json';
 import { agentRef, agentRefText } from '../storage/agent-rows';
-import { addModelUsage, type UsageCounts, usageMeter } from '../usage/meter';
+import { reserveTokens } from '../usage/ledger';
+import { addModelUsage, NO_USAGE, type UsageCounts, usageMeter } from '../usage/meter';
 import { recordUsage } from '../usage/record.service';
 import { onHangUp } from './hang-up';
 import { bufferedEvents } from './head-start';
@@ -20,6 +21,7 @@ import { claimReplyLease, type ReplyLease, takeReplyLease } from './lease';
 import type { LoopEvents } from './loop';
 import { boundedFetch, type CallClock } from './model-fetch';
 import type { ReplyPlan } from './reply-prepare';
+import type { CallCharges } from './reserve-gate';
 import { type PreparedReply, type ReplyAnswer, type ReplyDeps, type ReplyInput, subKey } from './reply-types';
 import type { SummaryResult } from './summarise';
 import type { ReplyStep } from './tools';
@@ -53,13 +55,33 @@ function usageRecorder(deps: ReplyDeps, agent: Agent, input: ReplyInput, plan: R
     recordUsage(deps.store, agent, { contextKey: input.contextKey, credential: plan.caller.credential, usage }).catch(usageNotRecorded);
 }
 
+/**
+ * How the reply's model calls (and its summary's) are charged against the agent's and the caller's
+ * daily limits (reserve-gate.ts); a call cut off without the provider's usage is recorded at its estimate.
+ */
+function callCharges(deps: ReplyDeps, agent: Agent, plan: ReplyPlan, record: (usage: UsageCounts) => Promise<void>): CallCharges {
+  const background = (work: Promise<unknown>) => {
+    if (deps.later) deps.later(work);
+  };
+  const limits = {
+    agentTokensPerDay: plan.settings.tokensPerDay,
+    credential: plan.caller.credential,
+    credentialTokensPerDay: plan.caller.tokensPerDay,
+  };
+  return {
+    reserve: (estimate) => reserveTokens(deps.store, agent, limits, estimate),
+    cutOff: (usage) => background(record({ ...NO_USAGE, ...usage })),
+    background,
+  };
+}
+
 /** Starts the reply of `plan`: stores its message with the lease, and asks the model once it holds the lease. */
 export async function startReply(deps: ReplyDeps, agent: Agent, input: ReplyInput, plan: ReplyPlan): Promise<PreparedReply> {
   const { settings } = plan;
   const controller = new AbortController();
   const clock: CallClock = { timedOut: false };
   // The AI SDK and the provider are evaluated only now, for a reply that calls a model (engine.ts).
-  const { afterLease, languageModel, replyTrace, runLoop, summarise, toolSet } = await import('./engine');
+  const { afterLease, languageModel, replyTrace, reserving, runLoop, summarise, toolSet } = await import('./engine');
   const agentId = `${agent.collection.toLowerCase()}/${agent.tokenId}`;
   const about = { provider: settings.provider, model: settings.model, conversationId: input.contextKey, agentId };
   const trace = replyTrace(deps.tracing?.api, about, { messageText: deps.tracing?.messageText ?? false });
@@ -68,11 +90,12 @@ export async function startReply(deps: ReplyDeps, agent: Agent, input: ReplyInpu
   const { maxIterations, llmTimeoutMs, mcpTimeoutMs } = deps.limits;
   const deadlineMs = maxIterations * (llmTimeoutMs + mcpTimeoutMs);
   const record = usageRecorder(deps, agent, input, plan);
+  const charges = callCharges(deps, agent, plan, record);
   const summariseLater = () => {
     const { summary, upToId } = plan;
     if (!settings.summaries || upToId === undefined || upToId <= (summary?.toId ?? 0) || !deps.later) return;
     const { maxTokensPerRequest } = deps.limits;
-    const job = { sql: deps.store.sql, agent, contextKey: input.contextKey, settings, ai: deps.ai, previous: summary, upToId };
+    const job = { sql: deps.store.sql, agent, contextKey: input.contextKey, settings, ai: deps.ai, previous: summary, upToId, charges };
     // The summary's model call counts in the usage of the credential whose reply asked for it.
     deps.later(summarise({ ...job, limits: { maxTokensPerRequest, llmTimeoutMs } }).then((result) => recordSummaryUsage(result)));
   };
@@ -87,7 +110,8 @@ export async function startReply(deps: ReplyDeps, agent: Agent, input: ReplyInpu
   // its model call waits for the lease: a refused reply never reaches the provider (lease-gate.ts).
   const storing = leaseAndAppend(deps, agent, input, deadlineMs + 30_000);
   storing.catch(() => undefined);
-  const model = afterLease(provider, storing);
+  // Inside the lease's gate: a reply refused its lease reserves nothing.
+  const model = afterLease(reserving(provider, charges), storing);
   const timer = setTimeout(() => controller.abort(), deadlineMs);
   const events = bufferedEvents();
   // What the model reports, recorded whatever the outcome (a failed reply used tokens too).

@@ -16,6 +16,7 @@ import type { SqlClient } from '../storage/sql-client';
 import { type ContextSummary, messagesToSummarise, storeSummary } from '../summaries/summaries.service';
 import { languageModel, llmError } from './model';
 import { boundedFetch, type CallClock } from './model-fetch';
+import { type CallCharges, reserving } from './reserve-gate';
 import { SUMMARY_INSTRUCTION, summaryTranscript, transcriptEntry } from './summary-prompt';
 import { countTokens, cutToTokens, MESSAGE_OVERHEAD_TOKENS, messageTokens } from './tokens';
 
@@ -43,6 +44,8 @@ export interface SummaryJob {
   /** The last message id the reply left out. */
   upToId: number;
   limits: { maxTokensPerRequest: number; llmTimeoutMs: number };
+  /** How its model call is charged against the daily limits (the reply's credential); absent: not charged. */
+  charges?: CallCharges;
 }
 
 /** What a summary run did, with the model call's token usage (usage (§15) counts it). */
@@ -118,7 +121,8 @@ async function run(job: SummaryJob): Promise<SummaryResult> {
   const { entries, lastId } = fitEntries(messages, budget.transcriptTokens);
   const clock: CallClock = { timedOut: false };
   const deadline = AbortSignal.timeout(SUMMARY_DEADLINE_MS);
-  const model = await languageModel(job.settings, { fetch: boundedFetch(job.limits.llmTimeoutMs, deadline, clock), ai: job.ai });
+  const plain = await languageModel(job.settings, { fetch: boundedFetch(job.limits.llmTimeoutMs, deadline, clock), ai: job.ai });
+  const model = job.charges ? reserving(plain, job.charges) : plain;
   let answer: Awaited<ReturnType<typeof generateText>>;
   try {
     answer = await generateText({

@@ -22,6 +22,8 @@ export interface LlmForUse {
   apiKey: string | null;
   /** Whether the reply sends the context's summary and summarises what it leaves out. */
   summaries: boolean;
+  /** The agent's daily token limit (null: none): each model call reserves against it (src/usage/ledger.ts). */
+  tokensPerDay: number | null;
 }
 
 /** The stored settings and their key's vault entry, read but not opened. */
@@ -104,5 +106,6 @@ export async function openLlmSettings(
     baseUrl: row.baseUrl,
     apiKey,
     summaries: row.summaries,
+    tokensPerDay: row.tokensPerDay,
   };
 }

@@ -4,6 +4,7 @@ import {
   boolean,
   check,
   customType,
+  date,
   doublePrecision,
   index,
   integer,
@@ -352,4 +353,26 @@ export const auditLog = gateway.table(
     check('audit_log_outcome', sql`${t.outcome} ~ '^[a-z0-9_]{1,64}$'`),
     check('audit_log_arguments_sha256', sql`${t.argumentsSha256} ~ '^[0-9a-f]{64}$'`),
   ],
+);
+
+/**
+ * What an agent's model calls are charged against its daily token limits (src/usage/ledger.ts):
+ * per agent (`agent_ref` is `chainId:collection:tokenId`), UTC day and scope (`agent` for the
+ * agent's total, or a credential, `wallet:0x…` / `key:{id}`, for its own limit). `tokens` is the
+ * day's settled usage plus the estimates of the calls still running; each call reserves its
+ * estimate with one conditional upsert (so replies in any isolate see it) and settles it to the
+ * provider's usage when it ends. A call whose isolate died keeps its estimate counted. Rows of
+ * past days go in the Cron clean-up.
+ */
+export const usageLedger = gateway.table(
+  'usage_ledger',
+  {
+    agentRef: text('agent_ref').notNull(),
+    day: date('day').notNull(),
+    scope: text('scope').notNull(),
+    tokens: bigint('tokens', { mode: 'number' }).notNull(),
+    /** The limit the last reservation was checked against (null: none): how the upsert compares. */
+    ceiling: bigint('ceiling', { mode: 'number' }),
+  },
+  (t) => [primaryKey({ columns: [t.agentRef, t.day, t.scope] })],
 );
