@@ -72,7 +72,9 @@ Checks that need no model (settings, key, template, variables) run before anythi
         "`rate_limited` (too many requests for this wallet, key or client address), or `usage_limit_reached`: the UTC day's " +
         "input + output tokens reached a daily limit (the agent's, in its LLM settings, or the agent key's own; `details.limit` " +
         'says which, with `tokensPerDay`, `usedTokens`, `day`, `resetsAt`). Checked when a reply starts: the model is not called ' +
-        'and nothing is stored; `Retry-After` is the seconds to the next UTC midnight. A reply already running finishes.',
+        'and nothing is stored; `Retry-After` is the seconds to the next UTC midnight. Each model call also reserves its estimate ' +
+        '(request characters / 4 + `maxTokens`) against the limits: a first call that finds one reached (other replies took the ' +
+        'room meanwhile) is this 429 too, its message kept; a later step ends the reply with `finishReason: length`.',
     },
     424: errorResponse('`llm_credential_rejected`: the provider refused the API key (401/403; `details.upstreamStatus`)'),
     502: errorResponse('`llm_unavailable`: the provider could not be reached, failed (5xx) or refused the request'),
