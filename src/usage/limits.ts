@@ -1,7 +1,8 @@
 /**
  * Daily token limits: the agent's (LLM settings, all its credentials) and an agent
  * key's (its own usage). Checked when a reply starts, from one read that runs while the owner
- * check is on its way; a reply in flight finishes (SECURITY.md bounds the overshoot).
+ * check is on its way. Each model call then reserves its estimate against the same limits
+ * (ledger.ts), which bounds the overshoot of replies running at once (SECURITY.md).
  */
 import type { AgentIdentity } from '../identity/identity';
 import { AppError } from '../errors';
