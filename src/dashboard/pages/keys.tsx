@@ -129,7 +129,7 @@ export function KeysPage({ agent }: PageProps) {
               value={tools}
               onInput={setTools}
               placeholder="every tool"
-              hint="Names separated by commas (ask, memory_search, …); empty: every tool."
+              hint="Separated by commas: a built-in (ask, memory_search, …), a tool server tool by its own name, or CONNECTION-ID/name for one server's tool; empty: every tool."
             />
           ) : null}
           <div class="grid">
