@@ -58,7 +58,10 @@ function toEntry(row: typeof auditLog.$inferSelect): AuditEntry {
   return {
     id: String(row.id),
     at: row.at.toISOString(),
-    actor: row.actorKeyId !== null ? { keyId: row.actorKeyId } : { wallet: row.actorWallet ?? '' },
+    actor:
+      row.actorKeyId !== null
+        ? { keyId: row.actorKeyId }
+        : { wallet: row.actorWallet ?? '', ...(row.actorClientId !== null ? { clientId: row.actorClientId } : {}) },
     action: row.action as AuditAction,
     target: row.target as AuditTarget,
     outcome: row.outcome,

@@ -10,8 +10,8 @@ import { agentRef } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
 import { auditLog } from '../storage/schema';
 
-/** Who acted: an owner's wallet (its token), or an agent key (by id). */
-export type AuditActor = { wallet: string } | { keyId: string };
+/** Who acted: an owner's wallet (its token, or an OAuth app acting for it: `clientId`), or an agent key (by id). */
+export type AuditActor = { wallet: string; clientId?: string } | { keyId: string };
 
 /** Every action the trail records: administrative changes, and tool calls. */
 export const AUDIT_ACTIONS = [
@@ -68,6 +68,7 @@ export function auditRow(agent: AgentIdentity, entry: AuditEntryInput): Insert {
     ...agentRef(agent),
     actorWallet: 'wallet' in entry.actor ? entry.actor.wallet.toLowerCase() : null,
     actorKeyId: 'keyId' in entry.actor ? entry.actor.keyId : null,
+    actorClientId: 'wallet' in entry.actor ? (entry.actor.clientId ?? null) : null,
     action: entry.action,
     target: entry.target,
     outcome: entry.outcome ?? 'ok',

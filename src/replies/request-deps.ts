@@ -58,7 +58,9 @@ function runtimeTracing(c: Context<AppBindings>): RuntimeTracing | undefined {
 
 /** Who acted, for the audit trail: the agent key, or the owner's wallet (read after the owner check). */
 export function auditActor(c: Context<AppBindings>): AuditActor {
-  return c.var.agentKeyUse ? { keyId: c.var.agentKeyUse.id } : { wallet: c.var.wallet };
+  if (c.var.agentKeyUse) return { keyId: c.var.agentKeyUse.id };
+  // An OAuth app acts for the wallet: both are named.
+  return c.var.oauthClientId ? { wallet: c.var.wallet, clientId: c.var.oauthClientId } : { wallet: c.var.wallet };
 }
 
 /**

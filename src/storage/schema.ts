@@ -337,6 +337,8 @@ export const auditLog = gateway.table(
     actorWallet: text('actor_wallet'),
     /** The agent key that acted (a reply's tool calls); null for a wallet. */
     actorKeyId: uuid('actor_key_id'),
+    /** An OAuth app that acted for `actorWallet` (its client id); null for the wallet's own token or a key. */
+    actorClientId: text('actor_client_id'),
     action: text('action').notNull(),
     target: jsonb('target').notNull(),
     /** `ok`, or the error code the action ended with. */
@@ -349,6 +351,10 @@ export const auditLog = gateway.table(
     index('audit_log_at').on(t.at),
     check('audit_log_actor', sql`(${t.actorWallet} is null) <> (${t.actorKeyId} is null)`),
     check('audit_log_actor_wallet', sql`${t.actorWallet} ~ '^0x[0-9a-f]{40}$'`),
+    check(
+      'audit_log_actor_client',
+      sql`${t.actorClientId} is null or (${t.actorWallet} is not null and length(${t.actorClientId}) <= 512)`,
+    ),
     check('audit_log_action', sql`${t.action} ~ '^[a-z_]{1,32}\\.[a-z_]{1,32}$'`),
     check('audit_log_outcome', sql`${t.outcome} ~ '^[a-z0-9_]{1,64}$'`),
     check('audit_log_arguments_sha256', sql`${t.argumentsSha256} ~ '^[0-9a-f]{64}$'`),

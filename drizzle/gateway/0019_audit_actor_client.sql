@@ -1,0 +1,2 @@
+ALTER TABLE "gateway"."audit_log" ADD COLUMN "actor_client_id" text;--> statement-breakpoint
+ALTER TABLE "gateway"."audit_log" ADD CONSTRAINT "audit_log_actor_client" CHECK ("gateway"."audit_log"."actor_client_id" is null or ("gateway"."audit_log"."actor_wallet" is not null and length("gateway"."audit_log"."actor_client_id") <= 512));
