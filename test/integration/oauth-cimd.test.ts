@@ -6,6 +6,7 @@
  * words, nothing stored, no redirect); the request's redirect URI bound by the document; the
  * cache (one fetch within max-age, at most 24 h); the metadata flags and `iss`.
  */
+import { parseSiweMessage } from 'viem/siwe';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshAgent } from '../support/agent';
 import {
@@ -18,7 +19,17 @@ import {
 } from '../support/client-documents';
 import { call, deployment, expectError } from '../support/http';
 import { mcpRpc } from '../support/agent-mcp';
-import { approve, authorizeUrl, mcpUrl, openAuthorizePage, pkce, REDIRECT_URI, registerClient, tokenRequest } from '../support/oauth';
+import {
+  approvalMessage,
+  approve,
+  authorizeUrl,
+  mcpUrl,
+  openAuthorizePage,
+  pkce,
+  REDIRECT_URI,
+  registerClient,
+  tokenRequest,
+} from '../support/oauth';
 import { closePg } from '../support/pg';
 import type { DeploymentInfo } from '../support/stack-info';
 import { workerWithToolServers } from '../support/tool-routing';
@@ -105,6 +116,10 @@ describe('a metadata-document client, end to end', () => {
     expect(page.html).toContain(`<code>${doc.clientId}</code>`);
     expect(page.html).toContain('CIMD test app');
     expect(page.html).not.toContain('(unverified)');
+    // The approval the wallet signs names the client by its document's host, and the agent's MCP URL.
+    const approval = parseSiweMessage((await approvalMessage(gw, page, agent.owner.address)).message);
+    expect(approval.statement).toContain(`Allow the app at ${DOCUMENT_HOST} to use agent #${agent.tokenId}`);
+    expect(approval.resources).toEqual([resource]);
 
     const approved = await approve(gw, page, agent.owner);
     expect(approved.status, approved.text).toBe(200);
