@@ -4,6 +4,7 @@ import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { Config } from '../config';
 import { AppError } from '../errors';
 import * as schema from './schema';
+import { signalledFetch } from './signalled-fetch';
 import type { SqlClient } from './sql-client';
 
 /**
@@ -33,6 +34,9 @@ export interface Database {
   withSignal(signal: AbortSignal): Database;
   end(): Promise<void>;
 }
+
+// A statement's signal is handled by our fetch, never by the runtime's (./signalled-fetch.ts).
+neonConfig.fetchFunction = signalledFetch;
 
 let proxyConfigured: string | undefined;
 
