@@ -43,6 +43,8 @@ export interface OAuthTokenCheck {
   walletOf: (env: Env, origin: string, resource: string, token: string) => Promise<{ wallet: Address; clientId: string } | null>;
   /** Told when a live token's wallet was refused as no longer the agent's owner (403 `not_owner`): the agent was sold. */
   onNotOwner?: (c: Context<AppBindings>, wallet: Address) => void;
+  /** Told when an agent route answered its owner (a wallet token or an agent key): the owner seen now. */
+  onOwnerSeen?: (c: Context<AppBindings>) => void;
 }
 
 /**
@@ -63,6 +65,7 @@ export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
       if (!AGENT_KEY_PATTERN.test(key)) throw new AppError('key_invalid', 'The agent key is not valid');
       c.set('agentKey', { hash: await hashAgentKey(key), scope });
       await next();
+      if (c.res.status < 400) options.oauth?.onOwnerSeen?.(c);
       return;
     }
     c.set('agentKey', undefined);
@@ -93,6 +96,7 @@ export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
     }
     c.set('wallet', result.claims.sub);
     await next();
+    if (c.res.status < 400) options.oauth?.onOwnerSeen?.(c);
   };
 }
 

@@ -16,8 +16,9 @@ import { listGrantsHandler, revokeGrantHandler } from './grants.handlers';
 import * as grantRoutes from './grants.routes';
 import { authorizeErrorPage } from './authorize-page';
 import type { Address } from 'viem';
+import type { Agent } from '../identity/agent';
 import { parseMcpResource, resourceOfMcpPath } from './resource';
-import { inBackground, revokeWalletGrants } from './seller-grants';
+import { inBackground, ownerSightingDue, revokeOtherWalletsGrants, revokeWalletGrants } from './seller-grants';
 import { TOKEN_PATH } from './server';
 import { tokenRequestGuard } from './token-guard';
 import { OAUTH_TOKEN_PATTERN, walletOfAccessToken } from './access-token';
@@ -32,6 +33,19 @@ export const oauthTokenCheck = {
     const origin = new URL(c.req.url).origin;
     const agent = parseMcpResource(origin, resourceOfMcpPath(origin, c.req.path) ?? '');
     if (agent) inBackground(c.executionCtx, revokeWalletGrants(c.env, origin, agent, wallet));
+  },
+  // Any answered request of the agent's owner is a sighting: an earlier owner's grants go (throttled per isolate).
+  onOwnerSeen: (c: Context<AppBindings>) => {
+    const agent = c.var.agent as Agent | undefined;
+    let owner: Address;
+    try {
+      if (!agent) return;
+      owner = agent.owner; // known once the owner check passed, as it did for an answered request
+    } catch {
+      return;
+    }
+    if (!ownerSightingDue(`${agent.collection}.${agent.tokenId}.${owner}`)) return;
+    inBackground(c.executionCtx, revokeOtherWalletsGrants(c.env, new URL(c.req.url).origin, agent, owner));
   },
 };
 

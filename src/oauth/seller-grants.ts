@@ -81,3 +81,20 @@ export function inBackground(ctx: { waitUntil(promise: Promise<unknown>): void }
     }),
   );
 }
+
+/** How often one isolate looks for an earlier owner's grants of an agent on its owner's requests. */
+export const OWNER_SIGHTING_INTERVAL_MS = 60_000;
+const MAX_SIGHTINGS = 1_000;
+const sightings = new Map<string, number>();
+
+/**
+ * Whether an owner's request on an agent should look for earlier owners' grants now: at most once
+ * a minute per agent and owner in this isolate (one KV list), so a busy agent costs next to nothing.
+ */
+export function ownerSightingDue(key: string, now = Date.now()): boolean {
+  const last = sightings.get(key);
+  if (last !== undefined && now - last < OWNER_SIGHTING_INTERVAL_MS) return false;
+  if (sightings.size >= MAX_SIGHTINGS) sightings.clear();
+  sightings.set(key, now);
+  return true;
+}

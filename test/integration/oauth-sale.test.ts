@@ -95,6 +95,24 @@ describe('a grant across a sale of its agent', () => {
   });
 });
 
+describe('any answered request of the new owner', () => {
+  it("revokes the seller's grants (in the background): a transfer back revives none", async () => {
+    const agent = await freshAgent(testnet);
+    const { tokens } = await oauthTokens(testnet, agent);
+    const buyer = newWallet();
+    await transferFreshAgent(testnet, agent.owner, buyer.address, agent.tokenId);
+    const seen = await call(testnet.baseUrl, agentPath(agent.collection, agent.tokenId, ''), { token: await login(testnet, buyer) });
+    expect(seen.status, seen.text).toBe(200);
+    await transferFreshAgent(testnet, buyer, agent.owner.address, agent.tokenId);
+    const after = await eventually(
+      () => rpc(agent, tokens.access_token),
+      (res) => res.status === 401,
+    );
+    expectError(after, 401, 'invalid_token');
+    expect(after.body.error.message).toContain('was revoked');
+  });
+});
+
 describe('a revoked token', () => {
   it('says it was revoked (401 invalid_token), where an unknown one says it is not valid', async () => {
     const agent = await freshAgent(testnet);
