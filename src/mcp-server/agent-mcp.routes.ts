@@ -20,7 +20,8 @@ const JsonRpcAnswerSchema = z
     error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
   })
   .openapi('McpAnswer', {
-    description: "The JSON-RPC answer: `result`, or `error` (-32602 for an unknown tool or one outside the key's `tools`, and for a `tools/call` whose `name` is not a string or whose `arguments` is not an object)",
+    description:
+      "The JSON-RPC answer: `result`, or `error` (-32602 for an unknown tool or one outside the key's `tools`, and for a `tools/call` whose `name` is not a string or whose `arguments` is not an object)",
   });
 
 // Examples on the media types, not in the schemas: a JSON-RPC `id` inside a schema reads as a
