@@ -34,8 +34,10 @@ const KEY_BEARER = /^Bearer\s+agk_/;
 const OAUTH_BEARER = /^Bearer\s+[^\s:]+:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+\s*$/;
 
 /** The credential kind of an Authorization header, by its form alone. */
-export function credentialOf(authorization: string | undefined): CredentialKind {
-  if (!authorization) return 'none';
+export function credentialOf(header: string | undefined): CredentialKind {
+  if (!header) return 'none';
+  // The scheme's name is case-insensitive, as the bearer gate reads it (src/access/bearer.ts).
+  const authorization = header.replace(/^bearer(?= )/i, 'Bearer');
   if (KEY_BEARER.test(authorization)) return 'agent_key';
   if (JWT_BEARER.test(authorization)) return 'jwt';
   if (OAUTH_BEARER.test(authorization)) return 'oauth';

@@ -14,4 +14,11 @@ describe('credentialOf', () => {
     expect(credentialOf('Bearer not-a-token')).toBe('none');
     expect(credentialOf('Basic dXNlcjpwYXNz')).toBe('none');
   });
+
+  it('reads the Bearer scheme in any case, as the gate does', () => {
+    expect(credentialOf(`bearer agk_${'a'.repeat(32)}`)).toBe('agent_key');
+    expect(credentialOf('BEARER eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIweCJ9.c2ln')).toBe('jwt');
+    expect(credentialOf(`bEaReR ${WALLET}.${COLLECTION}.7:AbCdEf0123456789:${'x'.repeat(32)}`)).toBe('oauth');
+    expect(credentialOf(`bearerx agk_${'a'.repeat(32)}`)).toBe('none');
+  });
 });
