@@ -7,7 +7,7 @@
  * one. For a step-up, the call's 424 `tool_authorization_required` carries a fresh URL: the
  * browser is played once more and the call made again.
  */
-import type { DriverContext, Step } from './client-scenarios';
+import type { DriverContext, Step } from './client-step';
 
 /** The tool every scenario's server offers, and what it answers. */
 const TOOL = 'test-tool';
