@@ -8,6 +8,8 @@
  * Browser-safe: types only (`import type`: no route or worker code reaches the client).
  */
 import type { z } from '@hono/zod-openapi';
+import type { QueryOf, RequestBodyOf, ResponseOf } from './route-types';
+import type { McpConnection, McpTool, McpToolResult } from './types-tool-servers';
 import type { getAgent } from '../agents/agents.routes';
 import type { listAuditEntries } from '../audit/audit.routes';
 import type { listCollections, listOwnedTokens } from '../collections/collections.routes';
@@ -32,15 +34,6 @@ import type { agentMcp } from '../mcp-server/agent-mcp.routes';
 import type { ReplyEventSchema } from '../replies/schemas';
 import type { createChatCompletion } from '../openai-compat/chat.routes';
 import type { ChatCompletionChunkSchema } from '../openai-compat/schemas';
-import type {
-  addConnection,
-  callTool,
-  listConnections,
-  listTools,
-  removeConnection,
-  replaceConnectionAuth,
-} from '../tool-servers/mcp.routes';
-import type { authorizeConnection, clientMetadata } from '../tool-servers/oauth/oauth.routes';
 import type { firstStep, getDatabaseSettings, secondStep } from '../settings/database.routes';
 import type {
   getLlmSettings,
@@ -68,18 +61,7 @@ import type {
 export type Address = `0x${string}`;
 export type Hex = `0x${string}`;
 
-type JsonSchemaOf<T> = T extends { content: { 'application/json': { schema: infer S extends z.ZodType } } } ? S : never;
-
-/** The JSON a route answers with 200, as the gateway sends it. */
-export type ResponseOf<Route> = Route extends { responses: { 200: infer Answer } } ? z.output<JsonSchemaOf<Answer>> : never;
-
-/** The JSON body a route accepts, as a caller writes it (defaults optional). */
-export type RequestBodyOf<Route> = Route extends { request: { body: infer Body } } ? z.input<JsonSchemaOf<Body>> : never;
-
-/** A route's query parameters as values (the client turns them into strings), all optional. */
-export type QueryOf<Route> = Route extends { request: { query: infer Q extends z.ZodType } }
-  ? { [K in keyof z.output<Q>]?: z.output<Q>[K] }
-  : never;
+export type { QueryOf, RequestBodyOf, ResponseOf } from './route-types';
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -258,47 +240,8 @@ export type DatabaseSetup = ResponseOf<typeof secondStep>;
 /** Component `DatabaseSettings`: `active` is null when no setup is active. */
 export type DatabaseSettings = ResponseOf<typeof getDatabaseSettings>;
 
-// ---------------------------------------------------------------------------------------------
-// Tool servers (MCP)
-// ---------------------------------------------------------------------------------------------
-
-/** Component `NewMcpConnection`. */
-export type NewMcpConnection = RequestBodyOf<typeof addConnection>;
-/** Component `ToolServerAuthInput`. */
-export type ToolServerAuthInput = NewMcpConnection['auth'];
-/** Component `McpConnection`: `credential: 'reenter_required'`: tool calls answer 409 until you enter yours (`replaceMcpAuth`). */
-export type McpConnection = ResponseOf<typeof addConnection>;
-/** Component `McpConnectionAuth`: the body of `PUT …/mcp/connection/{id}/auth`. */
-export type McpConnectionAuth = RequestBodyOf<typeof replaceConnectionAuth>;
-/** Component `McpConnections`. */
-export type McpConnections = ResponseOf<typeof listConnections>;
-/** Component `McpConnectionDeleted`. */
-export type McpConnectionDeleted = ResponseOf<typeof removeConnection>;
-/** Component `McpLiveTools`. */
-export type McpLiveTools = ResponseOf<typeof listTools>;
-/** Component `McpTool`. */
-export type McpTool = McpLiveTools['tools'][number];
-/** Component `McpToolCall`: `arguments` defaults to `{}`. */
-export type McpToolCall = RequestBodyOf<typeof callTool>;
-/** Component `McpToolResult`: `isError: true` is still a 200. */
-export type McpToolResult = ResponseOf<typeof callTool>;
-/**
- * A connection's `status`: `ready`, or `authorization_required` (an OAuth connection its owner has
- * not authorized yet, or must authorize again): open a fresh URL from `authorizeMcpConnection`.
- */
-export type McpConnectionStatus = McpConnection['status'];
-/** An OAuth connection's `authorization`: the scopes and when the access token runs out (never a token). */
-export type McpConnectionAuthorization = NonNullable<McpConnection['authorization']>;
-/** Component `McpAuthorizeRequest`: the (empty) body of `POST …/mcp/connection/{id}/authorize`. */
-export type McpAuthorizeRequest = RequestBodyOf<typeof authorizeConnection>;
-/** Component `McpAuthorizeUrl`: where the owner authorizes the gateway at the tool server (single use, 10 minutes). */
-export type McpAuthorizeUrl = ResponseOf<typeof authorizeConnection>;
-/** `details` of 424 `tool_authorization_required`: `authorizeUrl` for the owner (a key holder gets the code only). */
-export interface ToolAuthorizationRequiredDetails {
-  authorizeUrl?: string;
-}
-/** Component `ClientMetadataDocument`: the gateway's own OAuth client document (`GET /oauth/client.json`). */
-export type ClientMetadataDocument = ResponseOf<typeof clientMetadata>;
+// Tool servers (MCP): ./types-tool-servers.ts
+export type * from './types-tool-servers';
 
 // Agent keys (`…/keys`): scoped, revocable credentials for automation.
 /** Component `NewAgentKey`. */
