@@ -167,7 +167,8 @@ describe('registration.json, the one public agent route', () => {
       }
     }
     expect(checked).toBeGreaterThanOrEqual(30);
-    // Public outside /agent: health, login, wallet verification and OAuth (its metadata, registration, token and authorize page).
+    // Public outside /agent: health, login, wallet verification, OAuth (its metadata, registration, token, authorize page,
+    // the approval's message, approve and deny) and the tool-server OAuth client's callback page and metadata document.
     const publicElsewhere = [
       'getHealth',
       'initLogin',
@@ -179,6 +180,10 @@ describe('registration.json, the one public agent route', () => {
       'oauthToken',
       'oauthAuthorizePage',
       'oauthApprove',
+      'oauthApprovalMessage',
+      'oauthDeny',
+      'toolServerOAuthCallback',
+      'getClientMetadataDocument',
     ];
     expect(open.filter((id) => !publicElsewhere.includes(id))).toEqual(['getRegistration']);
   });
