@@ -48,7 +48,7 @@ export interface SummaryJob {
   charges?: CallCharges;
 }
 
-/** What a summary run did, with the model call's token usage (usage (§15) counts it). */
+/** What a summary run did, with the model call's token usage (usage counts it against the daily limits). */
 export type SummaryResult =
   | { outcome: 'stored' | 'superseded'; fromId: number; toId: number; usage: { inputTokens: number; outputTokens: number } }
   | { outcome: 'nothing_to_summarise' }
