@@ -7,11 +7,14 @@
  * holds the provider's exact figures; a later step that finds the limit reached ends the reply.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readWranglerConfig, startMiniflare } from '../../scripts/lib/worker-bundle';
 import { type StandinLlm, type StandinReply, type StandinRequest, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { seg } from '../support/agent';
 import { expectError } from '../support/http';
 import { agentPath } from '../support/login';
+import { closePg, sql } from '../support/pg';
 import { replyAgent, replyWorker } from '../support/replies';
+import { workerBindingsFor } from '../support/worker';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
@@ -41,7 +44,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.dispose();
   await llm?.close();
+  await closePg();
 });
+
+/** The agent's ledger rows of today (UTC): scope -> tokens charged. */
+async function ledger(agent: Agent): Promise<Record<string, number>> {
+  const rows = await sql<{ scope: string; tokens: string }>(
+    stack.databaseUrl,
+    `select scope, tokens::text as tokens from gateway.usage_ledger where agent_ref = $1 and day = (now() at time zone 'UTC')::date`,
+    [`80002:${agent.collection.toLowerCase()}:${agent.tokenId}`],
+  );
+  return Object.fromEntries(rows.map((r) => [r.scope, Number(r.tokens)]));
+}
 
 type Agent = Awaited<ReturnType<typeof replyAgent>>;
 const totals = async (agent: Agent) => (await agent.call('/usage')).body.totals;
@@ -146,6 +160,34 @@ describe('usage right after a reply', () => {
     const exact = marked(() => ({ text: 'exact', usage: { promptTokens: 1_234, completionTokens: 56 } }));
     expect((await agent.reply({ message: `count ${exact}` })).status).toBe(200);
     expect(await totals(agent)).toMatchObject({ inputTokens: 1_234, outputTokens: 56, modelCalls: 1 });
+    // The call's reservation was settled to the same figures before the answer was sent.
+    expect(await ledger(agent)).toEqual({ agent: 1_290 });
+  });
+});
+
+describe('the Cron clean-up', () => {
+  it("deletes ledger rows of days before yesterday and keeps yesterday's and today's", async () => {
+    const ref = `80002:0x${'0'.repeat(40)}:${Date.now()}`;
+    for (const daysAgo of [0, 1, 2, 30]) {
+      await sql(
+        stack.databaseUrl,
+        `insert into gateway.usage_ledger (agent_ref, day, scope, tokens) values ($1, (now() at time zone 'UTC')::date - $2::int, 'agent', 1)`,
+        [ref, daysAgo],
+      );
+    }
+    const cleaner = await startMiniflare({ scriptPath: stack.scriptPath, deployment: 'testnet', bindings: workerBindingsFor(stack) });
+    try {
+      const cron = readWranglerConfig('testnet').triggers?.crons?.[0] ?? '';
+      expect((await (await cleaner.miniflare.getWorker()).scheduled({ cron, scheduledTime: new Date() })).outcome).toBe('ok');
+    } finally {
+      await cleaner.dispose();
+    }
+    const left = await sql<{ ago: number }>(
+      stack.databaseUrl,
+      `select ((now() at time zone 'UTC')::date - day) as ago from gateway.usage_ledger where agent_ref = $1 order by day desc`,
+      [ref],
+    );
+    expect(left.map((r) => Number(r.ago))).toEqual([0, 1]);
   });
 });
 
