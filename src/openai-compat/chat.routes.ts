@@ -52,7 +52,9 @@ export const createChatCompletion = createRoute({
     429: {
       ...RATE_LIMITED_RESPONSE,
       description:
-        '`rate_limited`, or `usage_limit_reached` (a daily token limit of the agent or of the key; nothing stored, the model not called; `Retry-After` to the next UTC midnight, and `x-should-retry: false` so OpenAI clients do not retry before then)',
+        '`rate_limited`, or `usage_limit_reached` (a daily token limit of the agent or of the key; the model not called, nothing stored ' +
+        'unless concurrent replies took the room after the check, when the message stays; `Retry-After` to the next UTC midnight, ' +
+        'and `x-should-retry: false` so OpenAI clients do not retry before then)',
     },
     424: errorResponse("`llm_credential_rejected`: the provider refused the API key of the agent's settings"),
     502: errorResponse('`llm_unavailable`: the provider could not be reached, failed (5xx) or refused the request'),
