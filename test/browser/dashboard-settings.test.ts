@@ -309,6 +309,8 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
       'oauth_grant.revoke',
       'agent_key.revoke',
       'agent_key.create',
+      // The OAuth grant the page then revokes was approved first: approving writes an entry too.
+      'oauth_grant.approve',
       'mcp_connection.remove',
       'mcp_credentials.set',
       'mcp_connection.add',
