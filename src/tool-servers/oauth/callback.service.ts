@@ -9,12 +9,10 @@ import { and, eq } from 'drizzle-orm';
 import { auditChange } from '../../audit/entry';
 import { AppError } from '../../errors';
 import type { Agent } from '../../identity/agent';
-import { agentRef } from '../../storage/agent-rows';
 import { databaseError } from '../../storage/db';
 import { mcpConnections } from '../../storage/schema';
-import { readSecret } from '../../vault/store';
 import type { Address } from 'viem';
-import { credentialRecord, registeredBy, type Row } from '../connection-view';
+import { registeredBy, type Row } from '../connection-view';
 import { connectionTimeout, inspectToolServer } from '../tool-session';
 import { canonicalToolServerUrl } from '../url';
 import type { OAuthDeps } from './deps';
@@ -23,7 +21,7 @@ import { oauthFailed } from './failure';
 import { oauthStateOf } from './flow';
 import { type PendingAuthorization, takeAuthorization } from './state';
 import { tokenRequest } from './token-endpoint';
-import { saveTokens } from './token-store';
+import { readClientSecret, saveTokens } from './token-store';
 
 export interface CallbackInput {
   code?: string | undefined;
@@ -58,7 +56,7 @@ export async function completeAuthorization(deps: OAuthDeps, input: CallbackInpu
       'The authorization answer names another issuer than the authorization server the flow started with; nothing was stored',
     );
   }
-  const secret = await clientSecretFor(deps, agent, row);
+  const secret = await readClientSecret(deps, agent, row);
   const answer = await tokenRequest(
     fetchDeps(deps),
     state,
@@ -139,16 +137,4 @@ async function pendingConnection(deps: OAuthDeps, p: PendingAuthorization, agent
   const state = oauthStateOf(row);
   if (state.server.issuer !== p.issuer) throw stateInvalid();
   return row;
-}
-
-async function clientSecretFor(deps: OAuthDeps, agent: Agent, row: Row): Promise<string | undefined> {
-  if (row.secretEntry === null) return undefined;
-  const read = await readSecret(
-    deps.db.orm,
-    await deps.ring(),
-    agentRef(agent),
-    { record: credentialRecord(row.id), wallet: agent.owner },
-    row.secretEntry,
-  );
-  return read.state === 'open' ? read.secret : undefined;
 }

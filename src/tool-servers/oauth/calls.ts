@@ -7,17 +7,15 @@
  */
 import type { Agent } from '../../identity/agent';
 import { AppError } from '../../errors';
-import { agentRef } from '../../storage/agent-rows';
 import { walletKey } from '../../vault/owner';
-import { readSecret } from '../../vault/store';
 import type { McpAuth, McpClient } from '../client';
-import { credentialRecord, reentryRequired, registeredBy, type Row } from '../connection-view';
+import { reentryRequired, registeredBy, type Row } from '../connection-view';
 import { withConnection, type McpDeps } from '../tool-session';
 import { type BearerChallenge, parseBearerChallenge } from './challenge';
 import { canAuthorize, fetchDeps } from './deps';
 import { authorizeUrl, oauthStateOf } from './flow';
 import { tokenRequest } from './token-endpoint';
-import { currentTokenEntry, dropTokens, readTokens, saveTokens } from './token-store';
+import { currentTokenEntry, dropTokens, readClientSecret, readTokens, saveTokens } from './token-store';
 import { isOAuthState, type StoredTokens } from './types';
 
 /** An access token this close to its end is refreshed before use. */
@@ -72,7 +70,7 @@ function refresh(deps: McpDeps, agent: Agent, row: Row, entry: string, tokens: S
 async function runRefresh(deps: McpDeps, agent: Agent, row: Row, entry: string, tokens: StoredTokens): Promise<Bearer> {
   if (tokens.refreshToken === undefined) return giveUp(deps, agent, row, entry);
   const state = oauthStateOf(row);
-  const secret = await clientSecretOf(deps, agent, row);
+  const secret = await readClientSecret(deps, agent, row);
   const answer = await tokenRequest(
     fetchDeps(deps),
     state,
@@ -112,18 +110,6 @@ async function giveUp(deps: McpDeps, agent: Agent, row: Row, entry: string): Pro
   await dropTokens(deps, row.id, entry);
   row.tokenEntry = null;
   throw await authorizationRequired(deps, agent, row);
-}
-
-async function clientSecretOf(deps: McpDeps, agent: Agent, row: Row): Promise<string | undefined> {
-  if (row.secretEntry === null) return undefined;
-  const read = await readSecret(
-    deps.db.orm,
-    await deps.ring(),
-    agentRef(agent),
-    { record: credentialRecord(row.id), wallet: agent.owner },
-    row.secretEntry,
-  );
-  return read.state === 'open' ? read.secret : undefined;
 }
 
 /** What the tool server said when it refused a request (401/403), seen through the fetch the client uses. */

@@ -11,7 +11,7 @@ import { databaseError } from '../../storage/db';
 import { mcpConnections } from '../../storage/schema';
 import { deleteSecret, readSecret, storeSecret } from '../../vault/store';
 import type { McpDeps } from '../tool-session';
-import type { Row } from '../connection-view';
+import { credentialRecord, type Row } from '../connection-view';
 import type { OAuthState, StoredTokens } from './types';
 
 export const tokensRecord = (id: string) => `mcp_oauth_tokens:${id}`;
@@ -108,4 +108,17 @@ export async function currentTokenEntry(
   } catch (err) {
     throw databaseError(err);
   }
+}
+
+/** The pre-registered or dynamically registered client's secret, when the connection has one and it opens for the owner. */
+export async function readClientSecret(deps: McpDeps, agent: Agent, row: Pick<Row, 'id' | 'secretEntry'>): Promise<string | undefined> {
+  if (row.secretEntry === null) return undefined;
+  const read = await readSecret(
+    deps.db.orm,
+    await deps.ring(),
+    agentRef(agent),
+    { record: credentialRecord(row.id), wallet: agent.owner },
+    row.secretEntry,
+  );
+  return read.state === 'open' ? read.secret : undefined;
 }
