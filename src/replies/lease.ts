@@ -80,11 +80,11 @@ export async function claimReplyLease(
   return {
     guard: { sql: takeSql, values: [ref, leaseId, ttlMs] },
     lease: heldLease(db, ref, leaseId, later),
-    refusal: async () => inProgress(await retryAfterSeconds(db, ref)),
+    refusal: async () => replyInProgress(await retryAfterSeconds(db, ref)),
   };
 }
 
-const inProgress = (retryAfter: number) =>
+export const replyInProgress = (retryAfter: number) =>
   new AppError('reply_in_progress', 'The agent is already replying in this context: wait for that reply to end', {
     headers: { 'Retry-After': String(retryAfter) },
   });
@@ -106,7 +106,7 @@ export async function takeReplyLease(
   } catch (err) {
     throw databaseError(err);
   }
-  if (!taken) throw inProgress(await retryAfterSeconds(db, ref));
+  if (!taken) throw replyInProgress(await retryAfterSeconds(db, ref));
   return heldLease(db, ref, leaseId, later);
 }
 

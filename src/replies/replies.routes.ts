@@ -64,7 +64,8 @@ Checks that need no model (settings, key, template, variables) run before anythi
         'never used for you; or for another provider or `baseUrl`, or dropped by a change of either: never sent to this one), ' +
         '`llm_base_url_refused` (the outbound policy in force refuses the stored `baseUrl`; nothing is sent), ' +
         '`llm_provider_unavailable` (a provider replies cannot run on, or workers-ai without the AI binding), ' +
-        '`reply_in_progress` (another reply runs on this context)',
+        '`reply_in_progress` (another reply runs on this context, or an earlier try with this `Idempotency-Key` answered a moment ago: ' +
+        'retry after `Retry-After` to get its answer)',
     ),
     429: {
       ...RATE_LIMITED_RESPONSE,

@@ -9,7 +9,7 @@
 import type { Agent } from '../identity/agent';
 import { auditToolCalls, type ToolCallRecord } from '../audit/entry';
 import { appendMessages, appendMessagesGuarded, type GuardedAppendResult } from '../contexts/messages.service';
-import { remember } from '../contexts/remembered.service';
+import { findRemembered, remember } from '../contexts/remembered.service';
 import { storableJson } from '../encoding/storable-json';
 import { agentRef, agentRefText } from '../storage/agent-rows';
 import { reserveTokens } from '../usage/ledger';
@@ -17,7 +17,7 @@ import { addModelUsage, NO_USAGE, type UsageCounts, usageMeter } from '../usage/
 import { recordUsage } from '../usage/record.service';
 import { onHangUp } from './hang-up';
 import { bufferedEvents } from './head-start';
-import { claimReplyLease, type ReplyLease, takeReplyLease } from './lease';
+import { claimReplyLease, type ReplyLease, replyInProgress, takeReplyLease } from './lease';
 import type { LoopEvents } from './loop';
 import { boundedFetch, type CallClock } from './model-fetch';
 import type { ReplyPlan } from './reply-prepare';
@@ -46,6 +46,14 @@ async function leaseAndAppend(deps: ReplyDeps, agent: Agent, input: ReplyInput, 
     throw err;
   }
   if (!result.guarded) throw await claim.refusal();
+  // A retry whose message an earlier try stored: that try may have finished between this request's
+  // read of the remembered answer and the lease. Its answer stands; the model is not asked twice
+  // (409 with a short Retry-After: the next try replays it).
+  const answerKey = subKey(input.idempotency, 'answer');
+  if (result.replayed && answerKey && (await findRemembered(deps.store, agent, answerKey))) {
+    await claim.lease.release();
+    throw replyInProgress(1);
+  }
   return claim.lease;
 }
 

@@ -112,7 +112,11 @@ export async function pickAgent({ page }: DashboardPage, collection: string, tok
   await page.getByLabel('Collection address').fill(collection);
   await page.getByLabel('Token id').fill(tokenId);
   await page.getByRole('button', { name: 'Open agent' }).click();
-  await page.getByRole('navigation', { name: 'Pages' }).waitFor({ timeout: 30_000 });
+  // The pages' nav, or the picker's error said in words (the test then fails with what the page said).
+  const nav = page.getByRole('navigation', { name: 'Pages' });
+  const refused = page.getByRole('alert');
+  await nav.or(refused).first().waitFor({ timeout: 60_000 });
+  if (!(await nav.isVisible())) throw new Error(`the picker refused the agent: ${await refused.allTextContents()}`);
 }
 
 /** A fresh wallet with an agent minted by `npm run mint`, logged in and its agent picked in a new page. */

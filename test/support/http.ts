@@ -44,8 +44,10 @@ export async function call<T = any>(
 
 /** Whether a fetch failed because the other side closed the connection before answering. */
 function isClosedSocket(err: unknown): boolean {
+  // Either way the reused connection was gone before any answer: closed ("other side closed") or,
+  // when the request was written into it while workerd closed it, reset (ECONNRESET).
   const cause = err instanceof TypeError ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  return cause?.code === 'UND_ERR_SOCKET' && cause.message === 'other side closed';
+  return (cause?.code === 'UND_ERR_SOCKET' && cause.message === 'other side closed') || cause?.code === 'ECONNRESET';
 }
 
 /** Asserts the one error shape and returns its code. */
