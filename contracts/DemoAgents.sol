@@ -16,7 +16,7 @@ contract DemoAgents is PlainAgents {
     mapping(address owner => mapping(uint256 index => uint256)) private _ownedTokens;
     mapping(uint256 tokenId => uint256) private _ownedTokensIndex;
 
-    function supportsInterface(bytes4 interfaceId) public pure override returns (bool) {
+    function supportsInterface(bytes4 interfaceId) public pure virtual override returns (bool) {
         return interfaceId == 0x780e9d63 // ERC721Enumerable
             || super.supportsInterface(interfaceId);
     }
@@ -37,7 +37,7 @@ contract DemoAgents is PlainAgents {
 
     /// @dev Balances are already updated: `to` holds its new token at index balance - 1, and the
     ///      last of `from`'s tokens fills the hole the moved one leaves. No burn exists.
-    function _afterMove(address from, address to, uint256 tokenId) internal override {
+    function _afterMove(address from, address to, uint256 tokenId) internal virtual override {
         if (from == address(0)) {
             _allTokensIndex[tokenId] = _allTokens.length;
             _allTokens.push(tokenId);

@@ -279,6 +279,8 @@ async function main(): Promise<void> {
       `  mainnet (chain 137)    ${stack.mainnet.baseUrl}   docs ${stack.mainnet.baseUrl}/docs   dashboard ${stack.mainnet.baseUrl}/app`,
       `  testnet (chain 80002)  ${stack.testnet.baseUrl}   docs ${stack.testnet.baseUrl}/docs   dashboard ${stack.testnet.baseUrl}/app`,
       `  demo collections       mainnet ${stack.mainnet.collection}, testnet ${stack.testnet.collection}`,
+      `  rentable (ERC-4907)    mainnet ${stack.mainnet.rentableCollection}, testnet ${stack.testnet.rentableCollection}   (npm run mint -- --rentable)`,
+      `  delegate registry      ${stack.testnet.delegateRegistry} on both chains (a stand-in with delegate.xyz v2's interface)`,
       `  dev account (funded)   ${deployer!.address}`,
       `                         private key ${deployer!.privateKey} (anvil's first public dev key: it deployed the demo collections; npm run mint signs with it)`,
       `  README's owner         ${owner!.address}`,
@@ -345,7 +347,15 @@ function deploymentInfo(name: DeploymentName, started: readonly (readonly [Deplo
   const worker = started.find(([n]) => n === name)![1];
   const chain = backends!.chains[name];
   const inspector = inspect && !wranglerDev && name === 'testnet' ? { inspectorPort: ports.testnetInspector.port } : {};
-  return { chainId: CHAIN_OF[name], baseUrl: worker.baseUrl, rpcUrl: chain.rpcUrl, collection: chain.collection, ...inspector };
+  return {
+    chainId: CHAIN_OF[name],
+    baseUrl: worker.baseUrl,
+    rpcUrl: chain.rpcUrl,
+    collection: chain.collection,
+    rentableCollection: chain.rentableCollection,
+    delegateRegistry: chain.delegateRegistry,
+    ...inspector,
+  };
 }
 
 main().catch(async (err: unknown) => {

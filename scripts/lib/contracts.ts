@@ -1,30 +1,27 @@
 /**
  * Node-only helpers for the dev/test Solidity contracts in `contracts/`:
- * compile (solc-js, cached on disk), deploy, mint and transfer with viem.
+ * compile (solc-js, cached on disk: contracts-compile.ts), deploy, mint and transfer with viem.
+ * The delegate registry stand-in and the rentable collections: contracts-delegation.ts.
  *
  * Not for the Worker bundle: uses node:fs, node:os and the solc npm package.
  */
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
-  type Abi,
   type Address,
   type Chain,
   type Hex,
+  type HttpTransport,
   type PublicClient,
+  type WalletClient,
   createPublicClient,
   createWalletClient,
   defineChain,
   getAddress,
   http,
 } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { getChainId } from 'viem/actions';
 import { erc721ReadAbi } from '../../src/chain/erc721-abi';
+import { compileContracts } from './contracts-compile';
 
 // ---------------------------------------------------------------------------
 // Well-known anvil dev accounts
@@ -202,131 +199,10 @@ export const testWalletAbi = [
 /** ERC-1271 magic value returned by `isValidSignature` for a valid signature. */
 export const ERC1271_MAGIC_VALUE = '0x1626ba7e' as const;
 
-// ---------------------------------------------------------------------------
-// Compilation
-// ---------------------------------------------------------------------------
-
-export interface CompiledContract {
-  abi: Abi;
-  bytecode: Hex;
-}
-
-export interface CompiledContracts {
-  /** The dev chains' collection: ERC-721 Enumerable, open mint. */
-  DemoAgents: CompiledContract;
-  /** The same without ERC-721 Enumerable (DemoAgents' base): a collection whose holders cannot be listed. */
-  PlainAgents: CompiledContract;
-  TestWallet1271: CompiledContract;
-  /** Multicall3's `aggregate3` (what viem's multicall calls), for the dev chain that mirrors Polygon. */
-  Multicall3: CompiledContract;
-}
-
-const CONTRACT_NAMES = ['DemoAgents', 'PlainAgents', 'TestWallet1271', 'Multicall3'] as const;
-
 /** Where Multicall3 lives on Polygon, Amoy and most chains (viem's `chain.contracts.multicall3`). */
 export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;
 
-/** Repository root (this file lives in `<root>/scripts/lib/`). */
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url).href);
-
-const SOLC_SETTINGS = {
-  optimizer: { enabled: true, runs: 200 },
-  evmVersion: 'cancun',
-  outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
-} as const;
-
-interface SolcError {
-  severity: 'error' | 'warning' | 'info';
-  formattedMessage?: string;
-  message: string;
-}
-
-interface SolcOutput {
-  errors?: SolcError[];
-  contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
-}
-
-function contractsCacheDir(): string {
-  return process.env.CONTRACTS_CACHE_DIR ?? path.join(os.tmpdir(), 'agent-gateway-contracts');
-}
-
-/** solc package version, read without loading the (slow to initialise) compiler. */
-function solcPackageVersion(): string {
-  const require = createRequire(import.meta.url);
-  const pkg = require('solc/package.json') as { version: string };
-  return pkg.version;
-}
-
-let memo: Promise<CompiledContracts> | undefined;
-
-/**
- * Compile `contracts/DemoAgents.sol` (with `PlainAgents.sol`) and `contracts/TestWallet1271.sol` with solc-js
- * (optimizer on, evmVersion cancun). The result is cached as JSON in
- * `$CONTRACTS_CACHE_DIR` (default: `<tmpdir>/agent-gateway-contracts`) keyed by the sha256 of
- * the sources, the solc version and the settings; the compiler is only loaded on a cache miss.
- * Throws an Error listing all compiler errors when compilation fails.
- */
-export function compileContracts(): Promise<CompiledContracts> {
-  memo ??= compileUncached().catch((err: unknown) => {
-    memo = undefined;
-    throw err;
-  });
-  return memo;
-}
-
-async function compileUncached(): Promise<CompiledContracts> {
-  const sources: Record<string, { content: string }> = {};
-  for (const name of CONTRACT_NAMES) {
-    const rel = `contracts/${name}.sol`;
-    sources[rel] = { content: await readFile(path.join(REPO_ROOT, rel), 'utf8') };
-  }
-
-  const solcVersion = solcPackageVersion();
-  const key = createHash('sha256')
-    .update(JSON.stringify({ solcVersion, settings: SOLC_SETTINGS, sources }))
-    .digest('hex');
-  const cacheDir = contractsCacheDir();
-  const cacheFile = path.join(cacheDir, `${key}.json`);
-
-  try {
-    const cached = JSON.parse(await readFile(cacheFile, 'utf8')) as CompiledContracts;
-    if (CONTRACT_NAMES.every((n) => cached[n]?.bytecode?.startsWith('0x') && Array.isArray(cached[n].abi))) {
-      return cached;
-    }
-  } catch {
-    // cache miss or unreadable cache file: compile
-  }
-
-  const { default: solc } = await import('solc');
-  const input = { language: 'Solidity', sources, settings: SOLC_SETTINGS };
-  const output = JSON.parse(solc.compile(JSON.stringify(input)) as string) as SolcOutput;
-
-  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
-  if (errors.length > 0) {
-    const list = errors.map((e) => (e.formattedMessage ?? e.message).trim()).join('\n\n');
-    throw new Error(`Solidity compilation failed (solc ${solcVersion}) with ${errors.length} error(s):\n\n${list}`);
-  }
-
-  const result = {} as CompiledContracts;
-  for (const name of CONTRACT_NAMES) {
-    const compiled = output.contracts?.[`contracts/${name}.sol`]?.[name];
-    if (!compiled?.evm.bytecode.object) {
-      throw new Error(`Solidity compilation produced no bytecode for ${name} (solc ${solcVersion})`);
-    }
-    result[name] = { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` };
-  }
-
-  try {
-    await mkdir(cacheDir, { recursive: true });
-    // Write-then-rename so concurrent test workers never read a half-written file.
-    const tmp = `${cacheFile}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(tmp, JSON.stringify(result));
-    await rename(tmp, cacheFile);
-  } catch {
-    // caching is best-effort
-  }
-  return result;
-}
+export { type CompiledContract, type CompiledContracts, compileContracts } from './contracts-compile';
 
 // ---------------------------------------------------------------------------
 // Chain interaction
@@ -343,7 +219,14 @@ async function chainFor(rpcUrl: string): Promise<Chain> {
   });
 }
 
-async function clientsFor(rpcUrl: string, privateKey: Hex) {
+export interface ChainClients {
+  account: PrivateKeyAccount;
+  publicClient: PublicClient<HttpTransport, Chain>;
+  walletClient: WalletClient<HttpTransport, Chain, PrivateKeyAccount>;
+}
+
+/** A reader and a writer for `rpcUrl`, signing with `privateKey`. */
+export async function clientsFor(rpcUrl: string, privateKey: Hex): Promise<ChainClients> {
   const chain = await chainFor(rpcUrl);
   const account = privateKeyToAccount(privateKey);
   const transport = http(rpcUrl);
@@ -354,7 +237,7 @@ async function clientsFor(rpcUrl: string, privateKey: Hex) {
   };
 }
 
-async function waitForSuccess(publicClient: PublicClient, hash: Hex, what: string) {
+export async function waitForSuccess(publicClient: PublicClient, hash: Hex, what: string) {
   const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   if (receipt.status !== 'success') throw new Error(`${what} reverted (tx ${hash})`);
   return receipt;

@@ -256,6 +256,10 @@ export interface StackDeployment {
   baseUrl: string;
   rpcUrl: string;
   collection: string;
+  /** The rentable (ERC-4907) demo collection, registered like `collection`. */
+  rentableCollection: string;
+  /** delegate.xyz v2's registry address, our stand-in's code there. */
+  delegateRegistry: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Hex } from 'viem';
 import { startAnvil, type AnvilInstance } from './anvil';
 import { registerCollection } from './collections';
 import { ANVIL_ACCOUNTS, compileContracts, deployDemoAgents, installMulticall3 } from './contracts';
+import { deployRentableAgents, installDelegateRegistry } from './contracts-delegation';
 import { migrateGateway } from './migrate';
 import { ensureDatabase, startPostgres, type RunningPostgres } from './postgres';
 import { startRpcProxy } from './rpc-proxy';
@@ -31,6 +32,10 @@ export interface ChainBackend {
   workerRpcUrl: string;
   /** The demo ERC-721, registered as a collection of kind `internal`. */
   collection: string;
+  /** The demo ERC-721 with ERC-4907 (rentable), registered like the demo collection. */
+  rentableCollection: string;
+  /** Where delegate.xyz v2's registry sits (our stand-in's code placed there). */
+  delegateRegistry: string;
   anvil: AnvilInstance;
 }
 
@@ -47,7 +52,8 @@ export interface Backends {
 
 /**
  * Starts real Postgres (with migrations applied), the bridge and one anvil per deployment with
- * the demo collection deployed and registered. Stops whatever started if a later step fails.
+ * the demo and rentable collections deployed and registered and the delegate registry stand-in
+ * at delegate.xyz v2's address. Stops whatever started if a later step fails.
  */
 export async function startBackends(options: {
   stateDir: string;
@@ -58,8 +64,8 @@ export async function startBackends(options: {
   latency?: DevLatency;
   /**
    * Keep the chains here across restarts (`<dir>/<deployment>.json`, anvil's state file) with the
-   * demo collection's address (`<dir>/<deployment>.collection`), reused while it holds code. Unset:
-   * fresh chains (tests).
+   * demo collections' addresses (`<dir>/<deployment>.collection`, `.rentable`), reused while they
+   * hold code. Unset: fresh chains (tests).
    */
   chainStateDir?: string;
 }): Promise<Backends> {
@@ -99,18 +105,29 @@ export async function startBackends(options: {
       ['mainnet', mainnetAnvil],
       ['testnet', testnetAnvil],
     ] as const) {
-      const collection = await demoCollection(anvil.rpcUrl, deployer.privateKey, options.chainStateDir, name);
+      const collection = await demoCollection(anvil.rpcUrl, deployer.privateKey, options.chainStateDir, name, 'collection');
+      const rentableCollection = await demoCollection(anvil.rpcUrl, deployer.privateKey, options.chainStateDir, name, 'rentable');
+      const delegateRegistry = await installDelegateRegistry(anvil.rpcUrl);
       // Polygon has Multicall3 and so does the mainnet dev chain; the testnet dev chain has none,
       // so both ways of reading a wallet's tokens (batched, or parallel calls) run locally.
       if (name === 'mainnet') await installMulticall3(anvil.rpcUrl, deployer.privateKey);
       await registerCollection(databaseUrl, { chainId: CHAIN_OF[name], address: collection, kind: 'internal' });
+      await registerCollection(databaseUrl, { chainId: CHAIN_OF[name], address: rentableCollection, kind: 'internal' });
       let workerRpcUrl = anvil.rpcUrl; // R = 0: the worker talks to anvil directly, no proxy to pay for
       if (latency.rpcMs > 0) {
         const proxy = await startRpcProxy(anvil.rpcUrl, { latencyMs: latency.rpcMs });
         started.push({ stop: proxy.close });
         workerRpcUrl = proxy.url;
       }
-      chains[name] = { chainId: CHAIN_OF[name], rpcUrl: anvil.rpcUrl, workerRpcUrl, collection, anvil };
+      chains[name] = {
+        chainId: CHAIN_OF[name],
+        rpcUrl: anvil.rpcUrl,
+        workerRpcUrl,
+        collection,
+        rentableCollection,
+        delegateRegistry,
+        anvil,
+      };
     }
     return {
       postgres,
@@ -126,16 +143,25 @@ export async function startBackends(options: {
   }
 }
 
-/** The demo collection: the one a kept chain already holds, else a new deployment (remembered when the chain is kept). */
-async function demoCollection(rpcUrl: string, deployer: Hex, stateDir: string | undefined, name: DeploymentName): Promise<string> {
-  const file = stateDir ? path.join(stateDir, `${name}.collection`) : undefined;
+/**
+ * A demo collection (`collection`: DemoAgents; `rentable`: RentableAgents): the one a kept chain
+ * already holds, else a new deployment (remembered when the chain is kept).
+ */
+async function demoCollection(
+  rpcUrl: string,
+  deployer: Hex,
+  stateDir: string | undefined,
+  name: DeploymentName,
+  which: 'collection' | 'rentable',
+): Promise<string> {
+  const file = stateDir ? path.join(stateDir, `${name}.${which}`) : undefined;
   if (file && existsSync(file)) {
     const known = (await readFile(file, 'utf8')).trim();
     // A collection deployed before DemoAgents became ERC-721 Enumerable is left (still registered,
     // its agents still served) and a new one deployed, so the agent picker can list holdings.
     if (/^0x[0-9a-fA-F]{40}$/.test(known) && (await hasCode(rpcUrl, known)) && (await isEnumerable(rpcUrl, known))) return known;
   }
-  const collection = await deployDemoAgents(rpcUrl, deployer);
+  const collection = which === 'collection' ? await deployDemoAgents(rpcUrl, deployer) : await deployRentableAgents(rpcUrl, deployer);
   if (file) await writeFile(file, `${collection}\n`);
   return collection;
 }

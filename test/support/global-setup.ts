@@ -4,15 +4,23 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { removePostgresData } from '../../scripts/lib/postgres-placement';
 import { freePort } from '../../scripts/lib/processes';
-import { DEPLOYMENT_NAMES, newJwtSecret, newVaultKek, startBackends, workerBindings } from '../../scripts/lib/stack';
+import {
+  type Backends,
+  DEPLOYMENT_NAMES,
+  type DeploymentName,
+  newJwtSecret,
+  newVaultKek,
+  startBackends,
+  workerBindings,
+} from '../../scripts/lib/stack';
 import { buildWorker, startMiniflare } from '../../scripts/lib/worker-bundle';
 import { WORKER_LOG_ENV } from '../../scripts/lib/worker-output';
-import type { StackInfo } from './stack-info';
+import type { DeploymentInfo, StackInfo } from './stack-info';
 import { secretsInLog } from './worker-log';
 
 /**
  * Once per `npm test`: real Postgres on a free port, the WebSocket bridge, one anvil per
- * deployment with the demo collection, the worker bundled as for deploy and run in Miniflare
+ * deployment with the demo and rentable collections and the delegate registry stand-in, the worker bundled as for deploy and run in Miniflare
  * (one instance per deployment). Tests reach them over HTTP via `inject('stack')`.
  *
  * Every worker of the run (these two and those test files start) appends its console output to one
@@ -56,13 +64,8 @@ export default async function setup(project: TestProject) {
     jwtSecret,
     vaultKek,
     accounts: backends.accounts.map((a) => ({ ...a })),
-    mainnet: { chainId: 137, baseUrl: mainnet.url, rpcUrl: backends.chains.mainnet.rpcUrl, collection: backends.chains.mainnet.collection },
-    testnet: {
-      chainId: 80002,
-      baseUrl: testnet.url,
-      rpcUrl: backends.chains.testnet.rpcUrl,
-      collection: backends.chains.testnet.collection,
-    },
+    mainnet: deploymentInfo(backends, 'mainnet', mainnet.url),
+    testnet: deploymentInfo(backends, 'testnet', testnet.url),
   };
   project.provide('stack', info);
   return async () => {
@@ -72,6 +75,18 @@ export default async function setup(project: TestProject) {
     await removePostgresData(path.join(stateDir, 'postgres')); // also data moved out of a private TMPDIR (as root)
     await rm(stateDir, { recursive: true, force: true });
     if (leaks) throw new Error(leaks);
+  };
+}
+
+function deploymentInfo(backends: Backends, name: DeploymentName, baseUrl: string): DeploymentInfo {
+  const chain = backends.chains[name];
+  return {
+    chainId: chain.chainId,
+    baseUrl,
+    rpcUrl: chain.rpcUrl,
+    collection: chain.collection,
+    rentableCollection: chain.rentableCollection,
+    delegateRegistry: chain.delegateRegistry,
   };
 }
 

@@ -5,6 +5,10 @@ export interface DeploymentInfo {
   baseUrl: string;
   rpcUrl: string;
   collection: string;
+  /** The rentable (ERC-4907) demo collection, registered like `collection`. */
+  rentableCollection: string;
+  /** delegate.xyz v2's registry address; the harness placed our stand-in's code there. */
+  delegateRegistry: string;
 }
 
 /** What the integration harness started, handed to every test file through `inject('stack')`. */
