@@ -55,6 +55,12 @@ export interface StartAnvilOptions {
    * and every second meanwhile (`--state-interval 1`), so a restart continues the same chain.
    */
   stateFile?: string;
+  /**
+   * Start as a fork of the chain at this RPC URL (anvil `--fork-url`): its contracts, tokens and
+   * storage as of now, changed here only. Tests break things on a fork without touching the chain
+   * other test files share.
+   */
+  forkUrl?: string;
 }
 
 export interface AnvilInstance {
@@ -104,7 +110,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Spawn anvil (own process group, `--silent`) and wait until it answers `eth_chainId` over HTTP.
  * Rejects with anvil's stderr when it exits early, when the port is taken or after 10 s.
  */
-export async function startAnvil({ chainId, port, host = '127.0.0.1', stateFile }: StartAnvilOptions): Promise<AnvilInstance> {
+export async function startAnvil({ chainId, port, host = '127.0.0.1', stateFile, forkUrl }: StartAnvilOptions): Promise<AnvilInstance> {
   const bin = anvilBinary();
   // Check up front: otherwise a different node already on this port could answer our readiness probe.
   await assertPortFree(host, port);
@@ -112,8 +118,9 @@ export async function startAnvil({ chainId, port, host = '127.0.0.1', stateFile 
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const rpcUrl = `http://${urlHost}:${port}`;
 
-  const state = stateFile ? ['--state', stateFile, '--state-interval', '1'] : [];
-  const child: ChildProcess = spawn(bin, ['--chain-id', String(chainId), '--port', String(port), '--host', host, '--silent', ...state], {
+  const extra = stateFile ? ['--state', stateFile, '--state-interval', '1'] : [];
+  if (forkUrl) extra.push('--fork-url', forkUrl);
+  const child: ChildProcess = spawn(bin, ['--chain-id', String(chainId), '--port', String(port), '--host', host, '--silent', ...extra], {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
