@@ -1,19 +1,26 @@
 /**
- * `npm run mint -- --to ADDRESS [--chain mainnet|testnet] [--token-id N]`: mints a demo agent on
- * the running local stack and prints the environment lines the CLI needs (stdout), so
+ * `npm run mint -- --to ADDRESS [--chain mainnet|testnet] [--token-id N] [--rentable]`: mints a demo
+ * agent (with --rentable, of the rentable ERC-4907 collection) on the running local stack and
+ * prints the environment lines the CLI needs (stdout), so
  * `eval "$(npm run -s mint -- --to 0x...)"` sets them. What it did goes to stderr.
  */
 import { parseArgs } from 'node:util';
 import { exportLine, MintError, mintDemoAgent, type ChainName } from './lib/mint';
 
-const USAGE = 'usage: npm run mint -- --to ADDRESS [--chain mainnet|testnet] [--token-id N]';
+const USAGE = 'usage: npm run mint -- --to ADDRESS [--chain mainnet|testnet] [--token-id N] [--rentable]';
 
 async function run(): Promise<number> {
-  let values: { to?: string; chain?: string; 'token-id'?: string; help?: boolean };
+  let values: { to?: string; chain?: string; 'token-id'?: string; rentable?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: process.argv.slice(2),
-      options: { to: { type: 'string' }, chain: { type: 'string' }, 'token-id': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        to: { type: 'string' },
+        chain: { type: 'string' },
+        'token-id': { type: 'string' },
+        rentable: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
     }));
   } catch (err) {
@@ -22,7 +29,7 @@ async function run(): Promise<number> {
   }
   if (values.help) {
     console.log(
-      `${USAGE}\n\nMints a demo agent (DemoAgents.mint, dev chains only) to ADDRESS on the running local stack\nwhose stack file is $DEV_DIR/stack.json (DEV_DIR defaults to .dev of this clone), signed by its funded dev account. Without\n--token-id it takes the smallest free id. --chain defaults to testnet (chain 80002).\nPrints the export line for the CLI on stdout: eval "$(npm run -s mint -- --to ADDRESS)".`,
+      `${USAGE}\n\nMints a demo agent (DemoAgents.mint, dev chains only) to ADDRESS on the running local stack\nwhose stack file is $DEV_DIR/stack.json (DEV_DIR defaults to .dev of this clone), signed by its funded dev account. Without\n--token-id it takes the smallest free id. --chain defaults to testnet (chain 80002).\n--rentable mints on the rentable collection (ERC-4907: its owner can lend it with setUser) instead.\nPrints the export line for the CLI on stdout: eval "$(npm run -s mint -- --to ADDRESS)".`,
     );
     return 0;
   }
@@ -34,7 +41,8 @@ async function run(): Promise<number> {
     return 2;
   }
   try {
-    const minted = await mintDemoAgent({ to: values.to, chain: chain as ChainName, tokenId: values['token-id'] }, process.env);
+    const request = { to: values.to, chain: chain as ChainName, tokenId: values['token-id'], rentable: values.rentable === true };
+    const minted = await mintDemoAgent(request, process.env);
     console.error(
       `minted agent ${minted.tokenId} of collection ${minted.collection} on ${minted.chain} (chain ${minted.chainId}) to ${minted.owner}`,
     );

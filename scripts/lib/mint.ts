@@ -26,6 +26,8 @@ export interface MintRequest {
   to: string;
   chain: ChainName;
   tokenId?: string;
+  /** Mint on the rentable (ERC-4907) demo collection instead of the demo collection. */
+  rentable?: boolean;
 }
 
 export interface Minted {
@@ -115,8 +117,12 @@ export async function mintDemoAgent(request: MintRequest, env: NodeJS.ProcessEnv
     throw new MintError(
       `the stack file does not describe a ${request.chain} chain and a dev account (${stackSource(file, env)}): restart npm run dev`,
     );
+  if (request.rentable && !deployment.rentableCollection)
+    throw new MintError(
+      `the stack file names no rentable collection on ${request.chain} (${stackSource(file, env)}): a stack started before there was one; restart npm run dev`,
+    );
   await checkRunning(deployment.rpcUrl, stackSource(file, env));
-  const collection = getAddress(deployment.collection);
+  const collection = getAddress(request.rentable ? deployment.rentableCollection : deployment.collection);
 
   let tokenId = wanted;
   if (tokenId === undefined) {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createPublicClient, http, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deployDemoAgents, demoAgentsAbi } from '../../scripts/lib/contracts';
+import { deployRentableAgents } from '../../scripts/lib/contracts-delegation';
 import { REPO_ROOT } from '../../scripts/lib/migrate';
 import { freePort } from '../../scripts/lib/processes';
 import { flipCaseOfFirstLetter, fundedWallet, newWallet } from '../support/chain';
@@ -17,6 +18,7 @@ import { flipCaseOfFirstLetter, fundedWallet, newWallet } from '../support/chain
 const stack = inject('stack');
 let devDir = '';
 let collection: Address;
+let rentableCollection: Address;
 
 interface Run {
   code: number | null;
@@ -40,20 +42,21 @@ function mint(args: string[], dir = devDir): Promise<Run> {
   });
 }
 
-async function ownerOf(tokenId: bigint): Promise<string> {
+async function ownerOf(tokenId: bigint, address = collection): Promise<string> {
   const client = createPublicClient({ transport: http(stack.testnet.rpcUrl) });
-  return client.readContract({ address: collection, abi: demoAgentsAbi, functionName: 'ownerOf', args: [tokenId] });
+  return client.readContract({ address, abi: demoAgentsAbi, functionName: 'ownerOf', args: [tokenId] });
 }
 
 beforeAll(async () => {
   devDir = await mkdtemp(path.join(tmpdir(), 'agent-gateway-mint-'));
   const minter = await fundedWallet(stack.testnet.rpcUrl);
   collection = await deployDemoAgents(stack.testnet.rpcUrl, minter.privateKey);
+  rentableCollection = await deployRentableAgents(stack.testnet.rpcUrl, minter.privateKey);
   const file = {
     startedAt: new Date().toISOString(),
     databaseUrl: stack.databaseUrl,
     mainnet: stack.mainnet,
-    testnet: { ...stack.testnet, collection },
+    testnet: { ...stack.testnet, collection, rentableCollection },
     // A wallet of its own signs: parallel test files never race on one sender's nonce.
     accounts: [{ address: minter.address, privateKey: minter.privateKey }],
   };
@@ -88,6 +91,33 @@ describe('npm run mint', () => {
     expect(taken.stdout).toBe('');
     expect(taken.stderr).toContain(`token 1 of ${collection} (testnet) is taken: ${owner} owns it`);
     expect(await ownerOf(1n)).toBe(owner);
+  }, 60_000);
+
+  it('--rentable mints on the rentable (ERC-4907) collection, and says so when the stack file names none', async () => {
+    const owner = newWallet().address;
+    const run = await mint(['--to', owner, '--rentable']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe(
+      `export AGENT_GATEWAY_URL=${stack.testnet.baseUrl} AGENT_COLLECTION=${rentableCollection} AGENT_TOKEN_ID=1`,
+    );
+    expect(run.stderr).toContain(`minted agent 1 of collection ${rentableCollection} on testnet (chain 80002) to ${owner}`);
+    expect(await ownerOf(1n, rentableCollection)).toBe(owner);
+
+    const old = await mkdtemp(path.join(tmpdir(), 'agent-gateway-mint-old-'));
+    try {
+      const { rentableCollection: _, ...testnet } = { ...stack.testnet, collection };
+      await writeFile(
+        path.join(old, 'stack.json'),
+        JSON.stringify({ mainnet: stack.mainnet, testnet, accounts: [{ address: '0x0', privateKey: '0x0' }] }),
+      );
+      const refused = await mint(['--to', owner, '--rentable'], old);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toContain('the stack file names no rentable collection on testnet');
+      expect(refused.stderr).toContain('restart npm run dev');
+    } finally {
+      await rm(old, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('refuses a bad address, a bad token id and a bad chain with usage errors (exit 2)', async () => {
