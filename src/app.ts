@@ -32,6 +32,7 @@ import { documentRequestBytesErrors, storableUrl } from './http/request-bytes';
 import { createRouter } from './http/router';
 import { compileRouteTable, gatedRoutes, onKnownRoutes, type RouteTable } from './http/routes-table';
 import { profile } from './profile';
+import { agentCard } from './a2a/card.index';
 
 const API_DESCRIPTION =
   'REST gateway for AI agents that are NFTs. Log in with a wallet signature (POST /auth/jwt/init, sign ' +
@@ -124,6 +125,7 @@ export function createApp() {
   app.route('/', audit);
   app.route('/', usage);
   app.route('/', profile);
+  app.route('/', agentCard);
   app.route('/', oauth);
   app.route('/', dashboardAssets);
   // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).

@@ -35,7 +35,7 @@ export interface OAuthTokenCheck {
   /** The form of an OAuth access token (anything else is read as a JWT). */
   pattern: RegExp;
   /**
-   * The OAuth resource of this request's route (an agent's MCP URL) and where its RFC 9728
+   * The OAuth resource of this request's route (an agent's MCP or A2A URL) and where its RFC 9728
    * metadata lives; undefined: OAuth access tokens are not accepted here (401 `invalid_token`).
    */
   resourceOf: (c: Context<AppBindings>) => { resource: string; metadataUrl: string } | undefined;
@@ -101,14 +101,16 @@ export function bearer(options: BearerOptions): MiddlewareHandler<AppBindings> {
 }
 
 /**
- * An OAuth access token (docs/keys-and-automation.md, OAuth for MCP clients) is good only on the MCP route of the agent it was issued
- * for; anywhere else, and when unknown, expired or revoked, 401 `invalid_token` with a Bearer
- * challenge (RFC 6750 §3) naming the resource's metadata on the MCP route.
+ * An OAuth access token (docs/keys-and-automation.md, OAuth for MCP clients) is good only on the
+ * route of the resource it was issued for: the MCP route or the A2A route of one agent (a token
+ * for one of the two is refused on the other). Anywhere else, and when unknown, expired or
+ * revoked, 401 `invalid_token` with a Bearer challenge (RFC 6750 §3) naming the resource's
+ * metadata on those two routes.
  */
 async function oauthWallet(c: Context<AppBindings>, check: OAuthTokenCheck, token: string) {
   const target = check.resourceOf(c);
   if (!target) {
-    throw new AppError('invalid_token', 'OAuth access tokens are accepted only on the MCP route of the agent they were issued for', {
+    throw new AppError('invalid_token', 'OAuth access tokens are accepted only on the MCP or A2A route of the agent they were issued for', {
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
   }
@@ -116,7 +118,7 @@ async function oauthWallet(c: Context<AppBindings>, check: OAuthTokenCheck, toke
   if (!granted) {
     throw new AppError(
       'invalid_token',
-      'The OAuth access token is not valid for this agent (unknown, expired, revoked or issued for another agent)',
+      'The OAuth access token is not valid for this resource (unknown, expired, revoked, or issued for another agent or for its other route)',
       {
         headers: {
           'WWW-Authenticate': `Bearer error="invalid_token", error_description="The access token is not valid for this resource", resource_metadata="${target.metadataUrl}"`,

@@ -81,6 +81,12 @@ export interface GatewayClient {
     tokenId: AgentRef['tokenId'],
     options?: CallOptions,
   ): Promise<ProtectedResourceMetadata>;
+  /** `GET /.well-known/oauth-protected-resource/agent/{c}/{t}/a2a` (RFC 9728): the same for the agent's A2A URL. */
+  getA2aProtectedResourceMetadata(
+    collection: AgentRef['collection'],
+    tokenId: AgentRef['tokenId'],
+    options?: CallOptions,
+  ): Promise<ProtectedResourceMetadata>;
   /** `GET /.well-known/oauth-authorization-server` (RFC 8414). */
   getAuthorizationServerMetadata(options?: CallOptions): Promise<AuthorizationServerMetadata>;
   /** `POST /oauth/register` (RFC 7591). Its errors are OAuth's `{ error, error_description }`. */
@@ -124,6 +130,12 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     getProtectedResourceMetadata: (collection, tokenId, o = {}) =>
       json(
         'getProtectedResourceMetadata',
+        { agentCollectionAddress: String(collection), agentTokenId: String(tokenId) },
+        { signal: o.signal },
+      ),
+    getA2aProtectedResourceMetadata: (collection, tokenId, o = {}) =>
+      json(
+        'getA2aProtectedResourceMetadata',
         { agentCollectionAddress: String(collection), agentTokenId: String(tokenId) },
         { signal: o.signal },
       ),

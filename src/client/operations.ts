@@ -7,6 +7,7 @@
  * the worker's schemas into the browser client; only their types are imported.
  * `test/unit/client-types.test.ts` checks the operationIds against the OpenAPI document.
  */
+import type { getAgentCard } from '../a2a/card.routes';
 import type { getAgent } from '../agents/agents.routes';
 import type { listAuditEntries } from '../audit/audit.routes';
 import type { finishLogin, initLogin, verifyWalletRoute } from '../auth/auth.routes';
@@ -38,6 +39,7 @@ export interface Routes {
   listCollections: typeof listCollections;
   listOwnedTokens: typeof listOwnedTokens;
   getProtectedResourceMetadata: typeof oauth.protectedResourceMetadata;
+  getA2aProtectedResourceMetadata: typeof oauth.a2aProtectedResourceMetadata;
   getAuthorizationServerMetadata: typeof oauth.authorizationServerMetadata;
   registerOAuthClient: typeof oauth.registerClient;
   oauthToken: typeof oauth.token;
@@ -61,6 +63,7 @@ export interface Routes {
   getProfile: typeof getProfile;
   setProfile: typeof setProfile;
   getRegistration: typeof getRegistration;
+  getAgentCard: typeof getAgentCard;
   databaseFirstStep: typeof firstStep;
   databaseSecondStep: typeof secondStep;
   getDatabaseSettings: typeof getDatabaseSettings;
@@ -97,6 +100,7 @@ export const OPERATIONS = {
   listCollections: ['GET', '/collections'],
   listOwnedTokens: ['GET', '/wallet/collections/{agentCollectionAddress}/tokens'],
   getProtectedResourceMetadata: ['GET', `/.well-known/oauth-protected-resource${A}/mcp`],
+  getA2aProtectedResourceMetadata: ['GET', `/.well-known/oauth-protected-resource${A}/a2a`],
   getAuthorizationServerMetadata: ['GET', '/.well-known/oauth-authorization-server'],
   registerOAuthClient: ['POST', '/oauth/register'],
   oauthToken: ['POST', '/oauth/token'],
@@ -120,6 +124,7 @@ export const OPERATIONS = {
   getProfile: ['GET', `${A}/profile`],
   setProfile: ['PUT', `${A}/profile`],
   getRegistration: ['GET', `${A}/registration.json`],
+  getAgentCard: ['GET', `${A}/.well-known/agent-card.json`],
   databaseFirstStep: ['POST', `${A}/database/settings/first-step`],
   databaseSecondStep: ['POST', `${A}/database/settings/second-step`],
   getDatabaseSettings: ['GET', `${A}/database/settings`],

@@ -44,6 +44,7 @@ import type {
 } from '../settings/settings.routes';
 import type { getUsage } from '../usage/usage.routes';
 import type { getProfile, getRegistration, setProfile } from '../profile/profile.routes';
+import type { getAgentCard } from '../a2a/card.routes';
 import type {
   approvalMessage,
   approve,
@@ -229,6 +230,8 @@ export type AgentProfile = ResponseOf<typeof getProfile>;
 export type AgentProfileInput = RequestBodyOf<typeof setProfile>;
 /** Component `AgentRegistration`: the public ERC-8004 registration-v1 file. */
 export type AgentRegistration = ResponseOf<typeof getRegistration>;
+/** Component `AgentCard`: the public A2A v1.0 Agent Card, in A2A's JSON form. */
+export type AgentCard = ResponseOf<typeof getAgentCard>;
 /** Component `DatabaseFirstStep`: `port` defaults to 5432, `ssl` to `require`; the password goes to the vault. */
 export type DatabaseFirstStep = RequestBodyOf<typeof firstStep>;
 /** Component `DatabaseFirstStepResult`. */
@@ -371,7 +374,7 @@ export type McpContentAnnotations = NonNullable<McpTextContent['annotations']>;
 // OAuth for MCP clients: an MCP client signs in with the owner's wallet instead of an agent key
 // ---------------------------------------------------------------------------------------------
 
-/** Component `ProtectedResourceMetadata` (RFC 9728) of an agent's MCP URL. */
+/** Component `ProtectedResourceMetadata` (RFC 9728) of an agent's MCP or A2A URL. */
 export type ProtectedResourceMetadata = ResponseOf<typeof protectedResourceMetadata>;
 /** Component `AuthorizationServerMetadata` (RFC 8414). */
 export type AuthorizationServerMetadata = ResponseOf<typeof authorizationServerMetadata>;

@@ -16,8 +16,8 @@ export const agentRoute = {
     401: errorResponse(
       '`unauthorized` (missing, malformed or invalid token), `token_expired`, `token_wrong_chain` (a token ' +
         'of the other deployment); with an agent key: `key_invalid` (unknown or malformed), `key_revoked`, `key_expired`; ' +
-        'with an OAuth access token: `invalid_token` (unknown, expired, revoked, issued for another agent, or ' +
-        'not on the MCP route)',
+        'with an OAuth access token: `invalid_token` (unknown, expired, revoked, issued for another agent or its other route, or ' +
+        'not on the MCP or A2A route)',
     ),
     403: errorResponse(
       '`not_owner`: You are not the owner of this agent (ownership is read on-chain on every request; for an ' +
@@ -36,7 +36,13 @@ export const AgentSummarySchema = z
     agentCollectionAddress: z.string().openapi({ example: '0x5FbDB2315678afecb367f032d93F642f64180aa3' }),
     agentTokenId: z.string().openapi({ example: '1' }),
     kind: z.string().openapi({ example: 'internal', description: 'Kind of the collection in the registry' }),
-    owner: z.string().openapi({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }),
+    owner: z.string().openapi({ example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', description: "The token's current on-chain owner" }),
+    role: z.enum(['owner', 'delegate', 'renter']).openapi({
+      example: 'owner',
+      description:
+        "How the caller reaches the agent: its `owner`, the owner's `delegate` (delegate.xyz v2: full rights or the right `agent-gateway`), " +
+        "or its `renter` (ERC-4907 user while the rental runs); what a delegate or a renter may do is the owner's `access` choice in the LLM settings",
+    }),
     configured: z
       .object({
         llmSettings: z

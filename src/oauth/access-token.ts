@@ -1,13 +1,13 @@
 import type { Address } from 'viem';
 import type { Env } from '../env';
-import { grantUserId, subjectOfCredential } from './resource';
+import { grantUserId, resourceMetadataUrl, subjectOfCredential } from './resource';
 import { AppError } from '../errors';
 import { wasRevoked } from './seller-grants';
 import { authorizationServerFor, oauthEnv } from './server';
 
 /** 401 `invalid_token` saying the token was revoked, with the resource's Bearer challenge (RFC 6750). */
 function revokedToken(origin: string, resource: string): AppError {
-  const metadataUrl = resource.replace(origin, `${origin}/.well-known/oauth-protected-resource`);
+  const metadataUrl = resourceMetadataUrl(origin, resource);
   return new AppError(
     'invalid_token',
     "The OAuth access token was revoked (by the agent's owner, or because the agent changed hands): authorize the app again",
@@ -30,7 +30,7 @@ export interface GrantProps {
 }
 
 /**
- * The wallet an OAuth access token speaks for on `resource` (and the client it was issued to) (one agent's MCP URL), or null when
+ * The wallet an OAuth access token speaks for on `resource` (one agent's MCP or A2A URL), and the client it was issued to; null when
  * the token is not a live token of this deployment for exactly that resource: unknown, expired,
  * revoked, or issued for another agent (RFC 8707 audience). Whether that wallet still owns the
  * agent is the owner gate's question, asked on every call.

@@ -1,6 +1,7 @@
 /**
  * The approval of an OAuth grant is signed as its own purpose: a SIWE message whose statement
- * names the client and the agent, whose `resources` list the agent's MCP URL, and whose nonce says
+ * names the client, the agent and its door (MCP server or A2A endpoint), whose `resources` list
+ * that door's URL, and whose nonce says
  * it was issued for an approval. A login signature cannot approve a grant (its text and its nonce
  * are a login's), and an approval cannot log in (finish only takes a login nonce and text).
  */
@@ -12,14 +13,17 @@ import { consumeNonce } from '../auth/nonces';
 import { recoversTo, verifiedOnChain } from '../auth/signature';
 import { chainUnavailable } from '../chain/errors';
 import { AppError } from '../errors';
+import type { AgentSurface } from './resource';
 
 export const APPROVAL_PURPOSE = 'oauth_approval' as const;
 
-/** What the approval is for: the client as the page names it, and the agent by its MCP URL. */
+/** What the approval is for: the client as the page names it, and the agent by its MCP or A2A URL. */
 export interface ApprovalSubject {
   client: string;
   agent: { collection: Address; tokenId: bigint };
   resource: string;
+  /** Which of the agent's doors `resource` is. */
+  surface: AgentSurface;
   /** A registered client's self-given name, for the audit entry (the statement may leave it out). */
   clientName?: string;
 }
@@ -40,8 +44,9 @@ export function approvalClientLabel(clientId: string, document: boolean, clientN
 
 export function approvalStatement(subject: ApprovalSubject): string {
   const { client, agent } = subject;
+  const door = subject.surface === 'a2a' ? 'its A2A endpoint' : 'its MCP server';
   return (
-    `Allow ${client} to use agent #${agent.tokenId} of collection ${agent.collection} through its MCP server, as this wallet, while it owns the agent. ` +
+    `Allow ${client} to use agent #${agent.tokenId} of collection ${agent.collection} through ${door}, as this wallet, while it owns the agent. ` +
     'This does not sign you in, will not trigger a blockchain transaction and costs no gas fees.'
   );
 }

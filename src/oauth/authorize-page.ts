@@ -1,5 +1,6 @@
 import type { ConsentDescription } from '@cloudflare/workers-oauth-provider';
 import type { Address } from 'viem';
+import type { AgentSurface } from './resource';
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -107,6 +108,11 @@ function clientLines(client: ConsentClient): { who: string; about: string } {
   return { who: host, about: `This app is identified by its metadata document at <code>${escapeHtml(client.url)}</code>.${calls}` };
 }
 
+const DOOR_TEXT: Record<AgentSurface, string> = {
+  mcp: 'through its MCP server: ask it, and read and append to its memory',
+  a2a: 'through its A2A endpoint (agent to agent): send it messages and read its answers',
+};
+
 /** The authorize page: who asks (see `ConsentClient`), for which agent, where the code goes. */
 export function authorizePageHtml(input: {
   details: ConsentDescription;
@@ -116,6 +122,8 @@ export function authorizePageHtml(input: {
   clientId: string;
   resource: string;
   agent: { collection: Address; tokenId: bigint };
+  /** The door the token opens: the MCP server, or the A2A endpoint other agents call. */
+  surface: AgentSurface;
   chainId: number;
 }): { html: string; csp: string } {
   const { details, agent } = input;
@@ -125,7 +133,7 @@ export function authorizePageHtml(input: {
 <html lang="en">${head(`Authorize ${who}`, nonce)}
 <body><main>
 <h1>Allow ${who} to use your agent?</h1>
-<p><strong>${who}</strong> asks to use agent <strong>#${escapeHtml(String(agent.tokenId))}</strong> of collection <code>${escapeHtml(agent.collection)}</code> through its MCP server: ask it, and read and append to its memory, as you, while your wallet owns the agent.</p>
+<p><strong>${who}</strong> asks to use agent <strong>#${escapeHtml(String(agent.tokenId))}</strong> of collection <code>${escapeHtml(agent.collection)}</code> ${DOOR_TEXT[input.surface]}, as you, while your wallet owns the agent.</p>
 <p>${about} Access will be sent to <strong>${escapeHtml(details.redirectHost)}</strong>.</p>
 ${details.redirectIsLoopback ? '<p class="warn"><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>' : ''}
 <p>Sign the approval with the wallet that owns the agent to allow it, or deny: the app is told you refused.</p>

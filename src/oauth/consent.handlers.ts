@@ -15,7 +15,7 @@ import { type ApprovalSubject, approvalClientLabel, proveApproval, startApproval
 import { documentProblemText, isDocumentClientId, libraryClientOf, listsRedirectUri } from './client-document';
 import { resolveClientDocument } from './client-document.store';
 import type * as routes from './consent.routes';
-import { grantUserId, parseMcpResource } from './resource';
+import { grantUserId, parseAgentResource } from './resource';
 import { inBackground, rememberGrantWallet, revokeOtherWalletsGrants } from './seller-grants';
 import { anyResourceServer, authorizationServerFor, MCP_SCOPE, oauthEnv, oauthLibrary } from './server';
 
@@ -30,11 +30,12 @@ const consentInvalid = (what = 'This authorization is unknown, used, expired or 
  */
 async function approvalSubject(c: Context<AppBindings>, clientId: string, resource: string): Promise<ApprovalSubject> {
   const origin = originOf(c);
-  const agent = parseMcpResource(origin, resource);
-  if (!agent) throw consentInvalid('This authorization names no agent');
+  const parsed = parseAgentResource(origin, resource);
+  if (!parsed) throw consentInvalid('This authorization names no agent');
+  const { surface, ...agent } = parsed;
   if (isDocumentClientId(clientId)) {
     if (!URL.canParse(clientId)) throw consentInvalid('This client id is not a URL');
-    return { client: approvalClientLabel(clientId, true), agent, resource };
+    return { client: approvalClientLabel(clientId, true), agent, resource, surface };
   }
   const client = await (await anyResourceServer(origin)).getOAuthApi(oauthEnv(c.env)).lookupClient(clientId);
   if (!client) throw consentInvalid('This app is not registered');
@@ -42,6 +43,7 @@ async function approvalSubject(c: Context<AppBindings>, clientId: string, resour
     client: approvalClientLabel(clientId, false, client.clientName),
     agent,
     resource,
+    surface,
     ...(client.clientName ? { clientName: client.clientName } : {}),
   };
 }

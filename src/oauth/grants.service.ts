@@ -5,7 +5,7 @@ import { auditChange } from '../audit/entry';
 import type { Env } from '../env';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
-import { grantUserId, mcpResource } from './resource';
+import { agentResources, grantUserId, mcpResource } from './resource';
 import { markRevoked } from './seller-grants';
 import { authorizationServerFor, oauthEnv } from './server';
 
@@ -47,14 +47,14 @@ async function helpersOf(g: GrantsContext) {
 }
 
 /**
- * The grants of the owner's wallet for this agent's MCP resource, oldest first. Grants are the
+ * The grants of the owner's wallet for this agent's MCP and A2A resources, oldest first. Grants are the
  * library's, per `userId` (wallet, collection, token id: resource.ts), so an earlier owner's grants
  * are not listed (their tokens are refused anyway: the owner gate checks the wallet on each call).
  */
 export async function listOAuthGrants(g: GrantsContext): Promise<OAuthGrantView[]> {
   const oauth = await helpersOf(g);
   const userId = userIdOf(g);
-  const resource = mcpResource(g.origin, g.agent.collection, g.agent.tokenId);
+  const resources: readonly string[] = agentResources(g.origin, g.agent.collection, g.agent.tokenId);
   const summaries = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -66,7 +66,7 @@ export async function listOAuthGrants(g: GrantsContext): Promise<OAuthGrantView[
   const now = Date.now() / 1000;
   const views = await Promise.all(
     summaries
-      .filter((s) => (Array.isArray(s.resource) ? s.resource.includes(resource) : s.resource === resource))
+      .filter((s) => (Array.isArray(s.resource) ? s.resource : [s.resource]).some((r) => r !== undefined && resources.includes(r)))
       .map(async (s): Promise<OAuthGrantView> => {
         const [client, stored] = await Promise.all([
           oauth.lookupClient(s.clientId),

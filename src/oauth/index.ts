@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { createRouter } from '../http/router';
 import type { AppBindings } from '../types';
 import {
+  a2aProtectedResourceMetadataHandler,
   authorizationServerMetadataHandler,
   authorizePageHandler,
   protectedResourceMetadataHandler,
@@ -17,7 +18,7 @@ import * as grantRoutes from './grants.routes';
 import { authorizeErrorPage } from './authorize-page';
 import type { Address } from 'viem';
 import type { Agent } from '../identity/agent';
-import { parseMcpResource, resourceOfMcpPath } from './resource';
+import { parseAgentResource, resourceMetadataUrl, resourceOfAgentPath } from './resource';
 import { inBackground, ownerSightingDue, revokeOtherWalletsGrants, revokeWalletGrants } from './seller-grants';
 import { TOKEN_PATH } from './server';
 import { tokenRequestGuard } from './token-guard';
@@ -31,8 +32,11 @@ export const oauthTokenCheck = {
   // The agent was sold: the seller's grants for it are revoked for good (seller-grants.ts).
   onNotOwner: (c: Context<AppBindings>, wallet: Address) => {
     const origin = new URL(c.req.url).origin;
-    const agent = parseMcpResource(origin, resourceOfMcpPath(origin, c.req.path) ?? '');
-    if (agent) inBackground(c.executionCtx, revokeWalletGrants(c.env, origin, agent, wallet));
+    const agent = parseAgentResource(origin, resourceOfAgentPath(origin, c.req.path) ?? '');
+    if (agent) {
+      const { collection, tokenId } = agent;
+      inBackground(c.executionCtx, revokeWalletGrants(c.env, origin, { collection, tokenId }, wallet));
+    }
   },
   // Any answered request of the agent's owner is a sighting: an earlier owner's grants go (throttled per isolate).
   onOwnerSeen: (c: Context<AppBindings>) => {
@@ -53,15 +57,16 @@ export const oauthTokenCheck = {
 export const FORM_BODY_PATHS = [TOKEN_PATH] as const;
 
 /**
- * For `bearer()`: an OAuth access token is a credential on the agent's MCP route only (POST
- * /agent/{c}/{t}/mcp), for that agent's resource; undefined everywhere else.
+ * For `bearer()`: an OAuth access token is a credential on the agent's MCP and A2A routes only
+ * (POST /agent/{c}/{t}/mcp and /a2a), each for its own resource (a token for the agent's MCP URL
+ * is refused on its A2A URL, and the other way round); undefined everywhere else.
  */
 export function oauthResourceOf(c: Context<AppBindings>): { resource: string; metadataUrl: string } | undefined {
   if (c.req.method !== 'POST') return undefined;
   const origin = new URL(c.req.url).origin;
-  const resource = resourceOfMcpPath(origin, c.req.path);
+  const resource = resourceOfAgentPath(origin, c.req.path);
   if (resource === undefined) return undefined;
-  return { resource, metadataUrl: resource.replace(origin, `${origin}/.well-known/oauth-protected-resource`) };
+  return { resource, metadataUrl: resourceMetadataUrl(origin, resource) };
 }
 
 /** OAuth clients parse RFC 6749 / RFC 7591 errors, so a bad form or registration is answered in that shape. */
@@ -90,6 +95,7 @@ router.use(TOKEN_PATH, tokenRequestGuard);
 
 export const oauth = router
   .openapi(routes.protectedResourceMetadata, protectedResourceMetadataHandler)
+  .openapi(routes.a2aProtectedResourceMetadata, a2aProtectedResourceMetadataHandler)
   .openapi(routes.authorizationServerMetadata, authorizationServerMetadataHandler)
   .openapi(routes.registerClient, registerClientHandler, oauthHook('invalid_client_metadata'))
   .openapi(routes.token, tokenHandler, oauthHook('invalid_request'))

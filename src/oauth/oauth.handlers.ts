@@ -1,6 +1,7 @@
 import type { AuthRequest } from '@cloudflare/workers-oauth-provider';
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import type { Address } from 'viem';
 import { collectionKind } from '../agents/registry';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
@@ -8,7 +9,7 @@ import { authorizeErrorPage, authorizePageHtml, type ConsentClient } from './aut
 import { documentProblemText, isDocumentClientId, libraryClientOf } from './client-document';
 import { resolveClientDocument, type ResolvedDocument } from './client-document.store';
 import type * as routes from './oauth.routes';
-import { mcpResource, parseMcpResource, subjectOfCredential } from './resource';
+import { agentResource, agentResources, type AgentSurface, parseAgentResource, subjectOfCredential } from './resource';
 import { basicClientId, credentialShapeOk, oauthErrorResponse } from './token-guard';
 import { anyResourceServer, authorizationServerFor, MCP_SCOPE, oauthEnv, oauthLibrary } from './server';
 
@@ -46,21 +47,30 @@ async function replayable(c: Context<AppBindings>): Promise<Request> {
   return new Request(libraryUrl(c), { method: c.req.method, headers: c.req.raw.headers, body: await c.req.text() });
 }
 
-export const protectedResourceMetadataHandler: RouteHandler<typeof routes.protectedResourceMetadata, AppBindings> = async (c) => {
-  const { agentCollectionAddress: collection, agentTokenId: tokenId } = c.req.valid('param');
+/** RFC 9728 metadata of one door of an agent (its MCP server or its A2A endpoint). */
+async function protectedResourceMetadata(
+  c: Context<AppBindings>,
+  params: { agentCollectionAddress: Address; agentTokenId: bigint },
+  surface: AgentSurface,
+) {
+  const { agentCollectionAddress: collection, agentTokenId: tokenId } = params;
   if ((await collectionKind(c.var.db, c.var.config.chainId, collection)) === null) throw new AppError('agent_not_found', 'Agent not found');
   const origin = originOf(c);
-  return c.json(
-    {
-      resource: mcpResource(origin, collection, tokenId),
-      authorization_servers: [origin],
-      scopes_supported: [MCP_SCOPE],
-      bearer_methods_supported: ['header' as const],
-      resource_name: `MCP server of agent ${tokenId} in collection ${collection}`,
-    },
-    200,
-  );
-};
+  const door = surface === 'mcp' ? 'MCP server' : 'A2A endpoint';
+  return {
+    resource: agentResource(origin, collection, tokenId, surface),
+    authorization_servers: [origin],
+    scopes_supported: [MCP_SCOPE],
+    bearer_methods_supported: ['header' as const],
+    resource_name: `${door} of agent ${tokenId} in collection ${collection}`,
+  };
+}
+
+export const protectedResourceMetadataHandler: RouteHandler<typeof routes.protectedResourceMetadata, AppBindings> = async (c) =>
+  c.json(await protectedResourceMetadata(c, c.req.valid('param'), 'mcp'), 200);
+
+export const a2aProtectedResourceMetadataHandler: RouteHandler<typeof routes.a2aProtectedResourceMetadata, AppBindings> = async (c) =>
+  c.json(await protectedResourceMetadata(c, c.req.valid('param'), 'a2a'), 200);
 
 export const authorizationServerMetadataHandler: RouteHandler<typeof routes.authorizationServerMetadata, AppBindings> = async (c) => {
   const res = await (await anyResourceServer(originOf(c))).fetch(new Request(libraryUrl(c), c.req.raw), oauthEnv(c.env), ctxOf(c));
@@ -101,8 +111,9 @@ export const tokenHandler: RouteHandler<typeof routes.token, AppBindings> = asyn
   }
   const subject = credential ? subjectOfCredential(credential) : null;
   const origin = originOf(c);
+  // Both of the agent's resources: the library then checks the one the grant was made for.
   const server = await (subject
-    ? authorizationServerFor(origin, mcpResource(origin, subject.collection, subject.tokenId))
+    ? authorizationServerFor(origin, agentResources(origin, subject.collection, subject.tokenId))
     : anyResourceServer(origin));
   // A metadata-document client is looked up afresh (or from the cache); one that no longer loads
   // is unknown to the library, which answers 401 invalid_client.
@@ -114,8 +125,8 @@ export const tokenHandler: RouteHandler<typeof routes.token, AppBindings> = asyn
 export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, AppBindings> = async (c) => {
   const origin = originOf(c);
   const resource = c.req.valid('query').resource;
-  const agent = resource === undefined ? null : parseMcpResource(origin, resource);
-  // A resource that is no agent's MCP URL is left to the library to refuse (invalid_target)
+  const agent = resource === undefined ? null : parseAgentResource(origin, resource);
+  // A resource that is no agent's MCP or A2A URL is left to the library to refuse (invalid_target)
   // against a placeholder that matches nothing a client can send.
   const { AuthorizationError } = await oauthLibrary();
   // Before the user consented, a refusal is shown here, never redirected: anyone can register a
@@ -139,7 +150,7 @@ export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, App
     if (!(err instanceof AuthorizationError)) throw err;
     return refused(err.code, err.description);
   }
-  if (!agent || resource === undefined) return refused('invalid_target', "resource is required: the agent's MCP URL");
+  if (!agent || resource === undefined) return refused('invalid_target', "resource is required: the agent's MCP or A2A URL");
   // PKCE for every client, confidential ones too (the library asks it of public clients only).
   if (!request.codeChallenge) return refused('invalid_request', 'PKCE code_challenge (S256) is required');
   const details = await oauth.describeConsent(request);
@@ -153,7 +164,8 @@ export const authorizePageHandler: RouteHandler<typeof routes.authorizePage, App
     handle: consent.handle,
     clientId: request.clientId,
     resource,
-    agent,
+    agent: { collection: agent.collection, tokenId: agent.tokenId },
+    surface: agent.surface,
     chainId: c.var.config.chainId,
   });
   const headers = new Headers(consent.headers);

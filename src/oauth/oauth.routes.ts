@@ -47,6 +47,20 @@ export const protectedResourceMetadata = createRoute({
   },
 });
 
+export const a2aProtectedResourceMetadata = createRoute({
+  method: 'get',
+  path: '/.well-known/oauth-protected-resource/agent/{agentCollectionAddress}/{agentTokenId}/a2a',
+  operationId: 'getA2aProtectedResourceMetadata',
+  tags: TAG,
+  summary: "RFC 9728 metadata of an agent's A2A endpoint",
+  description:
+    "As for the MCP server, for `POST /agent/{c}/{t}/a2a`: the resource (the agent's A2A URL, to send as `resource` when " +
+    'authorizing; a token for it is refused on the MCP URL, and an MCP token here) and this gateway as its authorization server. Public.',
+  security: [],
+  request: { params: AgentParamsSchema },
+  responses: protectedResourceMetadata.responses,
+});
+
 export const AuthorizationServerMetadataSchema = z
   .object({
     issuer: z.string().openapi({ example: 'https://gateway.example.org' }),

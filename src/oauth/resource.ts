@@ -8,26 +8,44 @@ export interface GrantSubject {
   tokenId: bigint;
 }
 
+/** The two doors of an agent that take OAuth access tokens: its MCP server and its A2A endpoint. */
+export type AgentSurface = 'mcp' | 'a2a';
+
 /**
- * The RFC 8707 resource of one agent: its MCP URL, `{origin}/agent/{c}/{t}/mcp`, with the
- * collection in EIP-55 form (one canonical spelling, so a token's audience compares exactly).
+ * The RFC 8707 resource of one door of an agent: `{origin}/agent/{c}/{t}/mcp` or `.../a2a`, with
+ * the collection in EIP-55 form (one canonical spelling, so a token's audience compares exactly).
+ * A token is bound to one of them: an MCP token is refused on the A2A URL, and the other way round.
  */
+export function agentResource(origin: string, collection: Address, tokenId: bigint, surface: AgentSurface): string {
+  return `${origin}/agent/${getAddress(collection)}/${tokenId}/${surface}`;
+}
+
+/** The agent's MCP URL as a resource. */
 export function mcpResource(origin: string, collection: Address, tokenId: bigint): string {
-  return `${origin}/agent/${getAddress(collection)}/${tokenId}/mcp`;
+  return agentResource(origin, collection, tokenId, 'mcp');
 }
 
-/** Where that resource's RFC 9728 metadata lives: the well-known prefix before the resource's path. */
-export function resourceMetadataUrl(origin: string, collection: Address, tokenId: bigint): string {
-  return `${origin}/.well-known/oauth-protected-resource/agent/${getAddress(collection)}/${tokenId}/mcp`;
+/** Both resources of one agent, the MCP URL first (the one a grant without a resource meant). */
+export function agentResources(origin: string, collection: Address, tokenId: bigint): [string, string] {
+  return [agentResource(origin, collection, tokenId, 'mcp'), agentResource(origin, collection, tokenId, 'a2a')];
 }
 
-const MCP_PATH = /^\/agent\/([^/]+)\/([^/]+)\/mcp$/;
+/** Where a resource's RFC 9728 metadata lives: the well-known prefix before the resource's path. */
+export function resourceMetadataUrl(origin: string, resource: string): string {
+  return resource.replace(origin, `${origin}/.well-known/oauth-protected-resource`);
+}
+
+const AGENT_DOOR_PATH = /^\/agent\/([^/]+)\/([^/]+)\/(mcp|a2a)$/;
 
 /**
- * The agent a `resource` parameter names, or null when it is not exactly the canonical MCP URL
- * of an agent on this origin (another origin, a query, a fragment, a lower-case address...).
+ * The agent and door a `resource` parameter names, or null when it is not exactly the canonical
+ * MCP or A2A URL of an agent on this origin (another origin, a query, a fragment, a lower-case
+ * address...).
  */
-export function parseMcpResource(origin: string, resource: string): { collection: Address; tokenId: bigint } | null {
+export function parseAgentResource(
+  origin: string,
+  resource: string,
+): { collection: Address; tokenId: bigint; surface: AgentSurface } | null {
   let url: URL;
   try {
     url = new URL(resource);
@@ -35,12 +53,13 @@ export function parseMcpResource(origin: string, resource: string): { collection
     return null;
   }
   if (url.origin !== origin || url.search !== '' || url.hash !== '') return null;
-  const match = MCP_PATH.exec(url.pathname);
+  const match = AGENT_DOOR_PATH.exec(url.pathname);
   const collection = AddressSchema.safeParse(match?.[1]);
   const tokenId = TokenIdSchema.safeParse(match?.[2]);
+  const surface = match?.[3] === 'a2a' ? 'a2a' : 'mcp';
   if (!collection.success || !tokenId.success) return null;
-  if (mcpResource(origin, collection.data, tokenId.data) !== resource) return null;
-  return { collection: collection.data, tokenId: tokenId.data };
+  if (agentResource(origin, collection.data, tokenId.data, surface) !== resource) return null;
+  return { collection: collection.data, tokenId: tokenId.data, surface };
 }
 
 /**
@@ -66,16 +85,22 @@ export function subjectOfCredential(credential: string): GrantSubject | null {
 }
 
 /**
- * The resource a request to an agent's MCP route is for: its URL with the collection in EIP-55
- * form (a token was issued for that spelling). Undefined for any other path, and for an MCP
- * path whose collection or token id does not parse: OAuth tokens are for the MCP route only.
+ * The resource a request to an agent's MCP or A2A route is for: its URL with the collection in
+ * EIP-55 form (a token was issued for that spelling). Undefined for any other path, and for a
+ * path whose collection or token id does not parse: OAuth tokens are for those two routes only.
  */
-export function resourceOfMcpPath(origin: string, path: string): string | undefined {
-  const match = MCP_PATH.exec(path);
+export function resourceOfAgentPath(origin: string, path: string): string | undefined {
+  const match = AGENT_DOOR_PATH.exec(path);
   if (!match) return undefined;
   const collection = AddressSchema.safeParse(match[1]);
   const tokenId = TokenIdSchema.safeParse(match[2]);
   // A path naming no agent has no resource: a token there is refused as for any other route.
   if (!collection.success || !tokenId.success) return undefined;
-  return mcpResource(origin, collection.data, tokenId.data);
+  return agentResource(origin, collection.data, tokenId.data, match[3] === 'a2a' ? 'a2a' : 'mcp');
+}
+
+/** As `resourceOfAgentPath`, for the MCP route only. */
+export function resourceOfMcpPath(origin: string, path: string): string | undefined {
+  const resource = resourceOfAgentPath(origin, path);
+  return resource?.endsWith('/mcp') ? resource : undefined;
 }

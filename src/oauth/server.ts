@@ -50,7 +50,9 @@ export function oauthEnv(env: Env, documentClient?: ClientInfo): OAuthEnv {
 }
 
 /**
- * The authorization server for one agent's MCP URL (`resource`), on the library's role-based
+ * The authorization server for one agent's MCP or A2A URL (`resource`), or for both of them
+ * (`resources`, the MCP URL first: the token endpoint does not know yet which of the two a code or
+ * refresh token was granted for), on the library's role-based
  * `OAuthAuthorizationServer`. Not `OAuthProvider`: that one wants to be the Worker's fetch
  * handler (every request through it, ours behind `defaultHandler`), and serves one fixed
  * resource; here the hono app keeps its middleware (request ids, body limits, rate limits, error
@@ -60,15 +62,22 @@ export function oauthEnv(env: Env, documentClient?: ClientInfo): OAuthEnv {
  * tokens on the provider's own resource, the opposite direction.
  *
  * The library fixes its resource registry at construction, while every agent is its own resource
- * (RFC 8707: a token for one agent's MCP URL is refused on another's). So a server is built per
- * request for the one resource that request is about (the `resource` parameter, or the prefix of
- * the presented code or token); building one is a few object allocations and no I/O.
+ * (RFC 8707: a token for one agent's MCP URL is refused on another's, and on the same agent's A2A
+ * URL). So a server is built per request for the resources that request is about (the `resource`
+ * parameter, or the prefix of the presented code or token); building one is a few object
+ * allocations and no I/O. With two, a grant stored without a resource (none is made today) means
+ * the first, as it did when the MCP URL was the only one.
  */
-export async function authorizationServerFor(origin: string, resource: string): Promise<OAuthAuthorizationServer<OAuthEnv>> {
+export async function authorizationServerFor(
+  origin: string,
+  resource: string | readonly [string, ...string[]],
+): Promise<OAuthAuthorizationServer<OAuthEnv>> {
   const { OAuthAuthorizationServer } = await oauthLibrary();
+  const resources = typeof resource === 'string' ? [resource] : [...resource];
   return new OAuthAuthorizationServer<OAuthEnv>({
     issuer: origin,
-    resources: [resource],
+    resources,
+    ...(resources.length > 1 ? { defaultResource: resources[0], legacyGrantResource: resources[0] } : {}),
     authorizeEndpoint: AUTHORIZE_PATH,
     tokenEndpoint: TOKEN_PATH,
     clientRegistrationEndpoint: REGISTER_PATH,

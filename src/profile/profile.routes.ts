@@ -2,7 +2,16 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../http/agent-route';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonBody, jsonResponse } from '../http/openapi';
-import { IMAGE_RULES, isPlainText, isProfileImage, MAX_DESCRIPTION, MAX_NAME, MCP_SERVICE_VERSION, REGISTRATION_TYPE } from './rules';
+import {
+  A2A_SERVICE_VERSION,
+  IMAGE_RULES,
+  isPlainText,
+  isProfileImage,
+  MAX_DESCRIPTION,
+  MAX_NAME,
+  MCP_SERVICE_VERSION,
+  REGISTRATION_TYPE,
+} from './rules';
 
 const plainText = (max: number, multiline: boolean) =>
   z
@@ -54,13 +63,24 @@ export const RegistrationSchema = z
     image: z.string().optional().openapi({ example: 'https://example.com/agent.png', description: 'Absent when the profile has none' }),
     services: z
       .array(
-        z.object({
-          name: z.literal('MCP'),
-          endpoint: z.string().openapi({ example: 'https://gateway.example/agent/0x5FbDB2315678afecb367f032d93F642f64180aa3/1/mcp' }),
-          version: z.literal(MCP_SERVICE_VERSION),
-        }),
+        z.union([
+          z.object({
+            name: z.literal('MCP'),
+            endpoint: z.string().openapi({ example: 'https://gateway.example/agent/0x5FbDB2315678afecb367f032d93F642f64180aa3/1/mcp' }),
+            version: z.literal(MCP_SERVICE_VERSION),
+          }),
+          z.object({
+            name: z.literal('A2A'),
+            endpoint: z.string().openapi({
+              example: 'https://gateway.example/agent/0x5FbDB2315678afecb367f032d93F642f64180aa3/1/.well-known/agent-card.json',
+            }),
+            version: z.literal(A2A_SERVICE_VERSION),
+          }),
+        ]),
       )
-      .openapi({ description: "The agent's own MCP server (POST …/mcp)" }),
+      .openapi({
+        description: "The agent's own MCP server (POST …/mcp), then its A2A Agent Card (GET …/.well-known/agent-card.json), in that order",
+      }),
     x402Support: z.literal(false).openapi({ description: 'The gateway takes no x402 payments' }),
     active: z.boolean().openapi({
       description:
@@ -108,7 +128,7 @@ export const getRegistration = createRoute({
   summary: "The agent's ERC-8004 registration file (public)",
   description:
     "Public, no credential: the ERC-8004 registration-v1 file built from the owner's profile, with the agent's " +
-    'MCP endpoint as its one service. An owner points an ERC-8004 identity registry entry (its `agentURI`) ' +
+    'MCP endpoint and its A2A Agent Card as its services. An owner points an ERC-8004 identity registry entry (its `agentURI`) ' +
     'at this URL. `active` is read on-chain on every uncached request. Cached for 60 s (`Cache-Control: public, ' +
     'max-age=60`).',
   security: [],

@@ -13,7 +13,7 @@ import { AppError } from '../errors';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError, type Database } from '../storage/db';
 import { agentProfiles } from '../storage/schema';
-import { MCP_SERVICE_VERSION, REGISTRATION_TYPE } from './rules';
+import { A2A_SERVICE_VERSION, AGENT_CARD_PATH, MCP_SERVICE_VERSION, REGISTRATION_TYPE } from './rules';
 
 export interface Profile {
   name: string;
@@ -35,7 +35,10 @@ export interface Registration {
   name: string;
   description: string;
   image?: string;
-  services: { name: 'MCP'; endpoint: string; version: typeof MCP_SERVICE_VERSION }[];
+  services: (
+    | { name: 'MCP'; endpoint: string; version: typeof MCP_SERVICE_VERSION }
+    | { name: 'A2A'; endpoint: string; version: typeof A2A_SERVICE_VERSION }
+  )[];
   x402Support: false;
   active: boolean;
 }
@@ -97,29 +100,47 @@ export async function saveProfile(db: Database, agent: Agent, input: ProfileInpu
   }
 }
 
+/** The row behind a public document: 404 `agent_not_found` for an unregistered collection, `profile_not_found` without a profile. */
+async function readPublicRow(db: Database, agent: AgentIdentity): Promise<Row> {
+  const [kind, row] = await Promise.all([collectionKind(db, agent.chainId, agent.collection), readRow(db, agent)]);
+  if (kind === null) throw new AppError('agent_not_found', 'Agent not found');
+  if (!row) throw new AppError('profile_not_found', 'The owner has not set a profile for this agent');
+  return row;
+}
+
+/**
+ * The profile a public document of the agent presents (the A2A Agent Card), read without a
+ * credential: the same refusals as the registration file, and no on-chain read.
+ */
+export async function readPublicProfile(db: Database, agent: AgentIdentity): Promise<Profile> {
+  return toProfile(await readPublicRow(db, agent));
+}
+
 export interface RegistrationDeps {
   db: Database;
   chain: PublicClient;
 }
 
 /**
- * The public registration file of `agent`, its MCP endpoint under `origin`. The collection must be
+ * The public registration file of `agent`: its MCP endpoint and its A2A Agent Card under `origin`. The collection must be
  * registered (404 `agent_not_found`, as the gate says) and a profile set (404 `profile_not_found`);
  * `active` costs one ownerOf read, asked once a profile is there to present.
  */
 export async function readRegistration(deps: RegistrationDeps, agent: AgentIdentity, origin: string): Promise<Registration> {
-  const [kind, row] = await Promise.all([collectionKind(deps.db, agent.chainId, agent.collection), readRow(deps.db, agent)]);
-  if (kind === null) throw new AppError('agent_not_found', 'Agent not found');
-  if (!row) throw new AppError('profile_not_found', 'The owner has not set a profile for this agent');
+  const row = await readPublicRow(deps.db, agent);
   // Asked only now: a caller without a token must not spend the chain RPC's quota on agents
   // that have nothing to present (one more round trip for a document cached 60 s).
   const current = await ownerOf(deps.chain, agent.collection, agent.tokenId);
+  const base = `${origin}/agent/${agent.collection}/${agent.tokenId}`;
   return {
     type: REGISTRATION_TYPE,
     name: row.name,
     description: row.description,
     ...(row.image === null ? {} : { image: row.image }),
-    services: [{ name: 'MCP', endpoint: `${origin}/agent/${agent.collection}/${agent.tokenId}/mcp`, version: MCP_SERVICE_VERSION }],
+    services: [
+      { name: 'MCP', endpoint: `${base}/mcp`, version: MCP_SERVICE_VERSION },
+      { name: 'A2A', endpoint: `${base}/${AGENT_CARD_PATH}`, version: A2A_SERVICE_VERSION },
+    ],
     x402Support: false,
     active: current !== null && current.toLowerCase() === row.setByWallet,
   };

@@ -2,6 +2,10 @@
 export const REGISTRATION_TYPE = 'https://eips.ethereum.org/EIPS/eip-8004#registration-v1';
 /** The MCP revision the agent's own MCP server is announced at. */
 export const MCP_SERVICE_VERSION = '2025-11-25';
+/** The A2A protocol version the agent's A2A endpoint speaks, as its registration entry names it. */
+export const A2A_SERVICE_VERSION = '1.0';
+/** Where an agent's A2A Agent Card is, below the agent's path (A2A's well-known name). */
+export const AGENT_CARD_PATH = '.well-known/agent-card.json';
 
 /** Longest profile name, in UTF-16 code units. */
 export const MAX_NAME = 100;

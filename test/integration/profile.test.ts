@@ -45,7 +45,14 @@ describe('the profile', () => {
     expect(file.body).toEqual({
       type: 'https://eips.ethereum.org/EIPS/eip-8004#registration-v1',
       ...profile,
-      services: [{ name: 'MCP', endpoint: `${testnet.baseUrl}/agent/${agent.collection}/${agent.tokenId}/mcp`, version: '2025-11-25' }],
+      services: [
+        { name: 'MCP', endpoint: `${testnet.baseUrl}/agent/${agent.collection}/${agent.tokenId}/mcp`, version: '2025-11-25' },
+        {
+          name: 'A2A',
+          endpoint: `${testnet.baseUrl}/agent/${agent.collection}/${agent.tokenId}/.well-known/agent-card.json`,
+          version: '1.0',
+        },
+      ],
       x402Support: false,
       active: true,
     });

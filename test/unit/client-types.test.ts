@@ -124,6 +124,7 @@ const COMPONENT_TYPES = [
   typeName<T.AgentProfile>('AgentProfile'),
   typeName<T.AgentProfileInput>('AgentProfileInput'),
   typeName<T.AgentRegistration>('AgentRegistration'),
+  typeName<T.AgentCard>('AgentCard'),
 ];
 
 /** Client members that are not one operation: state, helpers walking pages, older names. */
@@ -155,6 +156,7 @@ const GATEWAY_CALLS: { [K in Exclude<keyof GatewayClient, NotOperations>]: (c: G
   listCollections: (c) => c.listCollections(),
   listOwnedTokens: (c) => c.listOwnedTokens(COLLECTION),
   getProtectedResourceMetadata: (c) => c.getProtectedResourceMetadata(COLLECTION, 7n),
+  getA2aProtectedResourceMetadata: (c) => c.getA2aProtectedResourceMetadata(COLLECTION, 7n),
   getAuthorizationServerMetadata: (c) => c.getAuthorizationServerMetadata(),
   registerOAuthClient: (c) => c.registerOAuthClient({ redirect_uris: ['http://127.0.0.1:9/cb'] }),
   oauthToken: (c) => c.oauthToken({ grant_type: 'refresh_token', refresh_token: 'r' }),
@@ -202,6 +204,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   getProfile: (a) => a.getProfile(),
   setProfile: (a) => a.setProfile({ name: 'Desk', description: 'Orders.', image: 'https://example.com/a.png' }),
   getRegistration: (a) => a.getRegistration(),
+  getAgentCard: (a) => a.getAgentCard(),
   agentMcp: (a) => a.agentMcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
 };
 

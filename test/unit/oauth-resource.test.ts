@@ -1,10 +1,19 @@
 /**
- * The pure rules of OAuth for MCP clients (src/oauth): one canonical resource per agent, the
+ * The pure rules of OAuth for MCP and A2A clients (src/oauth): one canonical resource per door of an agent, the
  * subject a code or token names by its prefix, the redirect URI and registration bounds.
  */
 import { describe, expect, it } from 'vitest';
 import { checkRegistration, isAllowedRedirectUri } from '../../src/oauth/registration';
-import { grantUserId, mcpResource, parseMcpResource, resourceOfMcpPath, subjectOfCredential } from '../../src/oauth/resource';
+import {
+  agentResource,
+  agentResources,
+  grantUserId,
+  mcpResource,
+  parseAgentResource,
+  resourceOfAgentPath,
+  resourceOfMcpPath,
+  subjectOfCredential,
+} from '../../src/oauth/resource';
 
 const ORIGIN = 'https://gateway.example.org';
 const COLLECTION = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
@@ -14,7 +23,7 @@ describe('the resource of an agent', () => {
   it('is its MCP URL with the collection in EIP-55 form, and parses back only in that spelling', () => {
     const resource = mcpResource(ORIGIN, COLLECTION.toLowerCase() as `0x${string}`, 7n);
     expect(resource).toBe(`${ORIGIN}/agent/${COLLECTION}/7/mcp`);
-    expect(parseMcpResource(ORIGIN, resource)).toEqual({ collection: COLLECTION, tokenId: 7n });
+    expect(parseAgentResource(ORIGIN, resource)).toEqual({ collection: COLLECTION, tokenId: 7n, surface: 'mcp' });
     for (const other of [
       `${ORIGIN}/agent/${COLLECTION.toLowerCase()}/7/mcp`,
       `https://elsewhere.example/agent/${COLLECTION}/7/mcp`,
@@ -25,7 +34,7 @@ describe('the resource of an agent', () => {
       `${ORIGIN}/agent/${COLLECTION}/7`,
       'not a url',
     ])
-      expect(parseMcpResource(ORIGIN, other), other).toBeNull();
+      expect(parseAgentResource(ORIGIN, other), other).toBeNull();
   });
 
   it('of a request path: the MCP route only, the address made canonical', () => {
@@ -33,6 +42,23 @@ describe('the resource of an agent', () => {
     expect(resourceOfMcpPath(ORIGIN, `/agent/${COLLECTION}/7/contexts`)).toBeUndefined();
     // A malformed agent names no resource: a token there is refused like anywhere else.
     expect(resourceOfMcpPath(ORIGIN, '/agent/0x12/7/mcp')).toBeUndefined();
+    expect(resourceOfMcpPath(ORIGIN, `/agent/${COLLECTION}/7/a2a`)).toBeUndefined();
+  });
+
+  it('has a second door, the A2A URL: its own resource, never mistaken for the MCP one', () => {
+    const a2a = agentResource(ORIGIN, COLLECTION.toLowerCase() as `0x${string}`, 7n, 'a2a');
+    expect(a2a).toBe(`${ORIGIN}/agent/${COLLECTION}/7/a2a`);
+    expect(agentResources(ORIGIN, COLLECTION, 7n)).toEqual([`${ORIGIN}/agent/${COLLECTION}/7/mcp`, a2a]);
+    expect(parseAgentResource(ORIGIN, a2a)).toEqual({ collection: COLLECTION, tokenId: 7n, surface: 'a2a' });
+    for (const other of [
+      `${ORIGIN}/agent/${COLLECTION}/7/A2A`,
+      `${ORIGIN}/agent/${COLLECTION}/7/a2a/`,
+      `${ORIGIN}/agent/${COLLECTION}/7/a2a?x`,
+    ])
+      expect(parseAgentResource(ORIGIN, other), other).toBeNull();
+    expect(resourceOfAgentPath(ORIGIN, `/agent/${COLLECTION.toLowerCase()}/7/a2a`)).toBe(a2a);
+    expect(resourceOfAgentPath(ORIGIN, `/agent/${COLLECTION}/7/mcp`)).toBe(`${ORIGIN}/agent/${COLLECTION}/7/mcp`);
+    expect(resourceOfAgentPath(ORIGIN, `/agent/${COLLECTION}/7/.well-known/agent-card.json`)).toBeUndefined();
   });
 });
 

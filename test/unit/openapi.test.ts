@@ -91,14 +91,16 @@ describe('the served OpenAPI document, for tools', () => {
     const doc = await load();
     expect(doc.security).toEqual([{ bearer: [] }]);
     const ids = operations(doc).map(({ op }) => op.operationId);
-    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     const open = operations(doc)
       .filter(({ op }) => Array.isArray(op.security) && op.security.length === 0)
       .map(({ name }) => name);
     expect(open.sort()).toEqual([
       'GET /.well-known/oauth-authorization-server',
+      'GET /.well-known/oauth-protected-resource/agent/{agentCollectionAddress}/{agentTokenId}/a2a',
       'GET /.well-known/oauth-protected-resource/agent/{agentCollectionAddress}/{agentTokenId}/mcp',
+      'GET /agent/{agentCollectionAddress}/{agentTokenId}/.well-known/agent-card.json',
       'GET /agent/{agentCollectionAddress}/{agentTokenId}/registration.json',
       'GET /health',
       'GET /oauth/authorize',
