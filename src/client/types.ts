@@ -120,6 +120,8 @@ export type WalletVerified = ResponseOf<typeof verifyWalletRoute>;
 
 /** Component `AgentSummary`: `GET /agent/{collection}/{tokenId}`. */
 export type AgentSummary = ResponseOf<typeof getAgent>;
+/** How the caller reaches an agent: `owner`, the owner's `delegate` (delegate.xyz) or its `renter` (ERC-4907). */
+export type AgentRole = AgentSummary['role'];
 
 /**
  * Component `OwnedTokens`: `GET /wallet/collections/{collection}/tokens`, the token's wallet's own
@@ -128,6 +130,8 @@ export type AgentSummary = ResponseOf<typeof getAgent>;
 export type OwnedTokens = ResponseOf<typeof listOwnedTokens>;
 /** Component `OwnedToken`: `{ tokenId }`, decimal. */
 export type OwnedToken = OwnedTokens['tokens'][number];
+/** Component `DelegatedToken`: `{ tokenId, owner }`, an agent the wallet may use as its owner's delegate. */
+export type DelegatedToken = OwnedTokens['delegated'][number];
 /** Component `Collections`: `GET /collections`, the collections registered on the deployment (`truncated`: over 100). */
 export type Collections = ResponseOf<typeof listCollections>;
 /** Component `RegisteredCollection`: `{ address, kind }`, the address EIP-55. */
@@ -211,6 +215,8 @@ export type LlmSettings = ResponseOf<typeof getLlmSettings>;
  * of the agent, or before owners were recorded: never used for you, enter your own).
  */
 export type CredentialState = LlmSettings['credential'];
+/** What the owner lets delegates (`none`, `use`, `admin`) and renters (`none`, `use`) do; the owner's alone to change. */
+export type AgentAccess = LlmSettings['access'];
 
 /** Component `LlmSettingsInput`: omit `apiKey` to keep the stored key; null removes it. */
 export type LlmSettingsInput = RequestBodyOf<typeof saveLlmSettings>;

@@ -3,6 +3,7 @@ import { AddressSchema } from '../identity/identity';
 import { errorResponse, RATE_LIMITED_RESPONSE } from '../errors';
 import { jsonResponse } from '../http/openapi';
 import { COLLECTIONS_MAX } from './collections.service';
+import { DELEGATIONS_MAX } from './delegated-tokens.service';
 import { OWNED_TOKENS_MAX } from './owned-tokens.service';
 
 /** Path of the collections registered on this deployment. */
@@ -31,6 +32,26 @@ export const OwnedTokensSchema = z
     truncated: z.boolean().openapi({
       description: `The wallet holds more than ${OWNED_TOKENS_MAX} tokens here: the first ${OWNED_TOKENS_MAX} by the contract's index are listed`,
     }),
+    delegated: z
+      .array(
+        z
+          .object({
+            tokenId: z.string().openapi({ example: '7', description: 'Decimal' }),
+            owner: z.string().openapi({
+              example: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+              description: "The token's owner, who delegated to this wallet (EIP-55)",
+            }),
+          })
+          .openapi('DelegatedToken'),
+      )
+      .openapi({
+        description:
+          `Agents of this collection the wallet may use as the owner's delegate (delegate.xyz v2, rights zero or \`agent-gateway\`), by token id ascending; at most ${OWNED_TOKENS_MAX}. ` +
+          "Empty on a chain without the registry. Whether the owner lets delegates in is the agent's own setting: `GET /agent/{c}/{t}` answers the role",
+      }),
+    delegatedTruncated: z.boolean().openapi({
+      description: `\`delegated\` is not the whole list: more than ${OWNED_TOKENS_MAX} tokens, more than ${DELEGATIONS_MAX} delegations to the wallet here, or a delegator holding tokens of a collection that is not Enumerable`,
+    }),
   })
   .openapi('OwnedTokens');
 
@@ -44,7 +65,12 @@ export const listOwnedTokens = createRoute({
     "The token ids the token's wallet holds in a registered collection, read on-chain on every request (never " +
     'cached): `balanceOf` and `tokenOfOwnerByIndex` (ERC-721 Enumerable), batched through Multicall3 ' +
     'where the chain has it. A collection that is not Enumerable answers `enumerable: false` and no tokens. ' +
-    `At most ${OWNED_TOKENS_MAX} tokens (\`truncated\` says there are more). Only the owner's wallet token: ` +
+    `At most ${OWNED_TOKENS_MAX} tokens (\`truncated\` says there are more).\n\n` +
+    "`delegated` lists the agents the wallet may use as a delegate (delegate.xyz v2's registry, `getIncomingDelegations`): a " +
+    'token-level delegation for this collection while its delegator still owns the token, and for a collection- or wallet-wide ' +
+    "one the delegator's tokens here (Enumerable only). Only full delegations (rights zero) and the gateway's own right " +
+    '`bytes32("agent-gateway")` count. A chain without the registry, or a registry that reverts, lists none and changes nothing else.\n\n' +
+    "Only a wallet's token: " +
     'an agent key is 403 `key_not_allowed`, an OAuth access token 401 `invalid_token`.',
   security: [{ bearer: [] }],
   request: { params: CollectionParamsSchema },
