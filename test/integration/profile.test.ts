@@ -135,7 +135,7 @@ describe('the profile', () => {
   });
 });
 
-describe('registration.json, the one public agent route', () => {
+describe('registration.json and the A2A Agent Card, the public agent routes', () => {
   it('answers 404 agent_not_found for an unregistered collection, 400 for a bad path, and a token sent along changes nothing', async () => {
     const unregistered = '0x000000000000000000000000000000000000dEaD';
     expectError(await registration(unregistered, 1n), 404, 'agent_not_found');
@@ -151,7 +151,7 @@ describe('registration.json, the one public agent route', () => {
     expectError(await registration(agent.collection, agent.tokenId + 1_000_000n), 404, 'profile_not_found');
   });
 
-  it('is the only agent operation without `security`; every other operation answers 401 without a token', async () => {
+  it('are the only agent operations without `security`; every other operation answers 401 without a token', async () => {
     const agent = await freshAgent(testnet);
     const doc = (await call(testnet.baseUrl, '/openapi.json')).body as {
       paths: Record<string, Record<string, { operationId: string; security?: unknown[] }>>;
@@ -182,6 +182,7 @@ describe('registration.json, the one public agent route', () => {
       'finishLogin',
       'verifyWallet',
       'getProtectedResourceMetadata',
+      'getA2aProtectedResourceMetadata',
       'getAuthorizationServerMetadata',
       'registerOAuthClient',
       'oauthToken',
@@ -192,6 +193,6 @@ describe('registration.json, the one public agent route', () => {
       'toolServerOAuthCallback',
       'getClientMetadataDocument',
     ];
-    expect(open.filter((id) => !publicElsewhere.includes(id))).toEqual(['getRegistration']);
+    expect(open.filter((id) => !publicElsewhere.includes(id)).sort()).toEqual(['getAgentCard', 'getRegistration']);
   });
 });
