@@ -2,6 +2,7 @@ import { cors } from 'hono/cors';
 import { agentMcp, agentMcpOverlapsOwnerCheck, mcpChallenge, mcpRebindingGuard } from './mcp-server';
 import { agentOverlapsOwnerCheck, agents } from './agents';
 import { agentGate } from './access/gate';
+import { compileRoleAccess, type RoleAccess } from './access/roles';
 import { audit } from './audit';
 import { collections } from './collections';
 import { auth } from './auth';
@@ -62,6 +63,8 @@ export function createApp() {
   const gated = gatedRoutes(routes, () => app.openAPIRegistry.definitions);
   let keyRules: KeyAccess | undefined;
   const keyAccess = () => (keyRules ??= compileKeyAccess(app.openAPIRegistry.definitions));
+  let roleRules: RoleAccess | undefined;
+  const roleAccess = () => (roleRules ??= compileRoleAccess(app.openAPIRegistry.definitions));
 
   app.use('*', requestId());
   app.use('*', requestLog());
@@ -97,7 +100,11 @@ export function createApp() {
     onKnownRoutes(gated, walletRateLimit()),
     onKnownRoutes(
       gated,
-      agentGate({ overlapsOwnerCheck: (c) => overlapping.methodsFor(c.req.path).includes(c.req.method), onAgentKey: limitAgentKeys }),
+      agentGate({
+        overlapsOwnerCheck: (c) => overlapping.methodsFor(c.req.path).includes(c.req.method),
+        onAgentKey: limitAgentKeys,
+        accessNeeded: (c) => roleAccess().levelFor(c.req.method, c.req.path),
+      }),
     ),
   );
 

@@ -1,4 +1,5 @@
 import type { Address } from 'viem';
+import type { AgentRole } from './chain/agent-access';
 import type { Agent } from './identity/agent';
 import type { Config } from './config';
 import type { Env } from './env';
@@ -16,8 +17,12 @@ export interface AppVariables {
   /**
    * Set by `bearer()` for an access token: the wallet it was issued to (EIP-55). For an agent key,
    * set by `agentGate()` once the key and the owner check passed: the wallet that made the key.
+   * The caller, not necessarily the owner: a delegate's or a renter's wallet (see `role`); the
+   * owner is `agent.owner`, the wallet secrets are bound to.
    */
   wallet: Address;
+  /** Set by `agentGate()` once the check passed: how `wallet` reaches the agent (`owner`, `delegate`, `renter`). */
+  role?: AgentRole;
   /** Set by `bearer()` for an OAuth access token: the client (app) it was issued to, acting for `wallet`. */
   oauthClientId?: string;
   /** Set by `bearer()`: the agent key of `Authorization: Bearer agk_...`, undefined for a token. */
@@ -30,9 +35,9 @@ export interface AppVariables {
    */
   agentKeyUse?: { id: string; tokensPerDay: number | null; tools: readonly string[] | null };
   /**
-   * Set by `agentGate()`: the agent of the path; `owner` is `wallet`, which `ownerCheck` confirms
-   * (on most routes before the handler runs). With an agent key, `owner` is known only once the
-   * check passed: reading it earlier throws (a handler that overlaps the check must await it first).
+   * Set by `agentGate()`: the agent of the path; `owner` is its on-chain owner and `actor` the
+   * caller when a delegate or a renter, both known once `ownerCheck` passed (on most routes before
+   * the handler runs): reading them earlier throws (a handler that overlaps the check awaits it first).
    */
   agent: Agent;
   /**

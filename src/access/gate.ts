@@ -1,12 +1,13 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Address, PublicClient } from 'viem';
+import type { Address } from 'viem';
 import { chainClient } from '../chain/client';
 import { AppError } from '../errors';
 import type { AppBindings } from '../types';
 import { settleKeyUse, verifyAgentKey } from '../keys/verify';
 import { type AgentIdentity, AgentParamsSchema } from '../identity/identity';
-import { ownerOf } from '../agents/ownership';
+import type { AgentActor } from '../identity/agent';
 import { collectionKind } from '../agents/registry';
+import { checkCaller, type CallerVerdict } from './caller';
 
 export interface AgentGateOptions {
   /**
@@ -21,12 +22,18 @@ export interface AgentGateOptions {
    * counts it against the budget all the agent's keys share); its failure refuses the request.
    */
   onAgentKey?: (c: Context<AppBindings>, agent: AgentIdentity) => Promise<void>;
+  /**
+   * The level a delegate or a renter needs for this request (src/access/roles.ts); undefined: the
+   * owner's alone.
+   */
+  accessNeeded: (c: Context<AppBindings>) => 'use' | 'admin' | undefined;
 }
 
 /**
  * Gates 2 and 3 of every `/agent/{agentCollectionAddress}/{agentTokenId}/...` route (after
  * `bearer()`): the path names a registered collection and a valid token id (400/404), and the
- * token's current on-chain owner is the caller (404 missing token, 403 another owner, 503 RPC down).
+ * caller is the token's current on-chain owner, or the owner's delegate or the token's renter with
+ * the owner's leave for this route (404 missing token, 403 anyone else, 503 RPC down): one eth_call.
  */
 export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindings> {
   return async function agentGateMiddleware(c, next) {
@@ -55,12 +62,19 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
           return verified;
         })
       : undefined;
-    const caller = key ? key.then((k) => k.wallet) : Promise.resolve(c.var.wallet);
-    // The owner (chain) is asked first and the registry (usually cached) meanwhile.
-    let owner: Address | undefined = agentKey ? undefined : c.var.wallet;
-    const ownerCheck = checkOwner(chainClient(config), collection, tokenId, caller).then((wallet) => {
-      owner = wallet;
-      c.set('wallet', wallet);
+    // The chain is asked first and the registry (usually cached) meanwhile.
+    let verdict: CallerVerdict | undefined;
+    const ownerCheck = checkCaller({
+      chain: chainClient(config),
+      db,
+      identity,
+      wallet: agentKey ? undefined : c.var.wallet,
+      key,
+      needed: options.accessNeeded(c),
+    }).then((found) => {
+      verdict = found;
+      c.set('wallet', found.wallet);
+      c.set('role', found.role);
     });
     ownerCheck.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
     if (key) c.executionCtx.waitUntil(settleKeyUse(db, key, ownerCheck));
@@ -73,16 +87,23 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
       throw err;
     }
     if (kind === null) {
-      await caller; // a bad agent key is 401/403 before anything is said about the agent
+      await key; // a bad agent key is 401/403 before anything is said about the agent
       throw new AppError('agent_not_found', 'Agent not found');
     }
-    // If the check passes, the owner is the caller: that is what it checks.
+    // The on-chain owner and, for a delegate or a renter, who acted: known once the check passed.
+    const passed = (): CallerVerdict => {
+      if (verdict === undefined) throw new Error('agent.owner read before the owner check passed');
+      return verdict;
+    };
     c.set('agent', {
       ...identity,
       kind,
       get owner(): Address {
-        if (owner === undefined) throw new Error('agent.owner read before the owner check passed');
-        return owner;
+        return passed().owner;
+      },
+      get actor(): AgentActor | undefined {
+        const found = passed();
+        return found.role === 'owner' ? undefined : { wallet: found.wallet, via: found.role };
       },
     });
     c.set('ownerCheck', ownerCheck);
@@ -110,18 +131,4 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
       if (c.error !== err) throw err;
     }
   };
-}
-
-/**
- * The token's current owner must be the caller: the token's wallet, or the wallet that made the
- * agent key (whose own verdict, 401/403, comes first). Both are asked at once. Resolves to it.
- */
-async function checkOwner(chain: PublicClient, collection: Address, tokenId: bigint, caller: Promise<Address>): Promise<Address> {
-  const current = ownerOf(chain, collection, tokenId);
-  current.catch(() => undefined); // awaited below, after the caller's verdict
-  const wallet = await caller;
-  const owner = await current;
-  if (owner === null) throw new AppError('agent_not_found', 'Agent not found');
-  if (owner.toLowerCase() !== wallet.toLowerCase()) throw new AppError('not_owner', 'You are not the owner of this agent');
-  return wallet;
 }

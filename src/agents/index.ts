@@ -13,6 +13,7 @@ export const agents = createRouter().openapi(getAgent, async (c) => {
       agentTokenId: agent.tokenId.toString(),
       kind: agent.kind,
       owner: agent.owner,
+      role: c.var.role ?? 'owner',
       configured,
     },
     200,

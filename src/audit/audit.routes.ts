@@ -10,13 +10,17 @@ const AuditActorSchema = z
       .object({
         wallet: z.string().openapi({ example: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8' }),
         clientId: z.string().optional().openapi({ description: 'An OAuth app acting for the wallet: the client its grant was made for' }),
+        via: z.enum(['delegate', 'renter']).optional().openapi({
+          description:
+            "How the wallet came in when it was not the owner: the owner's `delegate` (delegate.xyz) or the token's `renter` (ERC-4907); absent for the owner",
+        }),
       })
       .strict(),
     z.object({ keyId: z.string().openapi({ example: '0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21' }) }).strict(),
   ])
   .openapi('AuditActor', {
     description:
-      "The owner's wallet (lower case) that acted with its token (with `clientId` when an OAuth app acted for it), or the agent key that acted (a reply's tool calls)",
+      "The wallet (lower case) that acted with its token (with `clientId` when an OAuth app acted for it, `via` when it was a delegate or a renter, not the owner), or the agent key that acted (a reply's tool calls)",
   });
 
 const AuditTargetSchema = z

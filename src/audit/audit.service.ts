@@ -61,7 +61,11 @@ function toEntry(row: typeof auditLog.$inferSelect): AuditEntry {
     actor:
       row.actorKeyId !== null
         ? { keyId: row.actorKeyId }
-        : { wallet: row.actorWallet ?? '', ...(row.actorClientId !== null ? { clientId: row.actorClientId } : {}) },
+        : {
+            wallet: row.actorWallet ?? '',
+            ...(row.actorClientId !== null ? { clientId: row.actorClientId } : {}),
+            ...(row.actorVia === 'delegate' || row.actorVia === 'renter' ? { via: row.actorVia } : {}),
+          },
     action: row.action as AuditAction,
     target: row.target as AuditTarget,
     outcome: row.outcome,

@@ -10,8 +10,11 @@ import { agentRef } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
 import { auditLog } from '../storage/schema';
 
-/** Who acted: an owner's wallet (its token, or an OAuth app acting for it: `clientId`), or an agent key (by id). */
-export type AuditActor = { wallet: string; clientId?: string } | { keyId: string };
+/**
+ * Who acted: a wallet (its token, or an OAuth app acting for it: `clientId`; `via` when it was the
+ * owner's delegate or the token's renter, absent for the owner), or an agent key (by id).
+ */
+export type AuditActor = { wallet: string; clientId?: string; via?: 'delegate' | 'renter' } | { keyId: string };
 
 /** Every action the trail records: administrative changes, and tool calls. */
 export const AUDIT_ACTIONS = [
@@ -69,6 +72,7 @@ export function auditRow(agent: AgentIdentity, entry: AuditEntryInput): Insert {
     actorWallet: 'wallet' in entry.actor ? entry.actor.wallet.toLowerCase() : null,
     actorKeyId: 'keyId' in entry.actor ? entry.actor.keyId : null,
     actorClientId: 'wallet' in entry.actor ? (entry.actor.clientId ?? null) : null,
+    actorVia: 'wallet' in entry.actor ? (entry.actor.via ?? null) : null,
     action: entry.action,
     target: entry.target,
     outcome: entry.outcome ?? 'ok',
@@ -80,14 +84,18 @@ export function auditRow(agent: AgentIdentity, entry: AuditEntryInput): Insert {
 /** Anything that can insert: the pool's query builder or a transaction of it. */
 type Inserter = Pick<Database['orm'], 'insert'>;
 
-/** Writes the entry of an administrative change made by `owner`, inside the change's transaction `tx`. */
+/**
+ * Writes the entry of an administrative change, inside the change's transaction `tx`: made by the
+ * owner, or by `agent.actor` (a delegate) when the gate let one in.
+ */
 export async function auditChange(
   tx: Inserter,
-  agent: AgentIdentity & { owner: string },
+  agent: AgentIdentity & { owner: string; actor?: { wallet: string; via: 'delegate' | 'renter' } | undefined },
   action: AuditAction,
   target: AuditTarget,
 ): Promise<void> {
-  await tx.insert(auditLog).values(auditRow(agent, { actor: { wallet: agent.owner }, action, target }));
+  const actor = agent.actor ? { wallet: agent.actor.wallet, via: agent.actor.via } : { wallet: agent.owner };
+  await tx.insert(auditLog).values(auditRow(agent, { actor, action, target }));
 }
 
 /** The SHA-256 (hex) of a tool call's arguments as JSON: what the trail keeps of them. */

@@ -65,19 +65,38 @@ function toView(row: typeof agentKeys.$inferSelect): AgentKeyView {
 }
 
 /**
- * Revokes the live keys of `agent` made by any wallet but `owner` (its current owner, proved by the
+ * Revokes the live keys of `agent` an owner made, but `owner` (its current owner, proved by the
  * gate): keys of an earlier owner never serve again, even if the agent comes back to that wallet.
- * Runs whenever the owner manages keys, beside the revoke-on-sight of the gate (src/keys/verify.ts).
+ * Keys a delegate made are left alone: the gate lets each serve only while its maker is a delegate
+ * of the current owner. Runs whenever keys are managed, beside the revoke-on-sight of the gate
+ * (src/keys/verify.ts).
  */
 async function revokeEarlierOwnersKeys(db: Pick<Database['orm'], 'update'>, agent: Agent, owner: Address): Promise<void> {
   await db
     .update(agentKeys)
     .set({ revokedAt: sql`now()`, revokedReason: 'owner_changed' })
-    .where(and(ofAgent(agentKeys, agentRef(agent)), ne(agentKeys.createdByWallet, owner.toLowerCase()), isNull(agentKeys.revokedAt)));
+    .where(
+      and(
+        ofAgent(agentKeys, agentRef(agent)),
+        ne(agentKeys.createdByWallet, owner.toLowerCase()),
+        isNull(agentKeys.createdVia),
+        isNull(agentKeys.revokedAt),
+      ),
+    );
 }
 
-/** Creates a key for `agent` acting for `owner`, with its audit entry; returns it once. Only its SHA-256 is stored. */
-export async function createAgentKey(db: Database, agent: Agent, owner: Address, input: NewAgentKey): Promise<CreatedAgentKey> {
+/** Who makes a key: the owner, or the owner's delegate (with the owner's `admin` leave). */
+export interface KeyMaker {
+  wallet: Address;
+  via: 'delegate' | null;
+}
+
+/**
+ * Creates a key for `agent` acting for its maker, with its audit entry; returns it once. Only its
+ * SHA-256 is stored. `agent.owner` is the current owner (whose earlier owners' keys are revoked).
+ */
+export async function createAgentKey(db: Database, agent: Agent, maker: KeyMaker, input: NewAgentKey): Promise<CreatedAgentKey> {
+  const owner = agent.owner;
   const key = newAgentKey();
   const keyHash = await hashAgentKey(key);
   const scopes = [...new Set(input.scopes)];
@@ -101,12 +120,13 @@ export async function createAgentKey(db: Database, agent: Agent, owner: Address,
           name: input.name,
           scopes,
           tools,
-          createdByWallet: owner.toLowerCase(),
+          createdByWallet: maker.wallet.toLowerCase(),
+          createdVia: maker.via,
           expiresAt: input.expiresInSeconds === undefined ? null : sql`now() + make_interval(secs => ${input.expiresInSeconds})`,
           tokensPerDay: input.limits?.tokensPerDay ?? null,
         })
         .returning();
-      await auditChange(tx, { ...agent, owner }, 'agent_key.create', { keyId: row!.id });
+      await auditChange(tx, agent, 'agent_key.create', { keyId: row!.id });
       return row!;
     });
     return {
@@ -150,7 +170,7 @@ export async function revokeAgentKey(db: Database, agent: Agent, owner: Address,
         .set({ revokedAt: sql`now()`, revokedReason: 'owner' })
         .where(and(ofAgent(agentKeys, agentRef(agent)), eq(agentKeys.id, id), isNull(agentKeys.revokedAt)))
         .returning({ id: agentKeys.id, revokedAt: agentKeys.revokedAt });
-      if (revoked) await auditChange(tx, { ...agent, owner }, 'agent_key.revoke', { keyId: id });
+      if (revoked) await auditChange(tx, agent, 'agent_key.revoke', { keyId: id });
       return revoked;
     });
   } catch (err) {

@@ -17,11 +17,14 @@ export interface VerifiedKey {
   tokensPerDay: number | null;
   /** The MCP tools the key may list and call; null: every tool. */
   tools: string[] | null;
+  /** `delegate`: made by the owner's delegate, serving while its maker still is one; null: made by the owner. */
+  createdVia: 'delegate' | null;
 }
 
 interface KeyVerdictRow {
   id: string;
   created_by_wallet: string;
+  created_via: string | null;
   scopes: KeyScope[];
   tokens_per_day: string | null;
   tools: string[] | null;
@@ -42,7 +45,7 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
   let row: KeyVerdictRow | undefined;
   try {
     const { rows } = await db.sql.query<KeyVerdictRow>(
-      `select id, created_by_wallet, scopes, tokens_per_day, tools,
+      `select id, created_by_wallet, created_via, scopes, tokens_per_day, tools,
               (chain_id = $2 and collection = $3 and token_id = $4) as same_agent,
               ($5 = 'any' or $5 = any(scopes)) as in_scope,
               revoked_at is not null as revoked,
@@ -65,6 +68,7 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
     scopes: row.scopes,
     tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
     tools: row.tools,
+    createdVia: row.created_via === 'delegate' ? 'delegate' : null,
   };
 }
 
@@ -83,7 +87,8 @@ export async function settleKeyUse(db: Database, key: Promise<VerifiedKey>, owne
   try {
     await ownerCheck;
   } catch (err) {
-    if (err instanceof AppError && err.code === 'not_owner') {
+    // A key a delegate made only stops serving (its maker may be a delegate again); an owner's is revoked.
+    if (err instanceof AppError && err.code === 'not_owner' && verified.createdVia === null) {
       await db.sql
         .query(
           `update "gateway"."agent_keys" set revoked_at = now(), revoked_reason = 'owner_changed' where id = $1 and revoked_at is null`,

@@ -60,7 +60,9 @@ function runtimeTracing(c: Context<AppBindings>): RuntimeTracing | undefined {
 export function auditActor(c: Context<AppBindings>): AuditActor {
   if (c.var.agentKeyUse) return { keyId: c.var.agentKeyUse.id };
   // An OAuth app acts for the wallet: both are named.
-  return c.var.oauthClientId ? { wallet: c.var.wallet, clientId: c.var.oauthClientId } : { wallet: c.var.wallet };
+  const via = c.var.agent.actor?.via;
+  const wallet = { wallet: c.var.wallet, ...(via ? { via } : {}) };
+  return c.var.oauthClientId ? { ...wallet, clientId: c.var.oauthClientId } : wallet;
 }
 
 /**
@@ -71,7 +73,10 @@ export function usageCaller(c: Context<AppBindings>): { credential: Credential; 
   const key = c.var.agentKeyUse;
   if (key) return { credential: keyCredential(key.id), tokensPerDay: key.tokensPerDay };
   const clientId = c.var.oauthClientId;
-  return { credential: clientId ? oauthCredential(c.var.wallet, clientId) : walletCredential(c.var.wallet), tokensPerDay: null };
+  return {
+    credential: clientId ? oauthCredential(c.var.wallet, clientId) : walletCredential(c.var.wallet, c.var.agent.actor?.via),
+    tokensPerDay: null,
+  };
 }
 
 /** The caller's rights to the agent's tools on `surface`: the owner's, or the key's scopes (known once the owner check passed). */

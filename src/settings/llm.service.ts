@@ -10,6 +10,8 @@ import { agentRef, ofAgent } from '../storage/agent-rows';
 import { deleteSecret, secretOwnerWallet, storeSecret } from '../vault/store';
 import type { OutboundOptions } from '../net/outbound-policy';
 import { checkBaseUrl } from './llm-base-url';
+import type { AgentAccessChoice } from '../access/roles';
+import { accessChoice } from './access.service';
 
 export interface LlmSettingsInput {
   provider: string;
@@ -24,6 +26,8 @@ export interface LlmSettingsInput {
   limits?: { tokensPerDay?: number | null | undefined } | undefined;
   /** Whether replies summarise what they leave out; `undefined` keeps the stored choice (true for new settings). */
   summaries?: boolean;
+  /** What delegates and renters may do; `undefined` keeps the stored choice (the owner's alone to change: the handler checks). */
+  access?: AgentAccessChoice;
 }
 
 export interface LlmSettings {
@@ -40,6 +44,8 @@ export interface LlmSettings {
   limits: { tokensPerDay: number | null };
   /** Whether replies summarise what they leave out and send the summary. */
   summaries: boolean;
+  /** What delegates and renters may do. */
+  access: AgentAccessChoice;
   updatedAt: string;
 }
 
@@ -94,6 +100,7 @@ function toSettings(row: LlmSettingsRow, entryWallet: string | null, currentOwne
     credential,
     limits: { tokensPerDay: row.tokensPerDay },
     summaries: row.summaries,
+    access: accessChoice({ delegates: row.accessDelegates, renters: row.accessRenters }),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -167,6 +174,8 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
         maxTokens: input.maxTokens,
         baseUrl,
         summaries: input.summaries ?? current?.summaries ?? true,
+        // Omitted access stays as it is (the defaults for new settings).
+        ...(input.access === undefined ? {} : { accessDelegates: input.access.delegates, accessRenters: input.access.renters }),
         apiKeyEntry,
         ...keyTarget,
         // Omitted limits stay as they are (a client that knows nothing of limits does not lift them).

@@ -8,6 +8,24 @@ import { z } from '@hono/zod-openapi';
 import { UsageLimitsInputSchema, UsageLimitsSchema } from '../usage/limits-schemas';
 import { LLM_PROVIDERS } from './llm-base-url';
 
+/** Component `AgentAccess`: what the owner lets delegates and renters do (see docs/security.md). */
+export const AgentAccessSchema = z
+  .object({
+    delegates: z.enum(['none', 'use', 'admin']).openapi({
+      example: 'use',
+      description:
+        "The owner's delegates in delegate.xyz v2 (full rights or the right `agent-gateway`; the wallet, this collection or this token): " +
+        '`none`; `use`: replies, chat, memory read, search and append, the MCP server and A2A; `admin`: also LLM settings ' +
+        '(never `access`), prompt templates, tool servers, agent keys and the profile. Secrets are never shown to anyone.',
+    }),
+    renters: z.enum(['none', 'use']).openapi({
+      example: 'use',
+      description: "The token's ERC-4907 user while the rental runs (by the chain's latest block time): `none` or `use`",
+    }),
+  })
+  .strict()
+  .openapi('AgentAccess');
+
 /** Component `LlmSettings`: what GET and POST answer; never the key. */
 export const LlmSettingsSchema = z
   .object({
@@ -37,6 +55,7 @@ export const LlmSettingsSchema = z
       description:
         "Whether a reply that had to leave a context's older messages out has the agent's model summarise them afterwards, and sends the context's summary (GET …/context/{key}/summary) before the messages after it",
     }),
+    access: AgentAccessSchema.openapi({ description: 'What delegates and renters may do (default `use` and `use`)' }),
     updatedAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
   })
   .openapi('LlmSettings');
@@ -90,6 +109,11 @@ export const LlmSettingsInputSchema = z
           'the same model and key summarise them (one more model call, counted in usage), and the next reply sends ' +
           'the summary instead. false: none written, and a stored one is not sent. Omit to keep the current choice.',
       }),
+    access: AgentAccessSchema.optional().openapi({
+      description:
+        "What the owner's delegates and the token's renter may do. Omit to keep the stored choice (default `use` and `use`); " +
+        'only the owner may send it (403 `not_owner` for a delegate).',
+    }),
   })
   .openapi('LlmSettingsInput');
 

@@ -153,9 +153,20 @@ export const llmSettings = gateway.table(
     tokensPerDay: bigint('tokens_per_day', { mode: 'number' }),
     /** Whether replies write and send summaries of the messages they leave out. */
     summaries: boolean('summaries').notNull().default(true),
+    /**
+     * What the owner lets others do (read only for a caller who is not the owner): the owner's
+     * delegates in delegate.xyz (`none`, `use`, `admin`) and the token's ERC-4907 renter (`none`, `use`).
+     */
+    accessDelegates: text('access_delegates').notNull().default('use'),
+    accessRenters: text('access_renters').notNull().default('use'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.chainId, t.collection, t.tokenId] }), check('llm_settings_tokens_per_day', sql`${t.tokensPerDay} > 0`)],
+  (t) => [
+    primaryKey({ columns: [t.chainId, t.collection, t.tokenId] }),
+    check('llm_settings_tokens_per_day', sql`${t.tokensPerDay} > 0`),
+    check('llm_settings_access_delegates', sql`${t.accessDelegates} in ('none', 'use', 'admin')`),
+    check('llm_settings_access_renters', sql`${t.accessRenters} in ('none', 'use')`),
+  ],
 );
 
 /**
@@ -299,6 +310,12 @@ export const agentKeys = gateway.table(
     scopes: text('scopes').array().notNull(),
     /** Lower-case wallet whose JWT created the key: the wallet the key acts for. */
     createdByWallet: text('created_by_wallet').notNull(),
+    /**
+     * `delegate` when the maker was the owner's delegate (admin) rather than the owner: such a key
+     * serves while its maker still is a delegate with that access, and an owner's key management
+     * leaves it alone. Null: the owner made it.
+     */
+    createdVia: text('created_via'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
@@ -318,6 +335,7 @@ export const agentKeys = gateway.table(
     check('agent_keys_revoked_reason', sql`${t.revokedReason} in ('owner', 'owner_changed')`),
     check('agent_keys_tokens_per_day', sql`${t.tokensPerDay} > 0`),
     check('agent_keys_tools', sql`cardinality(${t.tools}) between 1 and 100`),
+    check('agent_keys_created_via', sql`${t.createdVia} in ('delegate')`),
   ],
 );
 
@@ -339,6 +357,8 @@ export const auditLog = gateway.table(
     actorKeyId: uuid('actor_key_id'),
     /** An OAuth app that acted for `actorWallet` (its client id); null for the wallet's own token or a key. */
     actorClientId: text('actor_client_id'),
+    /** How `actorWallet` came in when it is not the owner: `delegate` or `renter`; null for the owner. */
+    actorVia: text('actor_via'),
     action: text('action').notNull(),
     target: jsonb('target').notNull(),
     /** `ok`, or the error code the action ended with. */
@@ -355,6 +375,7 @@ export const auditLog = gateway.table(
       'audit_log_actor_client',
       sql`${t.actorClientId} is null or (${t.actorWallet} is not null and length(${t.actorClientId}) <= 512)`,
     ),
+    check('audit_log_actor_via', sql`${t.actorVia} is null or (${t.actorWallet} is not null and ${t.actorVia} in ('delegate', 'renter'))`),
     check('audit_log_action', sql`${t.action} ~ '^[a-z_]{1,32}\\.[a-z_]{1,32}$'`),
     check('audit_log_outcome', sql`${t.outcome} ~ '^[a-z0-9_]{1,64}$'`),
     check('audit_log_arguments_sha256', sql`${t.argumentsSha256} ~ '^[0-9a-f]{64}$'`),

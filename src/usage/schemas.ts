@@ -46,10 +46,15 @@ export const UsageReportSchema = z
     groups: z.array(
       UsageTotalsSchema.extend({
         day: z.string().optional().openapi({ example: '2026-11-22', description: 'With groupBy=day' }),
-        credential: z.string().optional().openapi({
-          example: 'key:0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21',
-          description: 'With groupBy=credential: `wallet:0x…`, `key:{id}`, or `oauth:0x…:{clientId}` (an OAuth app acting for that wallet)',
-        }),
+        credential: z
+          .string()
+          .optional()
+          .openapi({
+            example: 'key:0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21',
+            description:
+              'With groupBy=credential: `wallet:0x…`, `key:{id}`, `oauth:0x…:{clientId}` (an OAuth app acting for that wallet), ' +
+              "or `delegate:0x…` / `renter:0x…` (a wallet that came in as the owner's delegate or the token's renter)",
+          }),
         contextKey: z.string().optional().openapi({ example: 'customer:42/chat', description: 'With groupBy=context' }),
       }).openapi('UsageGroup'),
     ),

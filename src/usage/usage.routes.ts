@@ -15,7 +15,7 @@ export const getUsage = createRoute({
     "What the agent's model calls reported, exactly as the provider reported it (input, output, cached input; " +
     '0 where a provider gives none), and the model and tool calls, summed over `from`..`to` (UTC days, ' +
     `both included; at most ${MAX_RANGE_DAYS} days; default today). \`groups\` cuts the same sums by day, ` +
-    "by credential (`wallet:0x…` for a wallet's token, `key:{id}` for an agent key, `oauth:0x…:{clientId}` for an OAuth app acting for that wallet) or by context key, " +
+    "by credential (`wallet:0x…` for a wallet's token, `key:{id}` for an agent key, `oauth:0x…:{clientId}` for an OAuth app acting for that wallet, `delegate:0x…` / `renter:0x…` for a delegate's or a renter's token) or by context key, " +
     "only groups with usage, in key order; `totals` are the same whatever `groupBy`. A reply's usage " +
     "is written by the time its answer is sent, a failed reply's too (what the model reported before it failed).",
   security: agentRoute.security,

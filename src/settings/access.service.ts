@@ -1,0 +1,33 @@
+import type { AgentAccessChoice } from '../access/roles';
+import { DEFAULT_ACCESS } from '../access/roles';
+import type { AgentIdentity } from '../identity/identity';
+import { agentRef, ofAgent } from '../storage/agent-rows';
+import { databaseError, type Database } from '../storage/db';
+import { llmSettings } from '../storage/schema';
+
+/**
+ * The owner's choice of what delegates and renters may do (LLM settings' `access`; the defaults
+ * when the agent has no settings). One indexed read, made by the gate for a caller who is not the
+ * owner only: the owner's own requests never wait on it. Never cached: a change holds from the
+ * next request.
+ * @throws AppError `dependency_unavailable` when the database fails.
+ */
+export async function readAccessChoice(db: Database, agent: AgentIdentity): Promise<AgentAccessChoice> {
+  try {
+    const [row] = await db.orm
+      .select({ delegates: llmSettings.accessDelegates, renters: llmSettings.accessRenters })
+      .from(llmSettings)
+      .where(ofAgent(llmSettings, agentRef(agent)))
+      .limit(1);
+    return row ? accessChoice(row) : DEFAULT_ACCESS;
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
+/** The stored columns as the typed choice (the table's checks keep them to these values). */
+export function accessChoice(row: { delegates: string; renters: string }): AgentAccessChoice {
+  const delegates = row.delegates === 'none' || row.delegates === 'admin' ? row.delegates : 'use';
+  const renters = row.renters === 'none' ? 'none' : 'use';
+  return { delegates, renters };
+}
