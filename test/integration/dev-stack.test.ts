@@ -166,7 +166,10 @@ describe('npm run dev', () => {
           baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
           rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
           collection: address,
+          rentableCollection: address,
+          delegateRegistry: '0x00000000000000447e69651d841bD8D104Bed493',
         });
+        expect(stack[name].rentableCollection).not.toBe(stack[name].collection);
       }
       expect(stack.mainnet.baseUrl).toBe(`http://127.0.0.1:${ports.DEV_MAINNET_PORT}`);
       expect(stack.testnet.baseUrl).toBe(`http://127.0.0.1:${ports.DEV_TESTNET_PORT}`);
