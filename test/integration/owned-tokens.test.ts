@@ -65,6 +65,8 @@ describe.each(['mainnet', 'testnet'] as Deployment[])('the wallet’s own tokens
       enumerable: true,
       tokens: ascending(aliceIds).map((tokenId) => ({ tokenId })),
       truncated: false,
+      delegated: [],
+      delegatedTruncated: false,
     });
     expect(ids(await owned(d, bobToken))).toEqual(ascending(bobIds));
 
@@ -113,7 +115,15 @@ describe('collections the list cannot serve', () => {
     await mintFreshAgent(testnet, holder.address, plain);
     const res = await owned(testnet, token, plain);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ collection: plain, owner: holder.address, enumerable: false, tokens: [], truncated: false });
+    expect(res.body).toEqual({
+      collection: plain,
+      owner: holder.address,
+      enumerable: false,
+      tokens: [],
+      truncated: false,
+      delegated: [],
+      delegatedTruncated: false,
+    });
   });
 
   it('a bad address is 400 validation_failed', async () => {
@@ -200,7 +210,7 @@ describe('the chain calls one list costs', () => {
     ['mainnet', 1] as const, // Multicall3: one aggregate3 call for every index
     ['testnet', 5] as const, // none: one call per index
   ])(
-    'on %s: three reads, then %i for five tokens; Multicall3 is looked up once per isolate',
+    'on %s: four reads, then %i for five tokens; Multicall3 is looked up once per isolate',
     async (name, indexCalls) => {
       const d = deployment(name);
       const proxy = await countingProxy(d.rpcUrl);
@@ -216,11 +226,12 @@ describe('the chain calls one list costs', () => {
       const [minted, token] = await Promise.all([mintAgents(d, holder.address, 5), login(here, holder)]);
       proxy.counts.clear();
       expect(ids(await owned(here, token))).toEqual(ascending(minted));
-      // supportsInterface twice and balanceOf, then the indexes; the code at Multicall3's address once.
-      expect(Object.fromEntries(proxy.counts)).toEqual({ eth_call: 3 + indexCalls, eth_getCode: 1 });
+      // supportsInterface twice, balanceOf and the delegations to the wallet (none), then the indexes;
+      // the code at Multicall3's address once.
+      expect(Object.fromEntries(proxy.counts)).toEqual({ eth_call: 4 + indexCalls, eth_getCode: 1 });
       proxy.counts.clear();
       expect(ids(await owned(here, token))).toEqual(ascending(minted));
-      expect(Object.fromEntries(proxy.counts)).toEqual({ eth_call: 3 + indexCalls });
+      expect(Object.fromEntries(proxy.counts)).toEqual({ eth_call: 4 + indexCalls });
     },
     60_000,
   );
