@@ -40,6 +40,7 @@ describe('gate 1: bearer token', () => {
       agentTokenId: tokenId.toString(),
       kind: 'internal',
       owner: owner.address,
+      role: 'owner',
       configured: { llmSettings: false, profile: false },
     });
   });

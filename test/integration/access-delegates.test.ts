@@ -1,0 +1,183 @@
+/**
+ * Who may use an agent besides its owner, part one: delegates (delegate.xyz v2, our stand-in at the
+ * registry's address on the harness's chain). Each kind of delegation (wallet, collection, token)
+ * with full rights or the gateway's own right lets the delegate in; another right, a revocation or
+ * a delegation from an earlier owner does not. What a delegate may do is the owner's `access`
+ * choice (none, use, admin) by route; secrets are never shown; `access` stays the owner's; a reply
+ * runs on the owner's model key, and usage and audit name the delegate; a key a delegate made
+ * serves only while its maker is a delegate.
+ */
+import { stringToHex } from 'viem';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { createKey, withKey } from '../support/agent-keys';
+import { newWallet, type TestAccount, transferFreshAgent } from '../support/chain';
+import { AGENT_GATEWAY_RIGHT, delegateAll, delegateContract, delegateERC721, revokeAll, revokeERC721 } from '../support/delegation';
+import { call, expectError, type JsonResponse } from '../support/http';
+import { agentPath, login } from '../support/login';
+import { closePg } from '../support/pg';
+import { replyAgent, replyWorker } from '../support/replies';
+import type { DeploymentInfo } from '../support/stack-info';
+
+const stack = inject('stack');
+const API_KEY = `sk-standin-${crypto.randomUUID()}`;
+const OTHER_RIGHT = stringToHex('some-other-app', { size: 32 });
+let llm: StandinLlm;
+let worker: Awaited<ReturnType<typeof replyWorker>>;
+let chain: DeploymentInfo;
+
+beforeAll(async () => {
+  llm = await startStandinLlm({ apiKey: API_KEY });
+  worker = await replyWorker(stack, llm, {});
+  chain = worker.deployment;
+});
+
+afterAll(async () => {
+  await worker?.dispose();
+  await Promise.all([llm?.close(), closePg()]);
+});
+
+type Agent = Awaited<ReturnType<typeof replyAgent>>;
+
+/** A fresh agent with LLM settings on the stand-in (the owner's key) and a logged-in stranger. */
+async function setup(): Promise<{ agent: Agent; other: TestAccount; token: string }> {
+  const other = newWallet();
+  const [agent, token] = await Promise.all([replyAgent(chain, API_KEY), login(chain, other)]);
+  return { agent, other, token };
+}
+
+const as = <T = any>(token: string, agent: Agent, rest: string, init: Parameters<typeof call>[2] = {}): Promise<JsonResponse<T>> =>
+  call(chain.baseUrl, agentPath(agent.collection, agent.tokenId, rest), { token, ...init });
+
+const setAccess = async (agent: Agent, access: { delegates: string; renters: string }) => {
+  const current = await agent.call('/llm/settings');
+  const { provider, model, temperature, maxTokens, baseUrl } = current.body;
+  const saved = await agent.call('/llm/settings', { method: 'POST', json: { provider, model, temperature, maxTokens, baseUrl, access } });
+  expect(saved.status, saved.text).toBe(200);
+  expect(saved.body.access).toEqual(access);
+};
+
+describe('each kind of delegation and its rights', () => {
+  it.each([
+    ['the wallet (all)', 'all', '0x0000000000000000000000000000000000000000000000000000000000000000'],
+    ['the collection', 'contract', '0x0000000000000000000000000000000000000000000000000000000000000000'],
+    ['the token', 'token', '0x0000000000000000000000000000000000000000000000000000000000000000'],
+    ["the token, the gateway's own right", 'token', AGENT_GATEWAY_RIGHT],
+    ["the wallet, the gateway's own right", 'all', AGENT_GATEWAY_RIGHT],
+  ] as const)('a delegation for %s lets the delegate in as `delegate`', async (_name, kind, rights) => {
+    const { agent, other, token } = await setup();
+    expectError(await as(token, agent, ''), 403, 'not_owner');
+    const collection = agent.collection as `0x${string}`;
+    if (kind === 'all') await delegateAll(chain, agent.owner, other.address, rights);
+    else if (kind === 'contract') await delegateContract(chain, agent.owner, other.address, collection, rights);
+    else await delegateERC721(chain, agent.owner, other.address, collection, agent.tokenId, rights);
+    const res = await as(token, agent, '');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ role: 'delegate', owner: agent.owner.address });
+    expect((await agent.call('')).body.role).toBe('owner');
+  });
+
+  it('another right is not ours: 403 not_owner', async () => {
+    const { agent, other, token } = await setup();
+    await delegateERC721(chain, agent.owner, other.address, agent.collection as `0x${string}`, agent.tokenId, OTHER_RIGHT);
+    expectError(await as(token, agent, ''), 403, 'not_owner');
+  });
+
+  it('a revoked delegation stops the delegate on the next request', async () => {
+    const { agent, other, token } = await setup();
+    const collection = agent.collection as `0x${string}`;
+    await delegateERC721(chain, agent.owner, other.address, collection, agent.tokenId);
+    expect((await as(token, agent, '/contexts/keys')).status).toBe(200);
+    await revokeERC721(chain, agent.owner, other.address, collection, agent.tokenId);
+    expectError(await as(token, agent, '/contexts/keys'), 403, 'not_owner');
+  });
+
+  it("an earlier owner's delegation does not count after a transfer", async () => {
+    const { agent, other, token } = await setup();
+    await delegateAll(chain, agent.owner, other.address);
+    expect((await as(token, agent, '')).status).toBe(200);
+    await transferFreshAgent(chain, agent.owner, newWallet().address, agent.tokenId);
+    expectError(await as(token, agent, ''), 403, 'not_owner');
+    await revokeAll(chain, agent.owner, other.address);
+  });
+});
+
+describe("the owner's access choice", () => {
+  it('use (the default): replies on the owner’s model key, memory; never settings, usage or audit', async () => {
+    const { agent, other, token } = await setup();
+    await delegateERC721(chain, agent.owner, other.address, agent.collection as `0x${string}`, agent.tokenId);
+    expect((await agent.call('/llm/settings')).body.access).toEqual({ delegates: 'use', renters: 'use' });
+    const reply = await as(token, agent, '/context/chat/reply', { method: 'POST', json: { message: 'hello from a delegate' } });
+    expect(reply.status, reply.text).toBe(200);
+    expect((await as(token, agent, '/contexts/keys')).status).toBe(200);
+    for (const rest of ['/llm/settings', '/prompt-templates', '/keys', '/usage', '/audit', '/mcp/connections']) {
+      expectError(await as(token, agent, rest), 403, 'not_owner');
+    }
+    // Usage names the delegate by how it came in; the owner reads it.
+    const usage = await agent.call('/usage?groupBy=credential');
+    expect(usage.status, usage.text).toBe(200);
+    expect(usage.body.groups.map((g: { credential: string }) => g.credential)).toContain(`delegate:${other.address}`);
+  });
+
+  it('none: the delegate is refused everywhere, the owner is not', async () => {
+    const { agent, other, token } = await setup();
+    await delegateAll(chain, agent.owner, other.address);
+    await setAccess(agent, { delegates: 'none', renters: 'use' });
+    expectError(await as(token, agent, ''), 403, 'not_owner');
+    expectError(await as(token, agent, '/contexts/keys'), 403, 'not_owner');
+    expect((await agent.call('')).status).toBe(200);
+    await revokeAll(chain, agent.owner, other.address);
+  });
+
+  it('admin: settings without the secret, never access itself; audit names the delegate', async () => {
+    const { agent, other, token } = await setup();
+    await delegateERC721(chain, agent.owner, other.address, agent.collection as `0x${string}`, agent.tokenId);
+    await setAccess(agent, { delegates: 'admin', renters: 'use' });
+    const read = await as(token, agent, '/llm/settings');
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toMatchObject({ apiKeySet: true, credential: 'set' });
+    expect(read.text).not.toContain(API_KEY);
+    const { provider, model, temperature, baseUrl } = read.body;
+    const body = { provider, model, temperature, baseUrl, maxTokens: 128 };
+    expectError(
+      await as(token, agent, '/llm/settings', { method: 'POST', json: { ...body, access: { delegates: 'admin', renters: 'none' } } }),
+      403,
+      'not_owner',
+    );
+    const saved = await as(token, agent, '/llm/settings', { method: 'POST', json: body });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body).toMatchObject({ maxTokens: 128, apiKeySet: true, access: { delegates: 'admin', renters: 'use' } });
+    expect(saved.text).not.toContain(API_KEY);
+    // The owner's key still serves the owner's replies after a delegate's save.
+    expect((await agent.reply({ message: 'still mine' })).status).toBe(200);
+    // Owner-only routes stay so even for admin.
+    expectError(await as(token, agent, '/usage'), 403, 'not_owner');
+    expectError(await as(token, agent, '/audit'), 403, 'not_owner');
+    const audit = await agent.call('/audit');
+    const entry = audit.body.entries.find(
+      (e: { action: string; actor: { wallet?: string } }) =>
+        e.action === 'llm_settings.set' && e.actor.wallet === other.address.toLowerCase(),
+    );
+    expect(entry?.actor).toEqual({ wallet: other.address.toLowerCase(), via: 'delegate' });
+    expect(audit.body.entries.filter((e: { actor: { via?: string } }) => e.actor.via === undefined).length).toBeGreaterThan(0);
+  });
+
+  it('a key a delegate made serves while its maker is a delegate, and stops (unrevoked) when it is not', async () => {
+    const { agent, other, token } = await setup();
+    const collection = agent.collection as `0x${string}`;
+    await delegateERC721(chain, agent.owner, other.address, collection, agent.tokenId);
+    await setAccess(agent, { delegates: 'admin', renters: 'use' });
+    const delegateAgent = { ...agent, token, call: (rest: string, init: Parameters<typeof call>[2] = {}) => as(token, agent, rest, init) };
+    const key = await createKey(delegateAgent, ['contexts:read']);
+    const ownerKey = await createKey(agent, ['contexts:read']);
+    expect((await withKey(agent, key.key, '/contexts/keys')).status).toBe(200);
+    // The owner managing keys leaves the delegate's key alone.
+    expect((await agent.call('/keys')).body.keys.map((k: { id: string }) => k.id)).toEqual(expect.arrayContaining([key.id, ownerKey.id]));
+    expect((await withKey(agent, key.key, '/contexts/keys')).status).toBe(200);
+    await revokeERC721(chain, agent.owner, other.address, collection, agent.tokenId);
+    expectError(await withKey(agent, key.key, '/contexts/keys'), 403, 'not_owner');
+    expect((await withKey(agent, ownerKey.key, '/contexts/keys')).status).toBe(200);
+    await delegateERC721(chain, agent.owner, other.address, collection, agent.tokenId);
+    expect((await withKey(agent, key.key, '/contexts/keys')).status).toBe(200);
+  });
+});
