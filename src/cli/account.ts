@@ -1,11 +1,13 @@
 /**
  * `agent-gateway whoami` and `agent-gateway logout`: the saved login of a gateway, read and removed
- * from the token file alone (no network: they work with the gateway down).
+ * from the token file alone (no network: they work with the gateway down). With a collection
+ * named, whoami also asks the gateway for the wallet's role for its agents there.
  */
 import type { Command } from './command';
 import { CliError } from './output';
 import { resolveBaseUrl, type GlobalValues } from './session';
 import { candidateTokenFiles, readLogins, removeToken, type SavedToken } from './token-file';
+import { agentRoles, namedAgents, printRoles } from './whoami-roles';
 
 /** The login saved for `baseUrl` in the first candidate file holding one, and the files looked at. */
 async function findLogin(values: GlobalValues, env: NodeJS.ProcessEnv, baseUrl: string) {
@@ -38,15 +40,24 @@ function where(files: string[]): string {
 
 export const whoamiCommand: Command = {
   path: ['whoami'],
-  usage: 'agent-gateway whoami [--json]',
+  usage: 'agent-gateway whoami [--collection ADDR [--token-id ID]] [--json]',
   help: `Shows the login saved for the gateway (--base-url, AGENT_GATEWAY_URL or the running dev
-stack): wallet, chain, gateway URL, token file and when the token expires. Reads the token file
-only (no network; the token itself is never printed).
+stack): wallet, chain, gateway URL, token file and when the token expires. Without a collection
+it reads the token file only (no network; the token itself is never printed).
+
+With a collection (--collection or AGENT_COLLECTION) it also asks the gateway how the wallet
+reaches its agents there: for the agent --token-id (or AGENT_TOKEN_ID) names, else for each agent
+the wallet owns or may use as a delegate in that collection (at most 20), one line each:
+\`owner\`, \`delegate of 0x…\` (delegate.xyz), \`renter of 0x…\` (ERC-4907), or \`no access\` with the
+gateway's reason (e.g. the owner lets no delegate in).
 
 Options:
-  --json   print { wallet, chainId, baseUrl, tokenFile, expiresAt, expired } on stdout
+  --json   print { wallet, chainId, baseUrl, tokenFile, expiresAt, expired } on stdout, with
+           agents: [{ collection, tokenId, role, owner } or { collection, tokenId, role: null,
+           error: { status, code, message } }] when a collection is named
 
-Exit code 1 when no login is saved for the gateway or its token has expired.`,
+Exit code 1 when no login is saved for the gateway or its token has expired, or when the gateway
+cannot be asked about the agents.`,
   options: { json: { type: 'boolean' } },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
@@ -54,15 +65,19 @@ Exit code 1 when no login is saved for the gateway or its token has expired.`,
     const { files, file, saved } = await findLogin(values as GlobalValues, env, baseUrl);
     if (!saved || !file) throw new CliError(`not logged in to ${baseUrl} (looked in ${where(files)}); run agent-gateway login`);
     const expiry = expiryLine(saved, Date.now());
+    const named = namedAgents(values as GlobalValues, env);
     if (values.json === true) {
       const { wallet, chainId, expiresAt } = saved;
-      io.out(JSON.stringify({ wallet, chainId, baseUrl, tokenFile: file, expiresAt, expired: expiry.expired }, null, 2));
+      const roles = named && !expiry.expired ? await agentRoles(values as GlobalValues, env, io, named) : undefined;
+      const agents = roles ? { agents: roles.agents } : {};
+      io.out(JSON.stringify({ wallet, chainId, baseUrl, tokenFile: file, expiresAt, expired: expiry.expired, ...agents }, null, 2));
     } else {
       io.out(`wallet      ${saved.wallet || '(not recorded)'}`);
       io.out(`chain       ${saved.chainId}`);
       io.out(`gateway     ${baseUrl}`);
       io.out(`token file  ${file}`);
       io.out(`expires     ${expiry.text}`);
+      if (named && !expiry.expired) printRoles(io, await agentRoles(values as GlobalValues, env, io, named), named.collection);
     }
     return expiry.expired ? 1 : 0;
   },

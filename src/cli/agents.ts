@@ -9,10 +9,12 @@ export const agentsListCommand: Command = {
   help: `Lists the token ids your wallet holds in a collection registered on the gateway's deployment,
 one per line on stdout (ascending), read on-chain now. The collection must be ERC-721 Enumerable
 for its holders to be listed; otherwise nothing is listed and stderr says so (name the agent with
---token-id then). At most 100 are listed; stderr says when there are more.
+--token-id then). At most 100 are listed; stderr says when there are more. The agents the wallet
+may use as a delegate there (delegate.xyz) are named on stderr with their owners (--json has them).
 
 Options:
-  --json   print the answer { collection, owner, enumerable, tokens: [{ tokenId }], truncated }
+  --json   print the answer { collection, owner, enumerable, tokens: [{ tokenId }], truncated,
+           delegated: [{ tokenId, owner }], delegatedTruncated }
 
 Needs the wallet's login (agent-gateway login; an agent key cannot list a wallet's agents) and the
 collection (--collection or AGENT_COLLECTION).`,
@@ -33,6 +35,11 @@ collection (--collection or AGENT_COLLECTION).`,
       } else {
         const more = owned.truncated ? ' (the first 100: the wallet holds more)' : '';
         io.err(`agents list: ${owned.tokens.length} agents of ${owned.collection} held by ${owned.owner}${more}`);
+      }
+      if (owned.delegated.length > 0 || owned.delegatedTruncated) {
+        const named = owned.delegated.map((t) => `${t.tokenId} (of ${t.owner})`).join(', ');
+        const more = owned.delegatedTruncated ? '; there are more than listed' : '';
+        io.err(`agents list: as a delegate you may use ${owned.delegated.length}: ${named}${more}`);
       }
     } catch (err) {
       gatewayFailure(err, 'listing your agents');

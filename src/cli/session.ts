@@ -192,7 +192,7 @@ export function gatewayFailure(err: unknown, what: string): never {
       : err.status === 401
         ? '; run agent-gateway login again'
         : err.code === 'not_owner'
-          ? ' (the logged-in wallet does not own this agent)'
+          ? " (the logged-in wallet does not own this agent, and the owner's access setting does not let its delegates or renters do this)"
           : err.code === 'agent_not_found' || err.code === 'collection_not_found'
             ? ' (check --collection and --token-id, and the deployment)'
             : '';
