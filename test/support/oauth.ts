@@ -109,14 +109,20 @@ export interface Tokens {
   scope: string;
 }
 
-/** The whole flow for the agent's owner: register, authorize, sign, exchange. */
+/** The A2A URL (RFC 8707 resource) of an agent, as the gateway spells it. */
+export function a2aUrl(deployment: DeploymentInfo, collection: string, tokenId: bigint): string {
+  return `${deployment.baseUrl}/agent/${getAddress(collection)}/${tokenId}/a2a`;
+}
+
+/** The whole flow for the agent's owner: register, authorize, sign, exchange (for the MCP URL unless `resource` says otherwise). */
 export async function oauthTokens(
   deployment: DeploymentInfo,
   agent: { owner: TestAccount; collection: string; tokenId: bigint },
+  options: { resource?: string } = {},
 ): Promise<{ clientId: string; tokens: Tokens }> {
   const clientId = await publicClient(deployment);
   const { verifier, challenge } = pkce();
-  const resource = mcpUrl(deployment, agent.collection, agent.tokenId);
+  const resource = options.resource ?? mcpUrl(deployment, agent.collection, agent.tokenId);
   const page = await openAuthorizePage(
     authorizeUrl(deployment, {
       response_type: 'code',
