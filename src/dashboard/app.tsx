@@ -11,6 +11,7 @@ import type { PageEntry } from './pages/page';
 import { hashOf, parseHash } from './routes';
 import { clearSession, loadAgent, loadSession, type PickedAgent, type StoredSession, saveAgent, saveSession } from './session';
 import { focusHeading, focusMainHeading } from './ui/focus';
+import { NotAllowed, refusal, useReach } from './ui/role';
 
 const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
@@ -41,6 +42,7 @@ export function App({ pages }: { pages: PageEntry[] }) {
   );
   const wallet = useMemo(() => (session ? walletClient(session, onUnauthorized) : undefined), [session?.token]);
   const entry = pages.find((p) => p.path === route.path) ?? pages[0];
+  const reach = useReach(client);
 
   // The tab's title names the view; after a change of view (logged in, agent picked, another
   // page), focus goes to its heading: not left on a button that is gone, which drops it to <body>.
@@ -76,6 +78,7 @@ export function App({ pages }: { pages: PageEntry[] }) {
       {agent ? (
         <span class="muted" title={`${agent.collection} #${agent.tokenId}`}>
           agent {short(agent.collection)} #{agent.tokenId.length > 12 ? `${agent.tokenId.slice(0, 10)}…` : agent.tokenId}
+          {reach && reach.role !== 'owner' ? ` · as ${reach.role}` : ''}
         </span>
       ) : null}
       <span class="spacer" />
@@ -101,6 +104,7 @@ export function App({ pages }: { pages: PageEntry[] }) {
   const navigate = (path: string, ...params: string[]) => {
     location.hash = hashOf(path, ...params);
   };
+  const blocked = entry ? refusal(reach, entry.need ?? 'use', entry.title) : undefined;
   return (
     <Frame header={header}>
       <nav class="tabs" aria-label="Pages">
@@ -110,7 +114,9 @@ export function App({ pages }: { pages: PageEntry[] }) {
           </a>
         ))}
       </nav>
-      {entry ? (
+      {entry && blocked ? (
+        <NotAllowed title={entry.title} text={blocked} onUse={() => navigate('memory')} />
+      ) : entry ? (
         <entry.Page
           agent={client}
           walletAddress={session.walletAddress}

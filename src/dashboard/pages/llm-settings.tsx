@@ -2,10 +2,13 @@
  * LLM settings: provider, model, base URL, temperature, max tokens, the agent's daily
  * token limit and summaries, as the route's schema has them. The provider key is write-only: the
  * page says whether one is stored ("Key set"), takes a new one, or removes it; it never shows one.
+ * The owner also chooses here what delegates and renters may do (`access`); a delegate the owner
+ * lets administer the agent sees the rest of the page, and saves leave `access` as it is.
  */
 import { useState } from 'hono/jsx/dom';
-import type { LlmSettings, LlmSettingsInput } from '../../client';
+import type { AgentAccess, AgentRole, LlmSettings, LlmSettingsInput } from '../../client';
 import { LLM_PROVIDERS } from '../../settings/llm-providers';
+import { AccessChoice, DEFAULT_ACCESS } from '../ui/access-choice';
 import { CheckField, SecretField, SelectField } from '../ui/controls';
 import { Field } from '../ui/field';
 import { when } from '../ui/format';
@@ -24,6 +27,7 @@ interface Form {
   summaries: boolean;
   apiKey: string;
   removeKey: boolean;
+  access: AgentAccess;
 }
 
 const EMPTY: Form = {
@@ -36,6 +40,7 @@ const EMPTY: Form = {
   summaries: true,
   apiKey: '',
   removeKey: false,
+  access: DEFAULT_ACCESS,
 };
 
 const formOf = (s: LlmSettings): Form => ({
@@ -48,6 +53,7 @@ const formOf = (s: LlmSettings): Form => ({
   summaries: s.summaries,
   apiKey: '',
   removeKey: false,
+  access: s.access ?? DEFAULT_ACCESS,
 });
 
 const KEY_STATE: Record<LlmSettings['credential'], string> = {
@@ -79,10 +85,12 @@ export function LlmSettingsPage({ agent }: PageProps) {
   const [form, setForm] = useState<Form>(EMPTY);
   const [shown, setShown] = useState(false);
   const [saved, setSaved] = useState<string | undefined>(undefined);
+  const [role, setRole] = useState<AgentRole | undefined>(undefined);
   const loaded = useLoad(
     async (signal) => {
       // Asked only once saved (`configured.llmSettings`): an agent without settings costs no 404 for the console to log.
-      const { configured } = await agent.getAgent({ signal });
+      const { configured, role } = await agent.getAgent({ signal });
+      setRole(role);
       if (!configured.llmSettings) return null;
       const settings = await agent.getLlmSettings({ signal });
       setForm(formOf(settings));
@@ -113,6 +121,8 @@ export function LlmSettingsPage({ agent }: PageProps) {
       limits: { tokensPerDay: n.tokensPerDay },
       summaries: form.summaries,
       ...(form.removeKey ? { apiKey: null } : form.apiKey !== '' ? { apiKey: form.apiKey } : {}),
+      // The owner's alone: anyone else's save leaves it out, and the gateway keeps it.
+      ...(role === 'owner' ? { access: form.access } : {}),
     };
     let answer: LlmSettings | undefined;
     const ok = await save.run(async () => {
@@ -197,6 +207,7 @@ export function LlmSettingsPage({ agent }: PageProps) {
             <CheckField label="Remove the stored key" name="removeKey" checked={form.removeKey} onChange={set('removeKey')} />
           ) : null}
         </fieldset>
+        {role === 'owner' ? <AccessChoice value={form.access} onChange={set('access')} /> : null}
         <button type="submit" class="primary" disabled={save.busy}>
           {save.busy ? 'Saving…' : 'Save settings'}
         </button>

@@ -1,5 +1,6 @@
 import type { FC } from 'hono/jsx';
 import type { AgentClient } from '../../client';
+import type { PageNeed } from '../ui/role';
 
 /** What every agent page gets from the shell (src/dashboard/app.tsx). */
 export interface PageProps {
@@ -18,4 +19,9 @@ export interface PageEntry {
   path: string;
   title: string;
   Page: FC<PageProps>;
+  /**
+   * What the wallet needs to open it (default `use`): a delegate or renter of the agent sees, in
+   * place of a page beyond its reach, why not (the owner's access choice in the LLM settings).
+   */
+  need?: PageNeed;
 }
