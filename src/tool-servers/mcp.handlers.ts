@@ -20,11 +20,19 @@ function connectionId(id: string): string {
   return valid;
 }
 
+/**
+ * A connection as the caller may see it: the owner sees the full URL of its own connections; a
+ * delegate (admin) sees the origin only, as a URL may carry a key.
+ */
+function forCaller<T extends { url: string }>(c: Context<AppBindings>, connection: T): T {
+  return c.var.role === undefined || c.var.role === 'owner' ? connection : { ...connection, url: new URL(connection.url).origin };
+}
+
 export const listHandler: RouteHandler<typeof routes.listConnections, AppBindings> = async (c) =>
-  c.json({ connections: await listConnections(mcpDeps(c), c.var.agent) }, 200);
+  c.json({ connections: (await listConnections(mcpDeps(c), c.var.agent)).map((v) => forCaller(c, v)) }, 200);
 
 export const addHandler: RouteHandler<typeof routes.addConnection, AppBindings> = async (c) =>
-  c.json(await addConnection(mcpDeps(c), c.var.agent, c.req.valid('json')), 200);
+  c.json(forCaller(c, await addConnection(mcpDeps(c), c.var.agent, c.req.valid('json'))), 200);
 
 export const removeHandler: RouteHandler<typeof routes.removeConnection, AppBindings> = async (c) => {
   const id = connectionId(c.req.valid('param').id);
@@ -39,4 +47,7 @@ export const callHandler: RouteHandler<typeof routes.callTool, AppBindings> = as
   c.json(await callTool(mcpDeps(c), c.var.agent, connectionId(c.req.valid('param').id), c.req.valid('json')), 200);
 
 export const replaceAuthHandler: RouteHandler<typeof routes.replaceConnectionAuth, AppBindings> = async (c) =>
-  c.json(await replaceConnectionAuth(mcpDeps(c), c.var.agent, connectionId(c.req.valid('param').id), c.req.valid('json')), 200);
+  c.json(
+    forCaller(c, await replaceConnectionAuth(mcpDeps(c), c.var.agent, connectionId(c.req.valid('param').id), c.req.valid('json'))),
+    200,
+  );

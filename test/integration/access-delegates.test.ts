@@ -16,25 +16,27 @@ import { AGENT_GATEWAY_RIGHT, delegateAll, delegateContract, delegateERC721, rev
 import { call, expectError, type JsonResponse } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg } from '../support/pg';
-import { replyAgent, replyWorker } from '../support/replies';
+import { replyAgent, replyWorker, startSwitchableTools } from '../support/replies';
+import { toolServerUrl } from '../support/tool-routing';
 import type { DeploymentInfo } from '../support/stack-info';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
 const OTHER_RIGHT = stringToHex('some-other-app', { size: 32 });
 let llm: StandinLlm;
+let tools: Awaited<ReturnType<typeof startSwitchableTools>>;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
 let chain: DeploymentInfo;
 
 beforeAll(async () => {
-  llm = await startStandinLlm({ apiKey: API_KEY });
-  worker = await replyWorker(stack, llm, {});
+  [llm, tools] = await Promise.all([startStandinLlm({ apiKey: API_KEY }), startSwitchableTools()]);
+  worker = await replyWorker(stack, llm, { tools: tools.url });
   chain = worker.deployment;
 });
 
 afterAll(async () => {
   await worker?.dispose();
-  await Promise.all([llm?.close(), closePg()]);
+  await Promise.all([llm?.close(), tools?.close(), closePg()]);
 });
 
 type Agent = Awaited<ReturnType<typeof replyAgent>>;
@@ -179,5 +181,33 @@ describe("the owner's access choice", () => {
     expect((await withKey(agent, ownerKey.key, '/contexts/keys')).status).toBe(200);
     await delegateERC721(chain, agent.owner, other.address, collection, agent.tokenId);
     expect((await withKey(agent, key.key, '/contexts/keys')).status).toBe(200);
+  });
+
+  it("admin: tool servers run on the owner's credential, never shown to the delegate (nor a URL that may hold a key)", async () => {
+    const { agent, other, token } = await setup();
+    await delegateERC721(chain, agent.owner, other.address, agent.collection as `0x${string}`, agent.tokenId);
+    await setAccess(agent, { delegates: 'admin', renters: 'use' });
+    const secret = `tool-secret-${crypto.randomUUID()}`;
+    const urlKey = `url-key-${crypto.randomUUID()}`;
+    const url = `${toolServerUrl('tools', tools.url)}?key=${urlKey}`;
+    const reg = await agent.call('/mcp/connection', { method: 'POST', json: { url, auth: { type: 'bearer', value: secret } } });
+    expect(reg.status, reg.text).toBe(200);
+    expect(reg.body.url).toBe(url);
+    const listed = await as(token, agent, '/mcp/connections');
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.connections[0]).toMatchObject({
+      url: new URL(url).origin,
+      credential: 'set',
+      auth: { type: 'bearer', valueSet: true },
+    });
+    expect(listed.text).not.toContain(secret);
+    expect(listed.text).not.toContain(urlKey);
+    const called = await as(token, agent, `/mcp/connection/${reg.body.id}/tools/call`, {
+      method: 'POST',
+      json: { name: 'echo', arguments: { text: 'from a delegate' } },
+    });
+    expect(called.status, called.text).toBe(200);
+    expect(tools.state.authorizations.at(-1)).toBe(`Bearer ${secret}`);
+    expect(called.text).not.toContain(secret);
   });
 });
