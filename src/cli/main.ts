@@ -128,6 +128,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./mcp-url')).mcpUrlCommand,
   },
   {
+    path: ['a2a', 'card'],
+    summary: "print the agent's A2A Agent Card (public; JSON)",
+    load: async () => (await import('./a2a')).a2aCardCommand,
+  },
+  {
     path: ['mcp', 'check'],
     summary: 'check a tool server against the contract, directly',
     load: async () => (await import('./mcp')).mcpCheckCommand,

@@ -130,7 +130,8 @@ export async function openSession(
   return { client, baseUrl, chainId, tokenFile };
 }
 
-function retrying(io: Io, baseUrl: string) {
+/** The gateway client's `fetch` of a command: reads retried, each retry told on stderr. */
+export function retrying(io: Io, baseUrl: string) {
   return retryingFetch({
     onRetry: (what, attempt, delayMs) =>
       io.err(`agent-gateway: ${what} from ${baseUrl}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
@@ -171,7 +172,7 @@ export async function openAgent(
   return { session, agent: agentOf(session, values, env) };
 }
 
-export function agentOf(session: Session, values: GlobalValues, env: NodeJS.ProcessEnv): AgentClient {
+export function agentOf(session: Pick<Session, 'client'>, values: GlobalValues, env: NodeJS.ProcessEnv): AgentClient {
   const collection = values.collection || env.AGENT_COLLECTION;
   const tokenId = values['token-id'] || env.AGENT_TOKEN_ID;
   if (!collection || !tokenId) {
