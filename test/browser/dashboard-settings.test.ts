@@ -264,6 +264,9 @@ describe('the settings pages of the dashboard, in headless Chromium with an inje
     const registration = (await (await fetch(registrationUrl ?? '')).json()) as { name?: string; active?: boolean };
     expect(registration).toMatchObject({ name: 'Settings test desk', active: true });
     expect(await mainText(page)).toContain(`/agent/${collection}/${tokenId}/mcp`);
+    // Beside it, the A2A Agent Card made from the same profile, public.
+    const cardUrl = await page.getByRole('link', { name: /^A2A Agent Card/ }).getAttribute('href');
+    expect(((await (await fetch(cardUrl ?? '')).json()) as { name?: string }).name).toBe('Settings test desk');
     await screenshots(page, 'settings-profile', annotate);
 
     // One reply of the stand-in model (through the typed client, as the owner), then the usage chart.

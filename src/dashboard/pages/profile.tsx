@@ -1,7 +1,7 @@
 /**
  * The agent's profile: name, description and image, which the public ERC-8004
  * registration file presents while the wallet that set them owns the agent; links to that file and
- * to the agent's MCP URL. The image is not previewed: the page loads nothing from other origins.
+ * to the A2A Agent Card made from the same profile, beside the agent's MCP URL. The image is not previewed: the page loads nothing from other origins.
  */
 import { useState } from 'hono/jsx/dom';
 import { type AgentProfile, type AgentRegistration, agentMcpUrl } from '../../client';
@@ -71,6 +71,7 @@ export function ProfilePage({ agent }: PageProps) {
 
   const registrationUrl = `${location.origin}${agent.path}/registration.json`;
   const mcpUrl = agentMcpUrl(location.origin, agent.collection, agent.tokenId);
+  const cardUrl = `${location.origin}${agent.path}/.well-known/agent-card.json`;
   const registration = loaded.data?.registration;
   return (
     <>
@@ -131,6 +132,23 @@ export function ProfilePage({ agent }: PageProps) {
           <dd>
             <span class="mono">{mcpUrl}</span>
             <div class="meta">For MCP clients, with an agent key of scope mcp (Agent keys) or OAuth.</div>
+          </dd>
+          <dt>A2A Agent Card</dt>
+          <dd>
+            <a
+              href={cardUrl}
+              target="_blank"
+              rel="noopener noreferrer"
+              class="mono"
+              aria-label={`A2A Agent Card (opens in a new tab): ${cardUrl}`}
+            >
+              {cardUrl}
+            </a>
+            <div class="meta">
+              {registration
+                ? `For other agents (A2A): they read it, then send messages to ${location.origin}${agent.path}/a2a with an agent key of scope reply or OAuth.`
+                : 'not served yet (no profile)'}
+            </div>
           </dd>
         </dl>
       </section>
