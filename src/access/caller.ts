@@ -5,7 +5,24 @@ import type { AgentIdentity } from '../identity/identity';
 import type { VerifiedKey } from '../keys/verify';
 import { readAccessChoice } from '../settings/access.service';
 import type { Database } from '../storage/db';
-import { grantedLevel, levelCovers, notOwner } from './roles';
+import { type AgentAccessChoice, grantedLevel, levelCovers, notOwner } from './roles';
+
+/** Wallets recently let in as a delegate or a renter, per agent (a hint only, never a verdict; bounded per isolate). */
+const recentGuests = new Set<string>();
+const RECENT_GUESTS = 1_000;
+
+const hintKey = (agent: AgentIdentity, wallet: Address) =>
+  `${agent.chainId}:${agent.collection.toLowerCase()}:${agent.tokenId}:${wallet.toLowerCase()}`;
+
+function rememberGuest(key: string, guest: boolean): void {
+  if (!guest) {
+    recentGuests.delete(key);
+    return;
+  }
+  if (recentGuests.has(key)) return;
+  if (recentGuests.size >= RECENT_GUESTS) recentGuests.delete(recentGuests.values().next().value ?? '');
+  recentGuests.add(key);
+}
 
 /** Who passed the gate: the caller's wallet, its role, and the agent's on-chain owner. */
 export interface CallerVerdict {
@@ -38,6 +55,7 @@ export async function checkCaller(input: CheckCallerInput): Promise<CallerVerdic
   const read = (caller: Address) => readAgentAccess(chain, identity.collection, identity.tokenId, caller);
   let access: AgentAccess;
   let wallet: Address;
+  let prefetched: Promise<AgentAccessChoice> | undefined;
   if (input.key) {
     const first = read(zeroAddress);
     first.catch(() => undefined); // awaited below, after the key's own verdict
@@ -54,13 +72,22 @@ export async function checkCaller(input: CheckCallerInput): Promise<CallerVerdic
   } else {
     if (input.wallet === undefined) throw new Error('checkCaller: neither a wallet nor an agent key');
     wallet = input.wallet;
+    // A wallet that came in as a delegate or a renter last time has the owner's choice read beside
+    // the chain (fresh, never the earlier answer), so its reads cost max(RPC, DB) too; the owner's
+    // requests never read it.
+    const hint = hintKey(identity, wallet);
+    if (input.needed !== undefined && recentGuests.has(hint)) {
+      prefetched = readAccessChoice(input.db, identity);
+      prefetched.catch(() => undefined); // used below only if the chain says delegate or renter
+    }
     access = await read(wallet);
+    rememberGuest(hint, access.role === 'delegate' || access.role === 'renter');
   }
   if (access.owner === null) throw new AppError('agent_not_found', 'Agent not found');
   if (access.role === null) throw notOwner();
   if (access.role !== 'owner') {
     if (input.needed === undefined) throw notOwner();
-    const choice = await readAccessChoice(input.db, identity);
+    const choice = await (prefetched ?? readAccessChoice(input.db, identity));
     if (!levelCovers(grantedLevel(access.role, choice), input.needed)) {
       throw new AppError('not_owner', `The agent's owner does not let ${access.role}s do this`);
     }

@@ -4,12 +4,16 @@
  * minus the same rounds' no-I/O answer (`GET /no-such-route`, 404), then expressed in units of
  * the stack's latency switches R (DEV_RPC_LATENCY_MS) and D (DEV_DB_LATENCY_MS) from stack.json:
  * reads ≤ 1.2 × max(R, D), writes ≤ 1.2 × (R + D), a login finish ≤ 1.5 × D. Reads and writes
- * also run with an agent key (issue 19), each beside its token twin with the ratio of medians.
+ * also run with an agent key (issue 19), and reads as the owner's delegate (issue 35), each beside
+ * its token twin with the ratio of medians.
  */
 import { randomUUID } from 'node:crypto';
+import { getAddress, zeroHash } from 'viem';
+import { clientsFor, waitForSuccess } from '../../lib/contracts';
+import { DELEGATE_REGISTRY_ADDRESS, delegateRegistryAbi } from '../../../src/chain/delegate-registry-abi';
 import { createGatewayClient, type AgentClient } from '../../../src/client';
 import { BenchError, markdownTable, ms } from '../lib';
-import { failureOf, newWallet, noIoRequest, timed, type StackLatency, type Step } from '../lib/client';
+import { failureOf, loggedInClient, newWallet, noIoRequest, rpc, timed, type StackLatency, type Step } from '../lib/client';
 import { failuresCell, measureCases, type Case, type PairResult } from '../lib/measure';
 import { WARM_UP, log, message, type BenchAgent, type BenchContext, type SectionReport } from './common';
 
@@ -58,7 +62,33 @@ async function keyedClient(ctx: BenchContext, agent: BenchAgent): Promise<AgentC
   return createGatewayClient({ baseUrl: ctx.testnet.baseUrl, apiKey: key }).agent(agent.api.collection, agent.api.tokenId);
 }
 
-function cases(ctx: BenchContext, agent: BenchAgent, keyed: AgentClient): PathCase[] {
+/**
+ * The same agent as the owner's delegate (issue 35): a fresh hot wallet the owner delegates this
+ * token to in delegate.xyz v2's registry (the dev chains' stand-in), logged in with its own token.
+ */
+async function delegateClient(ctx: BenchContext, agent: BenchAgent): Promise<AgentClient> {
+  const hot = newWallet();
+  const { rpcUrl } = ctx.testnet;
+  try {
+    await rpc(rpcUrl, 'anvil_setBalance', [ctx.owner.address, '0x56BC75E2D63100000']);
+    const { walletClient, publicClient } = await clientsFor(rpcUrl, ctx.owner.privateKey);
+    const args = [hot.address, getAddress(agent.api.collection), BigInt(agent.api.tokenId), zeroHash, true] as const;
+    const hash = await walletClient.writeContract({
+      address: DELEGATE_REGISTRY_ADDRESS,
+      abi: delegateRegistryAbi,
+      functionName: 'delegateERC721',
+      args,
+    });
+    await waitForSuccess(publicClient, hash, 'the bench delegation');
+  } catch (err) {
+    throw new BenchError(
+      `critical path: delegating to a hot wallet failed (a stack without the registry stand-in? restart npm run dev): ${failureOf(err)}`,
+    );
+  }
+  return (await loggedInClient(ctx.testnet, hot)).agent(agent.api.collection, agent.api.tokenId);
+}
+
+function cases(ctx: BenchContext, agent: BenchAgent, keyed: AgentClient, delegated: AgentClient): PathCase[] {
   const api = agent.api;
   const run = randomUUID().slice(0, 8);
   let n = 0;
@@ -127,6 +157,20 @@ function cases(ctx: BenchContext, agent: BenchAgent, keyed: AgentClient): PathCa
       kind: 'write',
       twin: `POST …/context/{key}/messages (${BATCH} messages)`,
       gateway: () => timed(() => keyed.appendMessages(KEY, messages())),
+      floor: null,
+    },
+    {
+      label: 'GET …/contexts/keys (delegate)',
+      kind: 'read',
+      twin: 'GET …/contexts/keys',
+      gateway: () => timed(() => delegated.listContextKeys()),
+      floor: null,
+    },
+    {
+      label: `GET …/context/{key}/messages (limit ${READ_LIMIT}, delegate)`,
+      kind: 'read',
+      twin: `GET …/context/{key}/messages (limit ${READ_LIMIT})`,
+      gateway: () => timed(() => delegated.readMessages(KEY, { limit: READ_LIMIT })),
       floor: null,
     },
     {
@@ -200,7 +244,7 @@ export async function criticalPathSection(ctx: BenchContext, agent: BenchAgent):
   } catch (err) {
     throw new BenchError(`critical path: setting up ${KEY} answered ${failureOf(err)}`);
   }
-  const list = cases(ctx, agent, await keyedClient(ctx, agent));
+  const list = cases(ctx, agent, await keyedClient(ctx, agent), await delegateClient(ctx, agent));
   log(
     `critical path: R = ${latency.rpcMs} ms, D = ${latency.dbMs} ms; ${WARM_UP} warm-up + ${options.requests} rounds of ${list.length} paths...`,
   );
@@ -218,7 +262,7 @@ export async function criticalPathSection(ctx: BenchContext, agent: BenchAgent):
     `One client, sequential; each round runs every path once in this order, ${WARM_UP} warm-up rounds not counted. "Added" is a path's median minus the no-I/O median of the same rounds; "in units" divides it by the path's unit.`,
     '',
     ...(verdicts.length > 0 ? [`Targets: ${verdicts.join('; ')}.`, ''] : []),
-    `Agent keys (issue 19), median with the key against the same path with the owner's token (the key's lookup runs beside the owner check, never before it): ${keyedRatios(list, results).join('; ')}.`,
+    `Agent keys (issue 19) and the owner's delegate (issue 35), median against the same path with the owner's token (the key's lookup runs beside the owner check, never before it; the delegate's access choice is read beside the chain's answer once the isolate has seen it as a delegate): ${keyedRatios(list, results).join('; ')}.`,
     '',
   ].join('\n');
   return { heading: CRITICAL_PATH_HEADING, body, unexpected: results.reduce((n, r) => n + r.failures.total(), 0) };
