@@ -1,0 +1,124 @@
+/**
+ * Delegates in the dashboard, in headless Chromium against the whole `npm run dev` stack (its
+ * chains hold our stand-in of delegate.xyz v2's registry): a cold wallet's agent, delegated to a
+ * hot wallet. The owner sees and saves the access choice in the LLM settings; the hot wallet's
+ * picker lists the agent "as delegate", the header says so, the memory opens, and the pages beyond
+ * its reach say why (usage always; LLM settings until the owner lets delegates administer, then
+ * the settings without the access choice). Screenshots and axe-core at 1280 and 360 px.
+ *
+ * Run with `npm run test:browser -- test/browser/dashboard-delegates.test.ts` (not part of `npm test`).
+ */
+import type { Page } from 'playwright-core';
+import { type Address, getAddress } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fundedWallet, newWallet } from '../support/chain';
+import { delegateERC721 } from '../support/delegation';
+import type { DeploymentInfo } from '../support/stack-info';
+import { type DashboardPage, logIn, mintWithNpm, openDashboard, pickAgent, screenshots } from './dashboard-page';
+import { type BrowserStack, startBrowserStack } from './stack';
+
+let env: BrowserStack | undefined;
+
+beforeAll(async () => {
+  env = await startBrowserStack('delegates');
+});
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+const testnet = () => env!.stack.testnet;
+const appUrl = () => `${new URL(testnet().baseUrl).origin}/app`;
+
+async function openTab(page: Page, title: string, heading: string) {
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
+  await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+}
+
+const mainText = async (page: Page) => (await page.textContent('main')) ?? '';
+
+/** Clicks Save settings and waits for the gateway's answer to the save (200). */
+async function saveSettings(page: Page): Promise<void> {
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/llm/settings') && r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'Save settings' }).click(),
+  ]);
+  expect(answer.status()).toBe(200);
+}
+
+describe('an agent used by its owner’s delegate, in headless Chromium', () => {
+  it('the owner’s access choice, the delegate’s picker entry, and the pages beyond its reach', { timeout: 300_000 }, async ({
+    annotate,
+  }) => {
+    const collection = getAddress(testnet().collection);
+    const cold = await fundedWallet(testnet().rpcUrl);
+    const hot = newWallet();
+    const tokenId = await mintWithNpm(env!.devDir, cold.address);
+    await delegateERC721(testnet() as DeploymentInfo, cold, hot.address, collection as Address, BigInt(tokenId));
+
+    // The owner: the access choice is on the LLM settings page (defaults use and use); saved as "use" / "none".
+    const owner: DashboardPage = await openDashboard(env!.context, testnet().baseUrl, cold);
+    await owner.page.goto(appUrl(), { waitUntil: 'load' });
+    await logIn(owner);
+    await pickAgent(owner, collection, tokenId);
+    await openTab(owner.page, 'LLM settings', 'LLM settings');
+    const llm = env!.stack.llm;
+    if (!llm) throw new Error('the stack runs no stand-in model (DEV_LLM=0)');
+    await owner.page.getByRole('group', { name: 'Who else may use this agent' }).waitFor();
+    expect(await owner.page.getByLabel('Delegates may').inputValue()).toBe('use');
+    expect(await owner.page.getByLabel('Renters may').inputValue()).toBe('use');
+    await owner.page.getByLabel('Provider').selectOption(llm.provider);
+    await owner.page.getByLabel('Model').fill(llm.model);
+    await owner.page.getByLabel('Base URL').fill(llm.baseUrl);
+    await owner.page.getByLabel('Renters may').selectOption('none');
+    await saveSettings(owner.page);
+    await owner.page.reload({ waitUntil: 'load' });
+    await owner.page.getByRole('heading', { name: 'LLM settings', exact: true }).waitFor();
+    await expect.poll(() => owner.page.getByLabel('Renters may').inputValue()).toBe('none');
+    expect(await owner.page.getByLabel('Delegates may').inputValue()).toBe('use');
+    await screenshots(owner.page, 'delegates-owner-access', annotate);
+
+    // The delegate: its picker lists the agent as a delegate's, with the owner.
+    const delegate: DashboardPage = await openDashboard(env!.context, testnet().baseUrl, hot);
+    const { page } = delegate;
+    await page.goto(appUrl(), { waitUntil: 'load' });
+    await logIn(delegate);
+    await page.getByLabel('Collection address').fill(collection);
+    const entry = page.getByRole('button', { name: `#${tokenId} as delegate of ${cold.address.slice(0, 6)}…${cold.address.slice(-4)}` });
+    await entry.waitFor();
+    expect(await page.getByRole('group', { name: 'Agents you may use as a delegate' }).isVisible()).toBe(true);
+    expect(await mainText(page)).toContain('Your wallet holds no token of this collection.');
+    await screenshots(page, 'delegates-picker', annotate);
+    await entry.click();
+    expect(await page.getByLabel('Token id').inputValue()).toBe(tokenId);
+    await page.getByRole('button', { name: 'Open agent' }).click();
+    await page.getByRole('navigation', { name: 'Pages' }).waitFor({ timeout: 30_000 });
+    await page.getByText('· as delegate').waitFor();
+    await page.getByRole('heading', { name: 'Memory', exact: true }).waitFor();
+
+    // Usage is the owner's alone; LLM settings need the owner's leave to administer.
+    await openTab(page, 'Usage', 'Usage');
+    expect(await mainText(page)).toContain("Usage is for the agent's owner only: as its delegate this wallet cannot see it.");
+    await openTab(page, 'LLM settings', 'LLM settings');
+    await page.getByText("The agent's owner lets delegates use it (memory, chat) but not manage it").waitFor();
+    await screenshots(page, 'delegates-not-allowed', annotate);
+
+    // The owner lets delegates administer: the delegate sees the settings, never the access choice.
+    await owner.page.getByLabel('Delegates may').selectOption('admin');
+    await saveSettings(owner.page);
+    await page.reload({ waitUntil: 'load' });
+    await page.getByLabel('Model').waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByLabel('Model').inputValue()).toBe(llm.model);
+    expect(await page.getByRole('group', { name: 'Who else may use this agent' }).count()).toBe(0);
+    await saveSettings(page);
+    // The delegate's save kept the owner's choice.
+    await owner.page.reload({ waitUntil: 'load' });
+    await expect.poll(() => owner.page.getByLabel('Delegates may').inputValue()).toBe('admin');
+    expect(await owner.page.getByLabel('Renters may').inputValue()).toBe('none');
+
+    expect(owner.problems).toEqual([]);
+    expect(delegate.problems).toEqual([]);
+    await owner.page.close();
+    await page.close();
+  });
+});
