@@ -4,12 +4,23 @@
  * lists what holds; the rentable demo collection (ERC-4907) lends a token until a time; the
  * fault-test parts (a lying collection, a broken registry on a fork) do what they say.
  */
-import { type Address, createPublicClient, type Hex, http, stringToHex, zeroAddress, zeroHash } from 'viem';
+import {
+  type AbiFunction,
+  type Address,
+  createPublicClient,
+  type AbiParameter,
+  type Hex,
+  http,
+  toFunctionSignature,
+  stringToHex,
+  zeroAddress,
+  zeroHash,
+} from 'viem';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { listCollections } from '../../scripts/lib/collections';
 import { clientsFor, compileContracts, waitForSuccess } from '../../scripts/lib/contracts';
-import { codeAt, rentableAgentsAbi } from '../../scripts/lib/contracts-delegation';
-import { ERC4907_INTERFACE_ID, delegateRegistryAbi } from '../../src/chain/delegate-registry-abi';
+import { codeAt, installDelegateRegistry, rentableAgentsAbi, setCodeAt } from '../../scripts/lib/contracts-delegation';
+import { ERC4907_INTERFACE_ID, delegateRegistryAbi, erc4907Abi } from '../../src/chain/delegate-registry-abi';
 import { freshTokenId, fundedWallet, newWallet, transferFreshAgent } from '../support/chain';
 import {
   AGENT_GATEWAY_RIGHT,
@@ -83,6 +94,38 @@ describe('the local chains', () => {
       expect(await supports('0x780e9d63')).toBe(true); // ERC-721 Enumerable, as the demo collection
       expect(registered).toContainEqual({ chainId: chain.chainId, address: rentable, kind: 'internal' });
       expect(rentable).not.toBe(chain.collection);
+    }
+  });
+});
+
+/** An ABI parameter's type, tuples spelled out: `(uint8,address,...)[]`. */
+function typeOf(p: AbiParameter): string {
+  if (!p.type.startsWith('tuple')) return p.type;
+  const components = 'components' in p ? p.components : [];
+  return `(${components.map(typeOf).join(',')})${p.type.slice('tuple'.length)}`;
+}
+
+/** `mutability name(types) returns (types)` of each function of an ABI (pure read as view: the same to a caller). */
+function functionShapes(abi: readonly { type: string }[]): string[] {
+  return abi
+    .filter((item): item is AbiFunction => item.type === 'function')
+    .map(
+      (f) =>
+        `${f.stateMutability === 'pure' ? 'view' : f.stateMutability} ${toFunctionSignature(f)} returns (${f.outputs.map(typeOf).join(',')})`,
+    )
+    .sort();
+}
+
+describe('the interfaces', () => {
+  it('the stand-in offers every call of the registry ABI the gateway uses, as declared; the rentable collection ERC-4907', async () => {
+    const compiled = await compileContracts();
+    const standIn = functionShapes(compiled.DelegateRegistryStandIn.abi);
+    for (const shape of functionShapes(delegateRegistryAbi)) expect(standIn).toContain(shape);
+    const rentable = functionShapes(compiled.RentableAgents.abi);
+    for (const shape of functionShapes(rentableAgentsAbi)) expect(rentable).toContain(shape);
+    const lying = functionShapes(compiled.LyingRentableAgents.abi);
+    for (const shape of functionShapes(erc4907Abi).filter((f) => !f.includes('setUser'))) {
+      expect(lying).toContain(shape);
     }
   });
 });
@@ -275,6 +318,11 @@ describe('fault-test parts', () => {
     expect(await codeAt(fork.rpcUrl, DELEGATE_REGISTRY_ADDRESS)).toBe('0x');
     await expect(checkDelegateForERC721(fork, hot, cold.address, collection, tokenId)).rejects.toThrow();
     await restoreAbsent();
+    expect(await checkDelegateForERC721(fork, hot, cold.address, collection, tokenId)).toBe(true);
+
+    // What a restart of npm run dev on a kept chain does: the code placed again, delegations kept.
+    await setCodeAt(fork.rpcUrl, DELEGATE_REGISTRY_ADDRESS, '0x');
+    expect(await installDelegateRegistry(fork.rpcUrl)).toBe(DELEGATE_REGISTRY_ADDRESS);
     expect(await checkDelegateForERC721(fork, hot, cold.address, collection, tokenId)).toBe(true);
   }, 60_000);
 });
