@@ -3,9 +3,9 @@ import { type AgentAccess, type AgentRole, readAgentAccess } from '../chain/agen
 import { AppError } from '../errors';
 import type { AgentIdentity } from '../identity/identity';
 import type { VerifiedKey } from '../keys/verify';
-import { readAccessChoice } from '../settings/access.service';
+import { type AgentAccessChoice, readAccessChoice } from '../settings/access.service';
 import type { Database } from '../storage/db';
-import { type AgentAccessChoice, grantedLevel, levelCovers, notOwner } from './roles';
+import { grantedLevel, levelCovers, notOwner } from './roles';
 
 /** Wallets recently let in as a delegate or a renter, per agent (a hint only, never a verdict; bounded per isolate). */
 const recentGuests = new Set<string>();

@@ -1,19 +1,12 @@
 import { compileRouteTable, type RouteTable } from '../http/routes-table';
 import type { AgentRole } from '../chain/agent-access';
 import { AppError } from '../errors';
+import type { AgentAccessChoice } from '../settings/access.service';
 
 export type { AgentRole };
 
 /** What the owner lets a role do: nothing, use the agent, or also administer it (delegates only). */
 export type AccessLevel = 'none' | 'use' | 'admin';
-
-/** The owner's choice (LLM settings' `access`): defaults `use` and `use`. */
-export interface AgentAccessChoice {
-  delegates: 'none' | 'use' | 'admin';
-  renters: 'none' | 'use';
-}
-
-export const DEFAULT_ACCESS: AgentAccessChoice = { delegates: 'use', renters: 'use' };
 
 /**
  * The one table of what a delegate or a renter may call, by operationId, and the level it needs.

@@ -21,7 +21,8 @@ export const agentRoute = {
     ),
     403: errorResponse(
       '`not_owner`: You are not the owner of this agent (ownership is read on-chain on every request; for an ' +
-        'agent key, the wallet that made it); with an agent key: `key_not_allowed` (a route keys never use), ' +
+        "agent key, the wallet that made it), nor its delegate or renter with the owner's leave for this route; " +
+        'with an agent key: `key_not_allowed` (a route keys never use), ' +
         '`key_scope_missing`, `key_wrong_agent` (a key of another agent or of the other deployment)',
     ),
     404: errorResponse('`agent_not_found`: the collection is not registered on this deployment, or the token does not exist'),

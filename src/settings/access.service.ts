@@ -1,9 +1,15 @@
-import type { AgentAccessChoice } from '../access/roles';
-import { DEFAULT_ACCESS } from '../access/roles';
 import type { AgentIdentity } from '../identity/identity';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError, type Database } from '../storage/db';
 import { llmSettings } from '../storage/schema';
+
+/** The owner's choice (LLM settings' `access`) of what delegates and renters may do (src/access/roles.ts). */
+export interface AgentAccessChoice {
+  delegates: 'none' | 'use' | 'admin';
+  renters: 'none' | 'use';
+}
+
+export const DEFAULT_ACCESS: AgentAccessChoice = { delegates: 'use', renters: 'use' };
 
 /**
  * The owner's choice of what delegates and renters may do (LLM settings' `access`; the defaults

@@ -10,8 +10,7 @@ import { agentRef, ofAgent } from '../storage/agent-rows';
 import { deleteSecret, secretOwnerWallet, storeSecret } from '../vault/store';
 import type { OutboundOptions } from '../net/outbound-policy';
 import { checkBaseUrl } from './llm-base-url';
-import type { AgentAccessChoice } from '../access/roles';
-import { accessChoice } from './access.service';
+import { type AgentAccessChoice, accessChoice } from './access.service';
 
 export interface LlmSettingsInput {
   provider: string;
