@@ -34,6 +34,7 @@ import { createRouter } from './http/router';
 import { compileRouteTable, gatedRoutes, onKnownRoutes, type RouteTable } from './http/routes-table';
 import { profile } from './profile';
 import { agentCard } from './a2a/card.index';
+import { a2aChallenge, a2aParseError, agentA2a } from './a2a';
 
 const API_DESCRIPTION =
   'REST gateway for AI agents that are NFTs. Log in with a wallet signature (POST /auth/jwt/init, sign ' +
@@ -81,6 +82,8 @@ export function createApp() {
     }),
   );
   app.use('*', clientRateLimit());
+  // The A2A route answers a body that is not JSON with JSON-RPC's parse error, before the body check.
+  app.use('/agent/:agentCollectionAddress/:agentTokenId/a2a', onKnownRoutes(routes, a2aParseError()));
   app.use('*', jsonBody(routes, { formPaths: FORM_BODY_PATHS }));
   app.use('*', withDatabase());
 
@@ -94,6 +97,8 @@ export function createApp() {
     onKnownRoutes(routes, mcpRebindingGuard()),
     onKnownRoutes(routes, mcpChallenge()),
   );
+  // The agent's A2A route: its 401s say `WWW-Authenticate: Bearer` with its OAuth metadata.
+  app.use('/agent/:agentCollectionAddress/:agentTokenId/a2a', onKnownRoutes(routes, a2aChallenge()));
   app.use(
     '/agent/:agentCollectionAddress/:agentTokenId/*',
     onKnownRoutes(gated, bearer({ keyScope: (c) => keyAccess().scopeFor(c.req.method, c.req.path), oauth: oauthTokenCheck })),
@@ -133,6 +138,7 @@ export function createApp() {
   app.route('/', usage);
   app.route('/', profile);
   app.route('/', agentCard);
+  app.route('/', agentA2a);
   app.route('/', oauth);
   app.route('/', dashboardAssets);
   // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).

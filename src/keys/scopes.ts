@@ -31,6 +31,7 @@ export const KEY_ROUTE_SCOPES: Readonly<Record<string, KeyRequirement>> = {
   replyToContext: 'reply',
   createChatCompletion: 'reply',
   agentMcp: 'mcp',
+  agentA2a: 'reply',
 };
 
 interface RouteDefinitionLike {

@@ -30,7 +30,10 @@
  *     `key:{id}`), upserted by each reply (src/usage/). The primary key starts with the day, so a
  *     range of days and the day's sum a reply's limit check reads are one index range. A new
  *     empty table: the upgrade of an existing agent is instant.
+ * v6: A2A tasks (./a2a-tasks-template.ts).
  */
+import { A2A_TASKS_STEP } from './a2a-tasks-template';
+
 export interface TemplateStep {
   version: number;
   statements: (schema: string) => string[];
@@ -108,6 +111,7 @@ export const AGENT_TEMPLATE: readonly TemplateStep[] = [
       )`,
     ],
   },
+  A2A_TASKS_STEP,
 ];
 
 export const TEMPLATE_VERSION = AGENT_TEMPLATE[AGENT_TEMPLATE.length - 1]!.version;

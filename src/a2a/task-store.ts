@@ -1,0 +1,109 @@
+/**
+ * A2A tasks in the agent's own schema (table `a2a_tasks`), behind the SDK's `TaskStore`. One store
+ * per request, bound to one agent and one caller: a task is read by the caller that made it only
+ * (another caller's or agent's task is simply not found). The SDK saves the task on every event;
+ * this store writes a row only when the task's state changes (the stream's text chunks stay in the
+ * request's memory until the task ends), so a streamed reply costs two writes, not one per chunk.
+ * A task in a final state is never overwritten: a cancel from another request wins over a reply
+ * that ends after it, and the reverse.
+ */
+import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import type { Agent } from '../identity/agent';
+import { type AgentStore, findAgentSchema } from '../storage/agent-storage';
+import { databaseError } from '../storage/db';
+
+/** A2A's final task states (completed, failed, canceled, rejected). */
+export const FINAL_STATES: readonly number[] = [3, 4, 5, 7];
+export const CANCELED = 5;
+/** A stored task's JSON at most (its check in the table says the same). */
+export const MAX_TASK_BYTES = 2 * 1024 * 1024;
+
+/** Who owns a task: an agent key, or a wallet (the owner's token or an OAuth token for it). */
+export type TaskCaller = { keyId: string } | { wallet: string };
+
+export function callerId(caller: TaskCaller): string {
+  return 'keyId' in caller ? `key:${caller.keyId}` : `wallet:${caller.wallet.toLowerCase()}`;
+}
+
+/** The task with each artifact's streamed text chunks joined into one text part (as it is stored once final). */
+function joinedText(task: Task): Task {
+  const artifacts = task.artifacts.map((artifact) => {
+    if (artifact.parts.length < 2 || !artifact.parts.every((p) => p.content?.$case === 'text')) return artifact;
+    const value = artifact.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    return { ...artifact, parts: [{ ...artifact.parts[0]!, content: { $case: 'text' as const, value } }] };
+  });
+  return { ...task, artifacts };
+}
+
+export interface A2aTaskStore extends TaskStore {
+  /** The task's stored state, read from the table (not this request's memory); undefined: no such task. */
+  storedState(taskId: string): Promise<number | undefined>;
+}
+
+/** Called when this store writes a task canceled (the running reply, if in this isolate, stops at once). */
+export type OnCanceled = (taskId: string) => void;
+
+export function a2aTaskStore(store: AgentStore, agent: Agent, caller: TaskCaller, onCanceled: OnCanceled): A2aTaskStore {
+  const owner = callerId(caller);
+  const tasks = new Map<string, Task>();
+  const written = new Map<string, number>();
+
+  async function read(taskId: string): Promise<{ task: Task; state: number } | undefined> {
+    const schema = await findAgentSchema(store, agent);
+    if (!schema) return undefined;
+    try {
+      const { rows } = await store.sql.query<{ task: Task; state: number }>(
+        `select task, state from ${schema.quoted}.a2a_tasks where id = $1 and caller = $2`,
+        [taskId, owner],
+      );
+      return rows[0];
+    } catch (err) {
+      throw databaseError(err);
+    }
+  }
+
+  async function write(task: Task, state: number): Promise<void> {
+    const json = JSON.stringify(FINAL_STATES.includes(state) ? joinedText(task) : task);
+    if (new TextEncoder().encode(json).byteLength > MAX_TASK_BYTES) throw new Error('The task is over its stored bound');
+    const schema = await findAgentSchema(store, agent);
+    if (!schema) throw new Error("The agent's storage is not provisioned");
+    try {
+      // Insert, or update a task of this caller that is not final yet.
+      await store.sql.query(
+        `insert into ${schema.quoted}.a2a_tasks as t (id, caller, context_id, state, task) values ($1, $2, $3, $4, $5::jsonb)
+         on conflict (id) do update set state = excluded.state, task = excluded.task, updated_at = now()
+         where t.caller = excluded.caller and t.state <> all ($6::smallint[])`,
+        [task.id, owner, task.contextId, state, json, FINAL_STATES],
+      );
+    } catch (err) {
+      throw databaseError(err);
+    }
+  }
+
+  return {
+    async load(taskId: string, _context: ServerCallContext) {
+      const held = tasks.get(taskId);
+      if (held) return structuredClone(held);
+      const row = await read(taskId);
+      if (!row) return undefined;
+      written.set(taskId, row.state);
+      return row.task;
+    },
+    async save(task: Task, _context: ServerCallContext) {
+      tasks.set(task.id, structuredClone(task));
+      const state = task.status?.state ?? 0;
+      if (written.get(task.id) === state) return;
+      await write(task, state);
+      written.set(task.id, state);
+      if (state === CANCELED) onCanceled(task.id);
+    },
+    async list(_params: ListTasksRequest, _context: ServerCallContext): Promise<ListTasksResponse> {
+      throw new UnsupportedOperationError('ListTasks is not served: keep the task ids SendMessage answered');
+    },
+    async storedState(taskId: string) {
+      return (await read(taskId))?.state;
+    },
+  };
+}
