@@ -320,6 +320,9 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await onAgent(agent, 'GET', '/profile')).status).toBe(200);
     expect((await onAgent(agent, 'GET', '/registration.json', { token: '' })).status).toBe(200);
     expect((await send('GET', agentPath(newWallet().address, 1n, '/registration.json'))).status).toBe(404);
+    // The A2A Agent Card made from the same profile (no token).
+    expect((await onAgent(agent, 'GET', '/.well-known/agent-card.json', { token: '' })).status).toBe(200);
+    expect((await send('GET', agentPath(newWallet().address, 1n, '/.well-known/agent-card.json'))).status).toBe(404);
 
     // The audit trail of the changes above, newest first; a cursor it did not issue is 400.
     expect((await onAgent(agent, 'GET', '/audit?limit=2')).status).toBe(200);
@@ -345,6 +348,7 @@ describe('the gateway answers as its OpenAPI document says', () => {
     const resource = `${new URL(worker.url).origin}/agent/${oauthCollection}/${oauthAgent.tokenId}/mcp`;
     const prm = `/.well-known/oauth-protected-resource/agent/${oauthCollection}/${oauthAgent.tokenId}/mcp`;
     expect((await send('GET', prm)).status).toBe(200);
+    expect((await send('GET', prm.replace(/mcp$/, 'a2a'))).status).toBe(200);
     expect((await send('GET', `/.well-known/oauth-protected-resource/agent/${newWallet().address}/1/mcp`)).status).toBe(404);
     expect((await send('GET', '/.well-known/oauth-authorization-server')).status).toBe(200);
     const redirectUri = 'http://127.0.0.1:9/callback';
