@@ -94,8 +94,12 @@ export async function auditChange(
   action: AuditAction,
   target: AuditTarget,
 ): Promise<void> {
-  const actor = agent.actor ? { wallet: agent.actor.wallet, via: agent.actor.via } : { wallet: agent.owner };
-  await tx.insert(auditLog).values(auditRow(agent, { actor, action, target }));
+  await tx.insert(auditLog).values(auditRow(agent, { actor: agentActor(agent), action, target }));
+}
+
+/** Who acts with a wallet on `agent`: its owner, or the delegate or renter the gate let in (`agent.actor`). */
+export function agentActor(agent: { owner: string; actor?: { wallet: string; via: 'delegate' | 'renter' } | undefined }): AuditActor {
+  return agent.actor ? { wallet: agent.actor.wallet, via: agent.actor.via } : { wallet: agent.owner };
 }
 
 /** The SHA-256 (hex) of a tool call's arguments as JSON: what the trail keeps of them. */

@@ -1,7 +1,7 @@
 import { and, count, eq, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Agent } from '../identity/agent';
-import { auditChange, auditToolCalls } from '../audit/entry';
+import { agentActor, auditChange, auditToolCalls } from '../audit/entry';
 import { AppError } from '../errors';
 import { databaseError, type Database } from '../storage/db';
 import { mcpConnections, vaultEntries } from '../storage/schema';
@@ -232,7 +232,7 @@ export async function callTool(
     throw err;
   } finally {
     const call = { tool: input.name, connectionId: row.id, arguments: input.arguments, outcome, durationMs: Date.now() - started };
-    await auditToolCalls(deps.db, agent, { wallet: agent.owner }, [call]);
+    await auditToolCalls(deps.db, agent, agentActor(agent), [call]);
   }
 }
 

@@ -11,6 +11,7 @@ import { stringToHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { createKey, withKey } from '../support/agent-keys';
+import { mcpRpc, mcpUrl } from '../support/agent-mcp';
 import { newWallet, type TestAccount, transferFreshAgent } from '../support/chain';
 import { AGENT_GATEWAY_RIGHT, delegateAll, delegateContract, delegateERC721, revokeAll, revokeERC721 } from '../support/delegation';
 import { call, expectError, type JsonResponse } from '../support/http';
@@ -209,5 +210,25 @@ describe("the owner's access choice", () => {
     expect(called.status, called.text).toBe(200);
     expect(tools.state.authorizations.at(-1)).toBe(`Bearer ${secret}`);
     expect(called.text).not.toContain(secret);
+    // The agent's MCP server (a `use` route): the owner's tool, on the owner's credential.
+    const mcp = mcpUrl(chain.baseUrl, agent);
+    const listedTools = await mcpRpc(mcp, token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    expect(listedTools.status, listedTools.text).toBe(200);
+    const mcpCall = await mcpRpc(mcp, token, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'mcp' } },
+    });
+    expect(mcpCall.status, mcpCall.text).toBe(200);
+    expect(JSON.stringify(mcpCall.body)).toContain('echo: mcp');
+    expect(tools.state.authorizations.at(-1)).toBe(`Bearer ${secret}`);
+    // The audit trail names the delegate for both calls, the owner for the registration.
+    const audit = await agent.call('/audit');
+    const byAction = (action: string) =>
+      audit.body.entries.filter((e: { action: string }) => e.action === action).map((e: { actor: unknown }) => e.actor);
+    const delegateActor = { wallet: other.address.toLowerCase(), via: 'delegate' };
+    expect(byAction('tool.call')).toEqual(expect.arrayContaining([delegateActor]));
+    expect(byAction('mcp_connection.add')).toEqual([{ wallet: agent.owner.address.toLowerCase() }]);
   });
 });
