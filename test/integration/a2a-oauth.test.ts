@@ -4,7 +4,7 @@
  * grant and its tokens are bound to it), and a token is good only on the route of the resource it
  * was issued for: an A2A token is refused on the MCP URL and on REST routes, an MCP token on the
  * A2A URL, and another agent's token anywhere. The acceptance on `POST …/a2a` itself is in
- * a2a-oauth-route.test.ts once that route exists, and in test/unit/a2a-oauth-bearer.test.ts.
+ * a2a-oauth-route.test.ts, and bearer()'s rule alone in test/unit/a2a-oauth-bearer.test.ts.
  */
 import { getAddress } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
