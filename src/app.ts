@@ -76,7 +76,18 @@ export function createApp() {
     '*',
     cors({
       origin: '*',
-      allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name'],
+      // A2A clients send their protocol version and extensions on the card's fetch and every call.
+      allowHeaders: [
+        'Authorization',
+        'Content-Type',
+        'Idempotency-Key',
+        'X-Request-Id',
+        'Mcp-Protocol-Version',
+        'Mcp-Method',
+        'Mcp-Name',
+        'A2A-Version',
+        'A2A-Extensions',
+      ],
       exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate'],
       maxAge: 600,
     }),

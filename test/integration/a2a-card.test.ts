@@ -67,6 +67,20 @@ describe('the Agent Card', () => {
     }
   });
 
+  it("may be fetched from a browser page with A2A's headers (the CORS preflight allows them)", async () => {
+    const agent = await freshAgent(testnet);
+    const res = await fetch(`${testnet.baseUrl}${agentPath(agent.collection, agent.tokenId, CARD)}`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://other-agent.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'a2a-version',
+      },
+    });
+    expect(res.status).toBeLessThan(300);
+    expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('a2a-version');
+  });
+
   it("is resolved by @a2a-js/sdk's own card resolver", async () => {
     const agent = await freshAgent(testnet);
     await agent.call('/profile', { method: 'PUT', json: profile });
