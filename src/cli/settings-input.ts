@@ -6,8 +6,8 @@
  * names, registered as a secret, and never printed.
  */
 import { readFileSync } from 'node:fs';
-import type { LlmSettings, LlmSettingsInput } from '../client/types';
-import { LlmSettingsInputSchema } from '../settings/schemas';
+import type { AgentAccess, LlmSettings, LlmSettingsInput } from '../client/types';
+import { AgentAccessSchema, LlmSettingsInputSchema } from '../settings/schemas';
 import { type OptionValues, stringValue } from './command';
 import { devStackFile } from './gateway-url';
 import { registerSecret, UsageError } from './output';
@@ -22,6 +22,7 @@ const FLAG_OF: Record<string, string> = {
   apiKey: '--key-env',
   limits: '--tokens-per-day',
   summaries: '--summaries',
+  access: '--delegates/--renters',
 };
 
 const { temperature } = LlmSettingsInputSchema.shape;
@@ -38,6 +39,8 @@ export const SETTINGS_SET_OPTIONS = {
   'no-key': { type: 'boolean' },
   'tokens-per-day': { type: 'string' },
   summaries: { type: 'string' },
+  delegates: { type: 'string' },
+  renters: { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -94,7 +97,25 @@ function limitsOf(values: OptionValues): LlmSettingsInput['limits'] {
   return perDay === undefined ? undefined : { tokensPerDay: perDay };
 }
 
-type Given = Partial<LlmSettingsInput>;
+/** `--delegates` and `--renters`: what the owner lets each do; one given, the other is kept. */
+function accessOf(values: OptionValues): Partial<AgentAccess> | undefined {
+  const access: Partial<AgentAccess> = {};
+  const delegates = stringValue(values, 'delegates');
+  const renters = stringValue(values, 'renters');
+  if (delegates !== undefined) {
+    const checked = AgentAccessSchema.shape.delegates.safeParse(delegates);
+    if (!checked.success) throw new UsageError('--delegates takes none, use or admin');
+    access.delegates = checked.data;
+  }
+  if (renters !== undefined) {
+    const checked = AgentAccessSchema.shape.renters.safeParse(renters);
+    if (!checked.success) throw new UsageError('--renters takes none or use');
+    access.renters = checked.data;
+  }
+  return delegates === undefined && renters === undefined ? undefined : access;
+}
+
+type Given = Omit<Partial<LlmSettingsInput>, 'access'> & { access?: Partial<AgentAccess> };
 const REQUIRED_AND_URL = ['provider', 'model', 'temperature', 'maxTokens', 'baseUrl'] as const;
 
 /** A schema issue as a usage error that names the flag. */
@@ -122,6 +143,7 @@ export function givenSettings(values: OptionValues, env: NodeJS.ProcessEnv): Giv
     limits: limitsOf(values),
     summaries: summariesOf(values),
   };
+  const access = accessOf(values);
   const shape: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: { message: string }[] } } }> =
     LlmSettingsInputSchema.shape;
   for (const [field, value] of Object.entries(fields)) {
@@ -132,18 +154,20 @@ export function givenSettings(values: OptionValues, env: NodeJS.ProcessEnv): Giv
     const checked = shape[field]!.safeParse(value);
     if (!checked.success) throw issueError(field, checked.error?.issues[0]?.message ?? 'not valid');
   }
-  return fields as Given;
+  return { ...(fields as Given), ...(access ? { access } : {}) };
 }
 
 /** Whether the flags give every field the route requires, and the base URL (then the current settings need not be read). */
 export function namesEveryField(given: Given): boolean {
-  return REQUIRED_AND_URL.every((field) => given[field] !== undefined);
+  const wholeAccess = given.access === undefined || (given.access.delegates !== undefined && given.access.renters !== undefined);
+  return wholeAccess && REQUIRED_AND_URL.every((field) => given[field] !== undefined);
 }
 
 /**
  * The body to POST: the given fields over `current` (the agent's settings; null when never set).
- * The base URL is kept only while the provider stays the same; key, limits and summaries not
- * given are left out, so the gateway keeps them.
+ * The base URL is kept only while the provider stays the same; key, limits, summaries and access
+ * not given are left out, so the gateway keeps them (access is the owner's alone to send: one of
+ * its two levels given, the other is the current one).
  */
 export function settingsInput(given: Given, current: LlmSettings | null): LlmSettingsInput {
   const provider = given.provider ?? current?.provider;
@@ -157,6 +181,7 @@ export function settingsInput(given: Given, current: LlmSettings | null): LlmSet
     ...(given.apiKey === undefined ? {} : { apiKey: given.apiKey }),
     ...(given.limits === undefined ? {} : { limits: given.limits }),
     ...(given.summaries === undefined ? {} : { summaries: given.summaries }),
+    ...(given.access === undefined ? {} : { access: { delegates: 'use', renters: 'use', ...current?.access, ...given.access } }),
   };
   const checked = LlmSettingsInputSchema.safeParse(input);
   if (!checked.success) {

@@ -36,13 +36,14 @@ function printSettings(io: Io, s: LlmSettings): void {
   io.out(`API key:         ${KEY_STATE[s.credential]}`);
   io.out(`tokens per day:  ${s.limits.tokensPerDay ?? 'no limit'}`);
   io.out(`summaries:       ${s.summaries ? 'on' : 'off'}`);
+  if (s.access) io.out(`access:          delegates ${s.access.delegates}, renters ${s.access.renters}`);
   io.out(`updated:         ${s.updatedAt}`);
 }
 
 export const settingsSetCommand: Command = {
   path: ['settings', 'set'],
   usage:
-    'agent-gateway settings set [--standin] [--provider NAME] [--model NAME] [--temperature T] [--max-tokens N] [--llm-base-url URL|none] [--key-env NAME | --no-key] [--tokens-per-day N|none] [--summaries on|off] [--json]',
+    'agent-gateway settings set [--standin] [--provider NAME] [--model NAME] [--temperature T] [--max-tokens N] [--llm-base-url URL|none] [--key-env NAME | --no-key] [--tokens-per-day N|none] [--summaries on|off] [--delegates none|use|admin] [--renters none|use] [--json]',
   help: `Sets the model the agent answers with. Options not given keep the agent's current value (the
 first time, --provider, --model, --temperature and --max-tokens are required); the gateway's own
 rules check them before anything is sent. The API key is never given on the command line: name
@@ -65,6 +66,11 @@ Options:
   --no-key             remove the stored key (a provider that needs none)
   --tokens-per-day N   the agent's daily limit of input + output tokens (UTC days); none: no limit
   --summaries on|off   summarise what replies leave out of long contexts (default on)
+  --delegates LEVEL    what the owner's delegates (delegate.xyz) may do: none, use (replies, chat,
+                       memory, MCP, A2A; the default) or admin (also settings, templates, tool
+                       servers, keys, the profile); the owner's login only
+  --renters LEVEL      what the token's ERC-4907 renter may do: none or use (the default); the
+                       owner's login only
   --json               the saved settings as JSON (never the key)
 
 ${NEEDS}`,
@@ -94,7 +100,8 @@ export const settingsShowCommand: Command = {
   path: ['settings', 'show'],
   usage: 'agent-gateway settings show [--json]',
   help: `Shows the agent's LLM settings: provider, model, base URL, temperature, max tokens, whether
-an API key is stored (never the key), the daily token limit, summaries, and when they changed.
+an API key is stored (never the key), the daily token limit, summaries, what delegates and renters
+may do, and when they changed.
 
 Options:
   --json   the settings as the API answers them (apiKeySet and credential, never the key)

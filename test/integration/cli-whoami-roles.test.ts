@@ -2,7 +2,8 @@
  * `agent-gateway whoami --collection …`: how the logged-in wallet reaches its agents, as the
  * gateway answers it (GET /agent's role), against the harness' testnet worker and anvil: an agent
  * it owns, one a cold wallet delegated to it (delegate.xyz stand-in), one it rents (ERC-4907), and
- * one it may not reach at all; and `agents list` naming the delegated one.
+ * one it may not reach at all; `agents list` naming the delegated one; the owner's `settings set
+ * --delegates/--renters` (a delegate's attempt refused).
  */
 import path from 'node:path';
 import type { Address } from 'viem';
@@ -81,6 +82,46 @@ describe('agent-gateway whoami with a collection', () => {
     expect(JSON.parse(refused.stdout).agents).toEqual([
       { collection, tokenId: String(stranger), role: null, error: { status: 403, code: 'not_owner', message: expect.any(String) } },
     ]);
+  });
+
+  it('the owner’s settings set --delegates none refuses the delegate; the delegate cannot change it (403 not_owner)', async () => {
+    const held = await mintFreshAgent(testnet, cold.address);
+    await delegateERC721(testnet, cold, hot.address, collection, held);
+    const agent = ['--collection', collection, '--token-id', String(held)];
+    const coldEnv = {
+      ...env,
+      AGENT_GATEWAY_TOKEN_FILE: `${env.AGENT_GATEWAY_TOKEN_FILE}.cold`,
+      AGENT_GATEWAY_PRIVATE_KEY: cold.privateKey,
+    };
+    const FIRST = [
+      'settings',
+      'set',
+      ...agent,
+      '--provider',
+      'openai',
+      '--model',
+      'gpt-4.1-mini',
+      '--temperature',
+      '0',
+      '--max-tokens',
+      '64',
+    ];
+    const saved = await runCli([...FIRST, '--delegates', 'none'], coldEnv);
+    expect(saved.code, saved.output).toBe(0);
+    expect(saved.stdout).toMatch(/^access: +delegates none, renters use$/m);
+
+    const refused = await runCli(['whoami', ...agent], env);
+    expect(refused.code, refused.output).toBe(0);
+    expect(refused.stdout).toContain(`agent       ${collection}/${held}  no access (not_owner: `);
+    const change = await runCli(['settings', 'set', ...agent, '--delegates', 'admin'], env);
+    expect(change.code, change.output).toBe(1);
+    expect(change.stderr).toContain('not_owner');
+
+    // --renters alone keeps the delegates' level; the delegate is back with use.
+    const renters = await runCli(['settings', 'set', ...agent, '--renters', 'none'], coldEnv);
+    expect(renters.stdout).toMatch(/^access: +delegates none, renters none$/m);
+    await runCli(['settings', 'set', ...agent, '--delegates', 'use'], coldEnv);
+    expect((await runCli(['whoami', ...agent], env)).stdout).toContain(`agent       ${collection}/${held}  delegate of ${cold.address}`);
   });
 
   it('a bad collection address is a usage error, before any request', async () => {
