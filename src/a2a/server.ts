@@ -8,7 +8,13 @@
  */
 import type { AgentCard, SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '@a2a-js/sdk';
 import { ContentTypeNotSupportedError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler, JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import {
+  DefaultExecutionEventBusManager,
+  DefaultRequestHandler,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  type User,
+} from '@a2a-js/sdk/server';
 import { KEY_PROBLEM_TEXT, keyProblem, MESSAGE_PROBLEM_TEXT, messageProblems } from '../contexts/rules';
 import { AppError } from '../errors';
 import type { Agent } from '../identity/agent';
@@ -137,6 +143,11 @@ class GatewayRequestHandler extends DefaultRequestHandler {
   }
 }
 
+function requestUser(): User {
+  const name = `request:${crypto.randomUUID()}`;
+  return { isAuthenticated: true, userName: name };
+}
+
 function isStream(value: unknown): value is AsyncGenerator<JsonRpcAnswer> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
@@ -147,7 +158,11 @@ export async function serveA2a(body: Record<string, unknown>, call: A2aCall): Pr
   const handler = new GatewayRequestHandler(call, tasks, { pending: () => undefined });
   const transport = new JsonRpcTransportHandler(handler);
   const id = (body.id ?? null) as string | number | null;
-  const answer = await transport.handle(body, new ServerCallContext());
+  // A user of its own per request: the SDK serializes a task's writes by user in a module-wide lock,
+  // and one request must never wait on another's promises (workerd); the table's conditional
+  // writes keep concurrent requests on one task right.
+  const context = new ServerCallContext({ user: requestUser() });
+  const answer = await transport.handle(body, context);
   if (!isStream(answer)) return handler.refused ? { refused: handler.refused } : { json: answer };
   // The first event decides: a refused reply is the gateway's HTTP error, not a stream.
   let first: IteratorResult<JsonRpcAnswer>;

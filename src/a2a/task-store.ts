@@ -64,19 +64,22 @@ export function a2aTaskStore(store: AgentStore, agent: Agent, caller: TaskCaller
     }
   }
 
-  async function write(task: Task, state: number): Promise<void> {
+  /** Writes the task; false when the row is final already (or another caller's): nothing written. */
+  async function write(task: Task, state: number): Promise<boolean> {
     const json = JSON.stringify(FINAL_STATES.includes(state) ? joinedText(task) : task);
     if (new TextEncoder().encode(json).byteLength > MAX_TASK_BYTES) throw new Error('The task is over its stored bound');
     const schema = await findAgentSchema(store, agent);
     if (!schema) throw new Error("The agent's storage is not provisioned");
     try {
       // Insert, or update a task of this caller that is not final yet.
-      await store.sql.query(
+      const { rows } = await store.sql.query<{ id: string }>(
         `insert into ${schema.quoted}.a2a_tasks as t (id, caller, context_id, state, task) values ($1, $2, $3, $4, $5::jsonb)
          on conflict (id) do update set state = excluded.state, task = excluded.task, updated_at = now()
-         where t.caller = excluded.caller and t.state <> all ($6::smallint[])`,
+         where t.caller = excluded.caller and t.state <> all ($6::smallint[])
+         returning id`,
         [task.id, owner, task.contextId, state, json, FINAL_STATES],
       );
+      return rows.length > 0;
     } catch (err) {
       throw databaseError(err);
     }
@@ -92,10 +95,21 @@ export function a2aTaskStore(store: AgentStore, agent: Agent, caller: TaskCaller
       return row.task;
     },
     async save(task: Task, _context: ServerCallContext) {
-      tasks.set(task.id, structuredClone(task));
       const state = task.status?.state ?? 0;
-      if (written.get(task.id) === state) return;
-      await write(task, state);
+      if (written.get(task.id) === state) {
+        tasks.set(task.id, structuredClone(task));
+        return;
+      }
+      if (!(await write(task, state))) {
+        // Final already (a cancel or the reply's end came first): what is stored stands, and is what this request reads.
+        const row = await read(task.id);
+        if (row) {
+          tasks.set(task.id, row.task);
+          written.set(task.id, row.state);
+        }
+        return;
+      }
+      tasks.set(task.id, structuredClone(task));
       written.set(task.id, state);
       if (state === CANCELED) onCanceled(task.id);
     },
