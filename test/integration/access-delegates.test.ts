@@ -5,7 +5,7 @@
  * a delegation from an earlier owner does not. What a delegate may do is the owner's `access`
  * choice (none, use, admin) by route; secrets are never shown; `access` stays the owner's; a reply
  * runs on the owner's model key, and usage and audit name the delegate; a key a delegate made
- * serves only while its maker is a delegate.
+ * serves only while its maker is a delegate. A renter's reply runs on the owner's key as well.
  */
 import { stringToHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -13,11 +13,21 @@ import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm'
 import { createKey, withKey } from '../support/agent-keys';
 import { mcpRpc, mcpUrl } from '../support/agent-mcp';
 import { newWallet, type TestAccount, transferFreshAgent } from '../support/chain';
-import { AGENT_GATEWAY_RIGHT, delegateAll, delegateContract, delegateERC721, revokeAll, revokeERC721 } from '../support/delegation';
+import {
+  AGENT_GATEWAY_RIGHT,
+  chainTime,
+  delegateAll,
+  delegateContract,
+  delegateERC721,
+  rent,
+  revokeAll,
+  revokeERC721,
+} from '../support/delegation';
 import { call, expectError, type JsonResponse } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg } from '../support/pg';
-import { replyAgent, replyWorker, startSwitchableTools } from '../support/replies';
+import { LLM_BASE_URL, replyAgent, replyWorker, startSwitchableTools } from '../support/replies';
+import { freshAgent } from '../support/agent';
 import { toolServerUrl } from '../support/tool-routing';
 import type { DeploymentInfo } from '../support/stack-info';
 
@@ -49,8 +59,12 @@ async function setup(): Promise<{ agent: Agent; other: TestAccount; token: strin
   return { agent, other, token };
 }
 
-const as = <T = any>(token: string, agent: Agent, rest: string, init: Parameters<typeof call>[2] = {}): Promise<JsonResponse<T>> =>
-  call(chain.baseUrl, agentPath(agent.collection, agent.tokenId, rest), { token, ...init });
+const as = <T = any>(
+  token: string,
+  agent: { collection: string; tokenId: bigint },
+  rest: string,
+  init: Parameters<typeof call>[2] = {},
+): Promise<JsonResponse<T>> => call(chain.baseUrl, agentPath(agent.collection, agent.tokenId, rest), { token, ...init });
 
 const setAccess = async (agent: Agent, access: { delegates: string; renters: string }) => {
   const current = await agent.call('/llm/settings');
@@ -230,5 +244,26 @@ describe("the owner's access choice", () => {
     const delegateActor = { wallet: other.address.toLowerCase(), via: 'delegate' };
     expect(byAction('tool.call')).toEqual(expect.arrayContaining([delegateActor]));
     expect(byAction('mcp_connection.add')).toEqual([{ wallet: agent.owner.address.toLowerCase() }]);
+  });
+
+  it("a renter's reply runs on the owner's model key; usage names the renter", async () => {
+    const other = newWallet();
+    const [agent, token] = await Promise.all([freshAgent(chain, { collection: chain.rentableCollection }), login(chain, other)]);
+    const llm = {
+      provider: 'openai-compatible',
+      model: 'stand-in',
+      temperature: 0,
+      maxTokens: 256,
+      baseUrl: LLM_BASE_URL,
+      apiKey: API_KEY,
+    };
+    expect((await agent.call('/llm/settings', { method: 'POST', json: llm })).status).toBe(200);
+    expect((await agent.call('/context', { method: 'POST', json: { key: 'chat' } })).status).toBe(200);
+    expectError(await as(token, agent, '/context/chat/reply', { method: 'POST', json: { message: 'hi' } }), 403, 'not_owner');
+    await rent(chain, agent.owner, agent.collection as `0x${string}`, agent.tokenId, other.address, (await chainTime(chain)) + 86_400n);
+    const reply = await as(token, agent, '/context/chat/reply', { method: 'POST', json: { message: 'hello from a renter' } });
+    expect(reply.status, reply.text).toBe(200);
+    const usage = await agent.call('/usage?groupBy=credential');
+    expect(usage.body.groups.map((g: { credential: string }) => g.credential)).toContain(`renter:${other.address}`);
   });
 });
