@@ -4,7 +4,8 @@
  * hot wallet. The owner sees and saves the access choice in the LLM settings; the hot wallet's
  * picker lists the agent "as delegate", the header says so, the memory opens, and the pages beyond
  * its reach say why (usage always; LLM settings until the owner lets delegates administer, then
- * the settings without the access choice). Screenshots and axe-core at 1280 and 360 px.
+ * the settings without the access choice). A renter (ERC-4907) of another agent: the header says
+ * so, and the settings and audit pages say why not. Screenshots and axe-core at 1280 and 360 px.
  *
  * Run with `npm run test:browser -- test/browser/dashboard-delegates.test.ts` (not part of `npm test`).
  */
@@ -12,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { type Address, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedWallet, newWallet } from '../support/chain';
-import { delegateERC721 } from '../support/delegation';
+import { chainTime, delegateERC721, mintRentable, rent } from '../support/delegation';
 import type { DeploymentInfo } from '../support/stack-info';
 import { type DashboardPage, logIn, mintWithNpm, openDashboard, pickAgent, screenshots } from './dashboard-page';
 import { type BrowserStack, startBrowserStack } from './stack';
@@ -119,6 +120,35 @@ describe('an agent used by its owner’s delegate, in headless Chromium', () => 
     expect(owner.problems).toEqual([]);
     expect(delegate.problems).toEqual([]);
     await owner.page.close();
+    await page.close();
+  });
+
+  it('a renter: the header says so, memory opens, settings and audit say why not', { timeout: 180_000 }, async ({ annotate }) => {
+    const chain = testnet() as DeploymentInfo;
+    const owner = await fundedWallet(chain.rpcUrl);
+    const renter = newWallet();
+    const rentable = getAddress(chain.rentableCollection as string);
+    const tokenId = await mintRentable(chain, owner.address);
+    await rent(chain, owner, rentable, tokenId, renter.address, (await chainTime(chain)) + 86_400n);
+
+    const dash: DashboardPage = await openDashboard(env!.context, testnet().baseUrl, renter);
+    const { page } = dash;
+    await page.goto(appUrl(), { waitUntil: 'load' });
+    await logIn(dash);
+    // Rentals are not listed: the renter names the token.
+    await pickAgent(dash, rentable, String(tokenId));
+    await page.getByText('· as renter').waitFor();
+    await page.getByRole('heading', { name: 'Memory', exact: true }).waitFor();
+    await openTab(page, 'Templates', 'Templates');
+    await page
+      .getByText("As the agent's renter this wallet may use it (memory, chat) but not manage it: Templates is for its owner.")
+      .waitFor();
+    await openTab(page, 'Audit', 'Audit');
+    expect(await mainText(page)).toContain("Audit is for the agent's owner only: as its renter this wallet cannot see it.");
+    await screenshots(page, 'delegates-renter', annotate);
+    await page.getByRole('button', { name: 'Open the memory' }).click();
+    await page.getByRole('heading', { name: 'Memory', exact: true }).waitFor();
+    expect(dash.problems).toEqual([]);
     await page.close();
   });
 });
