@@ -1,4 +1,4 @@
-/** `agent-gateway oauth grants|revoke`: the MCP clients approved for an agent, with the owner's login. */
+/** `agent-gateway oauth grants|revoke`: the MCP and A2A clients approved for an agent, with the owner's login. */
 import type { Command } from './command';
 import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
@@ -7,9 +7,10 @@ const NEEDS = "Needs the owner's login (agent-gateway login; an agent key cannot
 export const oauthGrantsCommand: Command = {
   path: ['oauth', 'grants'],
   usage: 'agent-gateway oauth grants [--json]',
-  help: `Lists the apps with access to the agent: the MCP clients (Claude, Cursor, ...) your wallet
-approved on the authorize page. Columns: grant id, client id, client name, scope, created, refresh
-token live (yes: the client can still get access tokens). The client name is what the client
+  help: `Lists the apps with access to the agent: the MCP clients (Claude, Cursor, ...) and other
+agents (A2A) your wallet approved on the authorize page. Columns: grant id, client id, client
+name, scope, created, refresh token live (yes: the client can still get access tokens), and where
+its tokens work (mcp: the MCP server, a2a: the A2A endpoint). The client name is what the client
 registered itself as: anyone can pick any name. Never a token.
 
 Options:
@@ -25,9 +26,12 @@ ${NEEDS}`,
       if (values.json === true) io.out(JSON.stringify(grants, null, 2));
       else {
         for (const g of grants) {
-          io.out([g.id, g.clientId, g.clientName ?? '-', g.scope.join(','), g.createdAt, g.refreshTokenLive ? 'yes' : 'no'].join('\t'));
+          const door = g.resource.endsWith('/a2a') ? 'a2a' : 'mcp';
+          io.out(
+            [g.id, g.clientId, g.clientName ?? '-', g.scope.join(','), g.createdAt, g.refreshTokenLive ? 'yes' : 'no', door].join('\t'),
+          );
         }
-        io.err(`oauth grants: ${grants.length} grants (id, client id, client name, scope, created, refresh token live)`);
+        io.err(`oauth grants: ${grants.length} grants (id, client id, client name, scope, created, refresh token live, mcp or a2a)`);
       }
     } catch (err) {
       gatewayFailure(err, 'listing OAuth grants');

@@ -18,6 +18,10 @@ const OAuthGrantSchema = z
         'The `client_name` the client gave when it registered itself (RFC 7591): self-asserted, anyone can register any name; null when it gave none or its registration is gone',
     }),
     scope: z.array(z.string()).openapi({ example: ['mcp'] }),
+    resource: z.string().openapi({
+      example: 'https://gateway.example/agent/0x5FbDB2315678afecb367f032d93F642f64180aa3/1/mcp',
+      description: "The URL the grant's tokens work on: the agent's MCP URL (`…/mcp`) or its A2A URL (`…/a2a`), and nowhere else",
+    }),
     createdAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z', description: 'When the owner approved it' }),
     refreshTokenLive: z.boolean().openapi({
       description:
@@ -27,7 +31,7 @@ const OAuthGrantSchema = z
   .openapi('OAuthGrant');
 
 const ownerOnly =
-  "Grants are per wallet: the ones the calling owner's wallet approved for this agent (an earlier owner's are not listed, and their tokens are refused on the MCP route anyway).";
+  "Grants are per wallet: the ones the calling owner's wallet approved for this agent (an earlier owner's are not listed, and their tokens are refused on the MCP and A2A routes anyway).";
 
 export const listOAuthGrants = createRoute({
   method: 'get',
@@ -35,7 +39,7 @@ export const listOAuthGrants = createRoute({
   operationId: 'listOAuthGrants',
   tags: TAG,
   summary: 'List the apps with access to the agent (OAuth grants)',
-  description: `The MCP clients the owner approved on the authorize page for this agent's MCP server, oldest first: never a token or its hash. ${ownerOnly}`,
+  description: `The MCP and A2A clients the owner approved on the authorize page for this agent's MCP server or A2A endpoint, oldest first: never a token or its hash. ${ownerOnly}`,
   security: agentRoute.security,
   request: { params: agentRoute.params },
   responses: {

@@ -16,6 +16,8 @@ export interface OAuthGrantView {
   /** The client's own `client_name` from its registration (self-asserted); null when it gave none or is gone. */
   clientName: string | null;
   scope: string[];
+  /** The URL the grant's tokens work on: the agent's MCP URL or its A2A URL. */
+  resource: string;
   createdAt: string;
   /** Whether the grant holds a refresh token that has not expired (the client can still get access tokens). */
   refreshTokenLive: boolean;
@@ -77,6 +79,7 @@ export async function listOAuthGrants(g: GrantsContext): Promise<OAuthGrantView[
           clientId: s.clientId,
           clientName: client?.clientName ?? null,
           scope: s.scope,
+          resource: (Array.isArray(s.resource) ? s.resource[0] : s.resource) ?? resources[0] ?? '',
           createdAt: new Date(s.createdAt * 1000).toISOString(),
           refreshTokenLive: Boolean(stored?.refreshTokenId) && (stored?.expiresAt === undefined || stored.expiresAt > now),
         };

@@ -112,7 +112,8 @@ describe('the A2A URL as an OAuth resource', () => {
     expect(refreshed.body.resource).toBe(resource);
     const grants = await agent.call('/oauth/grants');
     expect(grants.status, grants.text).toBe(200);
-    expect((grants.body as { grants: { clientId: string }[] }).grants.map((g) => g.clientId)).toContain(clientId);
+    const listed = (grants.body as { grants: { clientId: string; resource: string }[] }).grants;
+    expect(listed.filter((g) => g.clientId === clientId).map((g) => g.resource)).toEqual([resource]);
   });
 });
 

@@ -41,7 +41,7 @@ describe('agent-gateway oauth', () => {
 
     const table = await runCli(['oauth', 'grants'], owner);
     expect(table.code, table.output).toBe(0);
-    expect(table.stdout.trim().split('\t')).toEqual([grantId, clientId, 'Test MCP client', 'mcp', expect.any(String), 'yes']);
+    expect(table.stdout.trim().split('\t')).toEqual([grantId, clientId, 'Test MCP client', 'mcp', expect.any(String), 'yes', 'mcp']);
     expect(table.stderr).toContain('1 grants');
 
     const json = await runCli(['oauth', 'grants', '--json'], owner);

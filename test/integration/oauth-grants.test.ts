@@ -9,7 +9,7 @@ import { freshAgent, type TestAgent } from '../support/agent';
 import { newWallet, transferFreshAgent } from '../support/chain';
 import { call, deployment, expectError } from '../support/http';
 import { agentPath, login } from '../support/login';
-import { oauthTokens, tokenRequest } from '../support/oauth';
+import { mcpUrl, oauthTokens, tokenRequest } from '../support/oauth';
 import { closePg } from '../support/pg';
 
 const testnet = deployment('testnet');
@@ -38,6 +38,7 @@ describe('OAuth grants of an agent', () => {
         clientId: first.clientId,
         clientName: 'Test MCP client',
         scope: ['mcp'],
+        resource: mcpUrl(testnet, agent.collection, agent.tokenId),
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         refreshTokenLive: true,
       },

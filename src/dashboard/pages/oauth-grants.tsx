@@ -51,7 +51,7 @@ function GrantItem({ item: g, onRevoke }: { item: OAuthGrant; onRevoke: () => Pr
         <strong>{nameOf(g)}</strong> {g.refreshTokenLive ? null : <span class="badge reenter_required">no refresh token</span>}
       </div>
       <div class="meta">
-        scope {g.scope.join(', ')} · approved {when(g.createdAt)}
+        {g.resource.endsWith('/a2a') ? 'A2A endpoint' : 'MCP server'} · scope {g.scope.join(', ')} · approved {when(g.createdAt)}
       </div>
       <div class="meta mono">
         client {g.clientId} · grant {g.id}
