@@ -2,7 +2,7 @@ import { type Address, getAddress, isAddressEqual, type PublicClient, zeroHash }
 import { AGENT_GATEWAY_RIGHT, DELEGATE_REGISTRY_ADDRESS, DELEGATION_TYPE, delegateRegistryAbi } from '../chain/delegate-registry-abi';
 import { erc721ReadAbi } from '../chain/erc721-abi';
 import { chainUnavailable, isRevert } from '../chain/errors';
-import { readMany } from './chain-reads';
+import { type ReadOutcome, readMany } from './chain-reads';
 import { ascending, isNoContract } from './owned-tokens.service';
 
 /** The most delegations to the wallet one listing looks at (after keeping this collection's). */
@@ -75,17 +75,13 @@ export async function listDelegatedTokens(
   const named = looked.filter((d) => d.type_ === DELEGATION_TYPE.ERC721);
   const wide = [...new Set(looked.filter((d) => d.type_ !== DELEGATION_TYPE.ERC721).map((d) => getAddress(d.from)))];
 
-  const owners = readMany<Address>(
-    chain,
-    multicall,
-    named.map((d) => ({ address: collection, abi: erc721ReadAbi, functionName: 'ownerOf', args: [d.tokenId] })),
-  );
-  const balances = readMany<bigint>(
-    chain,
-    multicall,
-    wide.map((from) => ({ address: collection, abi: erc721ReadAbi, functionName: 'balanceOf', args: [from] })),
-  );
-  const [ownerOutcomes, balanceOutcomes] = await Promise.all([owners, balances]);
+  // One batch: the named tokens' owners, then the wide delegators' balances.
+  const firstRound = await readMany<Address | bigint>(chain, multicall, [
+    ...named.map((d) => ({ address: collection, abi: erc721ReadAbi, functionName: 'ownerOf', args: [d.tokenId] })),
+    ...wide.map((from) => ({ address: collection, abi: erc721ReadAbi, functionName: 'balanceOf', args: [from] })),
+  ]);
+  const ownerOutcomes = firstRound.slice(0, named.length) as ReadOutcome<Address>[];
+  const balanceOutcomes = firstRound.slice(named.length) as ReadOutcome<bigint>[];
 
   const found = new Map<bigint, Address>();
   named.forEach((d, i) => {

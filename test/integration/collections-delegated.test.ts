@@ -4,6 +4,7 @@
  * and delegates to a hot one (one token, the collection, or everything; rights zero or the
  * gateway's own right), and the hot wallet's listing names them with their owner. A revoked
  * delegation, a sold token, another app's right or another collection's delegation list nothing;
+ * the list stops at 100 and costs two more batched calls (Multicall3);
  * a chain without the registry, or one that reverts, lists none and keeps the owned list (on a
  * fork, so the shared chain keeps its registry).
  */
@@ -26,6 +27,7 @@ import {
   revokeERC721,
 } from '../support/delegation';
 import { call, deployment, type JsonResponse } from '../support/http';
+import { countingProxy } from '../support/rpc-proxy';
 import { login } from '../support/login';
 import type { DeploymentInfo } from '../support/stack-info';
 import { workerBindingsFor } from '../support/worker';
@@ -137,6 +139,46 @@ describe('the agents a hot wallet may use as a delegate (testnet, no Multicall3)
 
 describe('on mainnet (Multicall3)', () => {
   const d = deployment('mainnet');
+  const proxies: Awaited<ReturnType<typeof countingProxy>>[] = [];
+  const workers: Awaited<ReturnType<typeof startMiniflare>>[] = [];
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.dispose()));
+    await Promise.all(proxies.map((p) => p.close()));
+  });
+
+  it('costs two more batched calls with delegations: the owners and balances, then the delegators’ indexes', async () => {
+    const proxy = await countingProxy(d.rpcUrl);
+    proxies.push(proxy);
+    const worker = await startMiniflare({
+      scriptPath: stack.scriptPath,
+      deployment: 'mainnet',
+      bindings: { ...workerBindingsFor(stack), CHAIN_ID: String(d.chainId), RPC_URL: proxy.url },
+    });
+    workers.push(worker);
+    const here = { ...d, baseUrl: worker.url };
+    const { cold, hot, hotToken } = await coldAndHot(here);
+    const other = await fundedWallet(d.rpcUrl);
+    const [coldIds, [named]] = await Promise.all([mintAgents(d, cold.address, 3), mintAgents(d, other.address, 1)]);
+    await delegateContract(d, cold, hot.address, d.collection as Address);
+    await delegateERC721(d, other, hot.address, d.collection as Address, named as bigint);
+    expect((await listing(here, hotToken)).delegated).toHaveLength(coldIds.length + 1);
+    proxy.counts.clear();
+    expect((await listing(here, hotToken)).delegated).toHaveLength(coldIds.length + 1);
+    // supportsInterface twice, balanceOf, the registry; the hot wallet holds none (no index read);
+    // then ownerOf and balanceOf in one aggregate3, the cold wallet's three indexes in another.
+    expect(Object.fromEntries(proxy.counts)).toEqual({ eth_call: 6 });
+  }, 60_000);
+
+  it('stops at 100 delegated tokens and says so', async () => {
+    const { cold, hot, hotToken } = await coldAndHot(d);
+    await mintAgents(d, cold.address, 101);
+    await delegateAll(d, cold, hot.address);
+    const body = await listing(d, hotToken);
+    expect(body.delegated).toHaveLength(100);
+    expect(new Set(body.delegated.map((t) => t.tokenId)).size).toBe(100);
+    expect(body.delegatedTruncated).toBe(true);
+  }, 60_000);
+
   it('lists token-level and collection-wide delegations the same way', async () => {
     const { cold, hot, hotToken } = await coldAndHot(d);
     const other = await fundedWallet(d.rpcUrl);
