@@ -22,9 +22,10 @@ export function a2aChallenge(): MiddlewareHandler<AppBindings> {
 }
 
 /**
- * A body that is not JSON is JSON-RPC's parse error (-32700), not the gateway's 400 `invalid_json`:
- * A2A clients read JSON-RPC errors. Mounted before the body check of every route; the body stays
- * cached for it. Nothing else is decided here (the credential is checked after).
+ * A body that is not JSON is JSON-RPC's parse error (-32700), not the gateway's 400 `invalid_json`,
+ * and JSON that is not an object (a batch, a bare value) is -32600: A2A clients read JSON-RPC
+ * errors. Mounted before the body check of every route; the body stays cached for it. Nothing else
+ * is decided here (the credential is checked after, then the rest of the envelope).
  */
 export function a2aParseError(): MiddlewareHandler<AppBindings> {
   return async function a2aParseErrorMiddleware(c, next) {
@@ -35,10 +36,16 @@ export function a2aParseError(): MiddlewareHandler<AppBindings> {
     } catch {
       return next(); // the body limit's own errors, from the body check
     }
+    let body: unknown;
     try {
-      JSON.parse(text);
+      body = JSON.parse(text);
     } catch {
       return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } }, 200);
+    }
+    // A batch or a bare value is no request this server serves (the route reads one object).
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      const error = { code: -32600, message: 'Invalid Request: the body is not one JSON-RPC request object (no batches)' };
+      return c.json({ jsonrpc: '2.0', id: null, error }, 200);
     }
     return next();
   };
