@@ -112,6 +112,10 @@ describe('an agent used by its owner’s delegate, in headless Chromium', () => 
     await expect.poll(() => page.getByLabel('Model').inputValue()).toBe(llm.model);
     expect(await page.getByRole('group', { name: 'Who else may use this agent' }).count()).toBe(0);
     await saveSettings(page);
+    // With admin the keys page opens; its apps' OAuth access stays the owner's, said in words.
+    await openTab(page, 'Keys', 'Agent keys');
+    await page.getByText("Only the agent's owner sees and revokes the apps' access: this wallet is its delegate.").waitFor();
+    await screenshots(page, 'delegates-admin-keys', annotate);
     // The delegate's save kept the owner's choice.
     await owner.page.reload({ waitUntil: 'load' });
     await expect.poll(() => owner.page.getByLabel('Delegates may').inputValue()).toBe('admin');

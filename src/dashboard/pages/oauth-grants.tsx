@@ -23,7 +23,11 @@ export function OAuthGrantsSection({ agent }: { agent: AgentClient }) {
         if unsure.
       </p>
       {list.loading && !list.data ? <Status text="Loading the apps…" /> : null}
-      <ErrorNotice problem={list.problem} />
+      {list.problem?.code === 'not_owner' ? (
+        <p class="muted">Only the agent's owner sees and revokes the apps' access: this wallet is its delegate.</p>
+      ) : (
+        <ErrorNotice problem={list.problem} />
+      )}
       {list.data && grants.length === 0 ? <p class="muted">No app has access.</p> : null}
       <ul class="list">
         {grants.map((g) => (
