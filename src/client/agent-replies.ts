@@ -10,6 +10,8 @@ import type { CallInit } from './transport';
 import type {
   ChatCompletion,
   ChatCompletionRequest,
+  A2aAnswer,
+  A2aRequest,
   McpAnswer,
   McpMessage,
   ReplyOptions,
@@ -44,6 +46,12 @@ export interface ReplyMethods {
    * null for a notification or response (202, no body).
    */
   agentMcp(message: McpMessage, options?: CallOptions): Promise<McpAnswer | null>;
+
+  /**
+   * `POST …/a2a` (operationId `agentA2a`): one A2A JSON-RPC request, answered as JSON (an A2A
+   * client such as `@a2a-js/sdk`'s, resolved from the agent's card, is the usual way; it streams too).
+   */
+  agentA2a(request: A2aRequest, options?: CallOptions): Promise<A2aAnswer>;
 }
 
 export function replyMethods(agent: AgentCalls): ReplyMethods {
@@ -72,6 +80,7 @@ export function replyMethods(agent: AgentCalls): ReplyMethods {
       const answer = await agent.send('agentMcp', {}, { body: message, signal: o.signal, headers });
       return answer.status === 202 ? null : (answer.body as McpAnswer);
     },
+    agentA2a: (request, o = {}) => agent.json('agentA2a', {}, { body: request, signal: o.signal }),
   };
   return self;
 }

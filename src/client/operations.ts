@@ -16,6 +16,7 @@ import type * as contexts from '../contexts/contexts.routes';
 import type { getHealth } from '../health/health.routes';
 import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
 import type { agentMcp } from '../mcp-server/agent-mcp.routes';
+import type { agentA2a } from '../a2a/a2a.routes';
 import type { searchMemory } from '../memory/memory.routes';
 import type { listOAuthGrants, revokeOAuthGrant } from '../oauth/grants.routes';
 import type * as oauth from '../oauth/oauth.routes';
@@ -85,6 +86,7 @@ export interface Routes {
   replyToContext: typeof replyToContext;
   createChatCompletion: typeof createChatCompletion;
   agentMcp: typeof agentMcp;
+  agentA2a: typeof agentA2a;
 }
 
 /** A route's method (upper case, as fetch sends it) and path template, exactly as its route object says them. */
@@ -146,6 +148,7 @@ export const OPERATIONS = {
   replyToContext: ['POST', `${A}/context/{contextKey}/reply`],
   createChatCompletion: ['POST', `${A}/v1/chat/completions`],
   agentMcp: ['POST', `${A}/mcp`],
+  agentA2a: ['POST', `${A}/a2a`],
 } as const satisfies { readonly [Id in keyof Routes]: Entry<Routes[Id]> };
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -31,6 +31,7 @@ import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys
 import type { listOAuthGrants, revokeOAuthGrant } from '../oauth/grants.routes';
 import type { replyToContext } from '../replies/replies.routes';
 import type { agentMcp } from '../mcp-server/agent-mcp.routes';
+import type { agentA2a } from '../a2a/a2a.routes';
 import type { ReplyEventSchema } from '../replies/schemas';
 import type { createChatCompletion } from '../openai-compat/chat.routes';
 import type { ChatCompletionChunkSchema } from '../openai-compat/schemas';
@@ -306,6 +307,10 @@ export type UsageGroup = UsageReport['groups'][number];
 export type McpMessage = RequestBodyOf<typeof agentMcp>;
 /** Component `McpAnswer`: its JSON-RPC answer (`result`, or `error`). */
 export type McpAnswer = ResponseOf<typeof agentMcp>;
+/** Component `A2aRequest`: one A2A JSON-RPC request to the agent (`POST …/a2a`). */
+export type A2aRequest = RequestBodyOf<typeof agentA2a>;
+/** Component `A2aAnswer`: its JSON-RPC answer (`result`, or `error`). */
+export type A2aAnswer = ResponseOf<typeof agentA2a>;
 /** Component `ReplyRequest`: body of `POST …/context/{key}/reply` (all optional). */
 export type ReplyRequest = RequestBodyOf<typeof replyToContext>;
 /** Component `ReplyAnswer`: the stored reply (or null), the tool steps, token usage, finish reason. */

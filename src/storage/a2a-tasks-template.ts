@@ -1,5 +1,3 @@
-import type { TemplateStep } from './agent-template';
-
 /**
  * v6: A2A tasks (src/a2a/task-store.ts), one row per task the agent ran for an A2A caller: the
  * caller it belongs to (`key:{id}` or `wallet:0x…`; a task is read by that caller only), its A2A
@@ -8,7 +6,7 @@ import type { TemplateStep } from './agent-template';
  * serves a caller's tasks newest first and the clean-up by age. A new empty table: the upgrade of
  * an existing agent is instant.
  */
-export const A2A_TASKS_STEP: TemplateStep = {
+export const A2A_TASKS_STEP: { version: number; statements: (schema: string) => string[] } = {
   version: 6,
   statements: (s) => [
     `CREATE TABLE ${s}.a2a_tasks (

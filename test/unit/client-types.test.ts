@@ -70,6 +70,8 @@ const COMPONENT_TYPES = [
   typeName<T.McpToolSummary>('McpToolSummary'),
   typeName<T.McpMessage>('McpMessage'),
   typeName<T.McpAnswer>('McpAnswer'),
+  typeName<T.A2aRequest>('A2aRequest'),
+  typeName<T.A2aAnswer>('A2aAnswer'),
   typeName<T.McpToolAnnotations>('McpToolAnnotations'),
   typeName<T.McpIcon>('McpIcon'),
   typeName<T.McpContent>('McpContent'),
@@ -208,6 +210,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   getRegistration: (a) => a.getRegistration(),
   getAgentCard: (a) => a.getAgentCard(),
   agentMcp: (a) => a.agentMcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  agentA2a: (a) => a.agentA2a({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 't' } }),
 };
 
 interface Operation {
