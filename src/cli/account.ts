@@ -4,7 +4,7 @@
  * named, whoami also asks the gateway for the wallet's role for its agents there.
  */
 import type { Command } from './command';
-import { CliError } from './output';
+import { CliError, UsageError } from './output';
 import { resolveBaseUrl, type GlobalValues } from './session';
 import { candidateTokenFiles, readLogins, removeToken, type SavedToken } from './token-file';
 import { agentRoles, namedAgents, printRoles } from './whoami-roles';
@@ -54,10 +54,11 @@ gateway's reason (e.g. the owner lets no delegate in).
 Options:
   --json   print { wallet, chainId, baseUrl, tokenFile, expiresAt, expired } on stdout, with
            agents: [{ collection, tokenId, role, owner } or { collection, tokenId, role: null,
-           error: { status, code, message } }] when a collection is named
+           error: { status, code, message } }] when a collection is named (null when the
+           gateway could not be asked)
 
 Exit code 1 when no login is saved for the gateway or its token has expired, or when the gateway
-cannot be asked about the agents.`,
+cannot be asked about the agents (the login is shown all the same; stderr says why).`,
   options: { json: { type: 'boolean' } },
   args: { min: 0, max: 0 },
   async run({ values, env, io }) {
@@ -66,10 +67,23 @@ cannot be asked about the agents.`,
     if (!saved || !file) throw new CliError(`not logged in to ${baseUrl} (looked in ${where(files)}); run agent-gateway login`);
     const expiry = expiryLine(saved, Date.now());
     const named = namedAgents(values as GlobalValues, env);
+    // The login is shown whatever the gateway says; a gateway that cannot be asked is said on stderr (exit 1).
+    let unasked = false;
+    const ask = async () => {
+      if (!named || expiry.expired) return undefined;
+      try {
+        return await agentRoles(values as GlobalValues, env, io, named);
+      } catch (err) {
+        if (!(err instanceof CliError) || err instanceof UsageError) throw err;
+        io.err(`agent-gateway: whoami: ${err.message}`);
+        unasked = true;
+        return undefined;
+      }
+    };
     if (values.json === true) {
       const { wallet, chainId, expiresAt } = saved;
-      const roles = named && !expiry.expired ? await agentRoles(values as GlobalValues, env, io, named) : undefined;
-      const agents = roles ? { agents: roles.agents } : {};
+      const roles = await ask();
+      const agents = roles ? { agents: roles.agents } : unasked ? { agents: null } : {};
       io.out(JSON.stringify({ wallet, chainId, baseUrl, tokenFile: file, expiresAt, expired: expiry.expired, ...agents }, null, 2));
     } else {
       io.out(`wallet      ${saved.wallet || '(not recorded)'}`);
@@ -77,8 +91,10 @@ cannot be asked about the agents.`,
       io.out(`gateway     ${baseUrl}`);
       io.out(`token file  ${file}`);
       io.out(`expires     ${expiry.text}`);
-      if (named && !expiry.expired) printRoles(io, await agentRoles(values as GlobalValues, env, io, named), named.collection);
+      const roles = await ask();
+      if (roles && named) printRoles(io, roles, named.collection);
     }
+    if (unasked) return 1;
     return expiry.expired ? 1 : 0;
   },
 };

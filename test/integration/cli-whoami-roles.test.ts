@@ -5,6 +5,7 @@
  * one it may not reach at all; `agents list` naming the delegated one; the owner's `settings set
  * --delegates/--renters` (a delegate's attempt refused).
  */
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ const testnet = deployment('testnet');
 const collection = testnet.collection as Address;
 
 let removeDir: () => Promise<void> = async () => undefined;
+let home = '';
 let env: NodeJS.ProcessEnv;
 const hot = newWallet();
 let cold: TestAccount;
@@ -27,6 +29,7 @@ let stranger: bigint;
 beforeAll(async () => {
   const { dir, remove } = await tempDir();
   removeDir = remove;
+  home = dir;
   env = cliEnv({ HOME: dir, AGENT_GATEWAY_TOKEN_FILE: path.join(dir, 'token.json'), AGENT_GATEWAY_URL: testnet.baseUrl });
   cold = await fundedWallet(testnet.rpcUrl);
   const login = await runCli(['login'], { ...env, AGENT_GATEWAY_PRIVATE_KEY: hot.privateKey });
@@ -122,6 +125,28 @@ describe('agent-gateway whoami with a collection', () => {
     expect(renters.stdout).toMatch(/^access: +delegates none, renters none$/m);
     await runCli(['settings', 'set', ...agent, '--delegates', 'use'], coldEnv);
     expect((await runCli(['whoami', ...agent], env)).stdout).toContain(`agent       ${collection}/${held}  delegate of ${cold.address}`);
+  });
+
+  it('a gateway that cannot be asked: the login is shown all the same, stderr says why, exit 1', async () => {
+    const down = 'http://127.0.0.1:9';
+    const file = path.join(home, 'down.json');
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const login = {
+      token: `eyJhbGciOiJIUzI1NiJ9.${crypto.randomUUID()}.sig`,
+      chainId: 80002,
+      wallet: hot.address,
+      baseUrl: down,
+      expiresAt,
+    };
+    await writeFile(file, JSON.stringify({ logins: { [down]: login } }), { mode: 0o600 });
+    const args = ['--base-url', down, '--token-file', file, '--collection', collection];
+    const who = await runCli(['whoami', ...args], env);
+    expect(who.code, who.output).toBe(1);
+    expect(who.stdout).toContain(`wallet      ${hot.address}`);
+    expect(who.stderr).toContain('agent-gateway: whoami: cannot reach the gateway at http://127.0.0.1:9');
+    const json = await runCli(['whoami', '--json', ...args], env);
+    expect(json.code, json.output).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ wallet: hot.address, expired: false, agents: null });
   });
 
   it('a bad collection address is a usage error, before any request', async () => {
