@@ -249,10 +249,22 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
     expect((await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token: undefined })).status).toBe(401);
     expect((await mcp({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { headers: { accept: 'application/json' } })).status).toBe(406);
+    // The agent to other agents (A2A JSON-RPC): a task, a JSON-RPC error (HTTP 200), no credential (401).
+    const a2a = (json: unknown, init: Parameters<typeof call>[2] = {}) => onAgent(agent, 'POST', '/a2a', { json, ...init });
+    const a2aSend = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hello there' }] } },
+    };
+    expect((await a2a(a2aSend)).status).toBe(200);
+    expect((await a2a({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'none' } })).status).toBe(200);
+    expect((await a2a(a2aSend, { token: undefined })).status).toBe(401);
     expect((await onAgent(agent, 'GET', '/usage?from=2026-01-02&to=2026-01-01')).status).toBe(400);
     expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...standin, limits: { tokensPerDay: 1 } } })).status).toBe(200);
     expect((await reply({ message: 'over the limit' })).status).toBe(429);
     expect((await chat({ messages: [{ role: 'user', content: 'over the limit' }] })).status).toBe(429);
+    expect((await a2a(a2aSend)).status).toBe(429);
     expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...standin, limits: {} } })).status).toBe(200);
     expect((await onAgent(agent, 'GET', '/database/settings')).status).toBe(200); // none active: null
     expect((await onAgent(agent, 'POST', '/database/settings/first-step', { json: { ...target, host: 'db.internal' } })).status).toBe(400);
