@@ -6,16 +6,10 @@
  * letting every page fail on its own.
  */
 import { useEffect, useState } from 'hono/jsx/dom';
-import { type AgentClient, type AgentRole, GatewayError } from '../../client';
+import { type AgentClient, GatewayError } from '../../client';
+import type { Reach } from './reach';
 
-/** What a page needs: using the agent, administering it, or being its owner. */
-export type PageNeed = 'use' | 'admin' | 'owner';
-
-export interface Reach {
-  role: AgentRole;
-  /** A delegate the owner lets administer the agent (always true for the owner, false for a renter). */
-  admin: boolean;
-}
+export { type PageNeed, type Reach, refusal } from './reach';
 
 /** The wallet's reach of the agent, undefined while asked (or when the gateway did not say: pages then try on their own). */
 export function useReach(agent: AgentClient | undefined): Reach | undefined {
@@ -44,16 +38,6 @@ export function useReach(agent: AgentClient | undefined): Reach | undefined {
     return () => controller.abort();
   }, [agent]);
   return reach;
-}
-
-/** Why the wallet may not open a page needing `need`, in words; undefined when it may (or is not known yet). */
-export function refusal(reach: Reach | undefined, need: PageNeed, title: string): string | undefined {
-  if (!reach || reach.role === 'owner' || need === 'use') return undefined;
-  if (need === 'owner') return `${title} is for the agent's owner only: as its ${reach.role} this wallet cannot see it.`;
-  if (reach.admin) return undefined;
-  return reach.role === 'renter'
-    ? `As the agent's renter this wallet may use it (memory, chat) but not manage it: ${title} is for its owner.`
-    : `The agent's owner lets delegates use it (memory, chat) but not manage it: ${title} is for its owner, or for delegates the owner lets administer it.`;
 }
 
 /** The page's place, with the refusal in words and a way back to what the wallet may use. */
