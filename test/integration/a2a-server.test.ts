@@ -13,12 +13,14 @@ import { a2aClient, PROFILE, rpc, sendParams, storedTasks, userMessage } from '.
 import { createKey, eventually } from '../support/agent-keys';
 import { newWallet, transferFreshAgent } from '../support/chain';
 import { expectError } from '../support/http';
-import { closePg } from '../support/pg';
+import { getAddress } from 'viem';
+import { agentSchemaName } from '../../src/storage/agent-storage';
+import { closePg, sql } from '../support/pg';
 import { replyAgent, replyWorker, scriptedCases } from '../support/replies';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
-const cases = scriptedCases();
+const cases = scriptedCases({ lastMessageOnly: true });
 let llm: StandinLlm;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
 
@@ -157,6 +159,7 @@ describe('GetTask and CancelTask', () => {
     let contextId = '';
     let last: number | undefined;
     let asked = false;
+    let canceledAt = 0;
     for await (const event of stream) {
       const p = event.payload;
       if (p?.$case === 'task') [taskId, contextId] = [p.value.id, p.value.contextId];
@@ -164,9 +167,12 @@ describe('GetTask and CancelTask', () => {
         asked = true;
         const canceled = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
         expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+        canceledAt = Date.now();
       }
       if (p?.$case === 'statusUpdate') last = p.value.status?.state;
     }
+    // The stream ended at once, not when the model would have finished (8 s).
+    expect(Date.now() - canceledAt).toBeLessThan(1_000);
     expect(last).toBe(TaskState.TASK_STATE_CANCELED);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await stored(agent, `a2a/${contextId}`)).toEqual([{ role: 'user', message: `long ${slow}` }]);
@@ -178,6 +184,35 @@ describe('GetTask and CancelTask', () => {
     expect(next.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const res = await rpc(agent, agent.token, { jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id: next.id } });
     expect(res.body.error?.code).toBe(-32002);
+  });
+
+  it('a cancel another isolate stored (the row canceled in the table) stops the running reply too', async () => {
+    const agent = await a2aAgent();
+    const client = await a2aClient(agent, agent.token);
+    const slow = cases.scripted(() => ({ text: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '), chunkDelayMs: 200 }));
+    let taskId = '';
+    let contextId = '';
+    let last: number | undefined;
+    const started = Date.now();
+    for await (const event of client.sendMessageStream(sendParams(userMessage(`elsewhere ${slow}`)))) {
+      const p = event.payload;
+      if (p?.$case === 'task') {
+        [taskId, contextId] = [p.value.id, p.value.contextId];
+        await eventually(async () => (await storedTasks(stack.databaseUrl, agent)).length === 1);
+        const schema = await agentSchemaName({
+          chainId: agent.deployment.chainId,
+          collection: getAddress(agent.collection),
+          tokenId: agent.tokenId,
+        });
+        await sql(stack.databaseUrl, `update ${schema.quoted}.a2a_tasks set state = 5 where id = $1`, [taskId]);
+      }
+      if (p?.$case === 'statusUpdate') last = p.value.status?.state;
+    }
+    expect(last).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await stored(agent, `a2a/${contextId}`)).toEqual([{ role: 'user', message: `elsewhere ${slow}` }]);
+    expect((await storedTasks(stack.databaseUrl, agent))[0]?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 });
 
