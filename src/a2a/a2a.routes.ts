@@ -88,7 +88,8 @@ export const agentA2a = createRoute({
     `nothing more stored; a finished task is -32002. A task takes one message; continue the conversation with a new message in ` +
     `the same contextId. Credentials: the owner's token, an agent key with scope \`reply\`, or an OAuth access token issued for this ` +
     `agent's A2A URL. Refused before any task is made, as the gateway's HTTP errors: a reached daily limit (429), missing LLM ` +
-    `settings and the other refusals of the reply route.`,
+    `settings and the other refusals of the reply route. A body that is not JSON (-32700) or not one JSON object (-32600) is ` +
+    `answered before the credential is read: it reaches nothing.`,
   security: agentRoute.security,
   request: {
     params: agentRoute.params,
