@@ -13,11 +13,13 @@
  *   done directly (tools/list, the model, tools/call, the model again): the whole reply, and the
  *   tool's round trip (tool_call → tool_result at the client; the step's durationMs in the
  *   worker) against tools/call on the tool server.
- * - the same text reply with the agent's tools offered (memory tools and the tool server's): its first delta.
+ * - the same text reply with the agent's tools offered (memory tools and the tool server's): its first delta;
+ * - the same text as an A2A `SendStreamingMessage` (./a2a.ts, the owner's token as for the reply),
+ *   once in a context made before the rounds and once on a new contextId: the first artifact chunk.
  * Prints medians and p99s beside their floors and the goals (first delta ≤ 1.2 × direct + 10 ms, or
  * under the stack's latency switches ≤ 1.2 × (max(RPC, DB) + direct);
- * tool round trip ≤ tool server + 10 ms); never asserts on them. `--write` replaces the section
- * of BENCHMARKS.md.
+ * tool round trip ≤ tool server + 10 ms; the A2A first artifact chunk as the first delta), in two
+ * sections (the reply's, A2A's); never asserts on them. `--write` replaces both sections of BENCHMARKS.md.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -45,10 +47,12 @@ import {
 } from '../lib';
 import { loggedInClient, newWallet, rpc, stackLatency } from '../lib/client';
 import { startToolServer } from '../../lib/tool-server';
+import { type A2aSamples, a2aStream, a2aTable } from './a2a';
 import { directToolReply, streamModel } from './direct';
 
 const WARM_UP = 5;
 const HEADING = '## Agent replies (issue 17)';
+const A2A_HEADING = '## A2A: the first artifact chunk (issue 34)';
 const TOOL_MESSAGE = 'use tool word_count one two three';
 
 const log = (line: string) => console.error(`bench:reply: ${line}`);
@@ -95,11 +99,17 @@ async function main(): Promise<number> {
     await rpc(testnet.rpcUrl, 'anvil_setBalance', [minter.address, '0x56BC75E2D63100000']);
     const tokenId = (BigInt(Date.now()) << 16n) + BigInt(Math.floor(Math.random() * 65_536));
     await mintAgent(testnet.rpcUrl, minter.privateKey, testnet.collection, owner.address as Address, tokenId);
-    const agent = (await loggedInClient(testnet, owner)).agent(testnet.collection, tokenId);
+    const client = await loggedInClient(testnet, owner);
+    const agent = client.agent(testnet.collection, tokenId);
+    const agentUrl = `${testnet.baseUrl}${agent.path}`;
     await agent.saveLlmSettings({ provider: 'openai-compatible', model: llm.model, temperature: 0, maxTokens: 512, baseUrl: llm.baseUrl });
     await agent.addMcpConnection({ url: tools.url, auth: { type: 'header', headerName: 'x-api-key', value: toolKey } });
     const keys = Array.from({ length: (WARM_UP + rounds) * 3 }, (_, i) => `bench-reply-${i}`);
+    // A2A's contexts (`a2a/{contextId}`) made beforehand too, as the reply's are; one more per round is new.
+    const a2aIds = Array.from({ length: WARM_UP + rounds }, (_, i) => `bench-${tokenId}-${i}`);
+    keys.push(...a2aIds.map((id) => `a2a/${id}`));
     for (let i = 0; i < keys.length; i += 100) await agent.createContexts(keys.slice(i, i + 100));
+    const a2a: A2aSamples = { first: [], whole: [], firstUse: [], replyFirst: [], directFirst: [], directWhole: [] };
 
     const s = {
       gFirst: [] as number[],
@@ -126,12 +136,22 @@ async function main(): Promise<number> {
       // The same text reply with the agent's tools offered (memory_search, memory_read and the tool server's).
       const gm = await gatewayReply(agent, keys[3 * i + 2]!, { message });
       const dt = await directToolReply(llm.baseUrl, tools.url, toolKey, TOOL_MESSAGE);
+      const aa = await a2aStream(agentUrl, client.token ?? '', message, a2aIds[i]!);
+      const an = await a2aStream(agentUrl, client.token ?? '', message, `bench-new-${tokenId}-${i}`);
       if (g.text !== d.text || gm.text !== d.text || gt.text !== dt.text || Number.isNaN(gt.toolResult)) unexpected++;
+      if (aa.text !== d.text || an.text !== d.text || aa.state !== 'TASK_STATE_COMPLETED' || an.state !== 'TASK_STATE_COMPLETED')
+        unexpected++;
       const a0 = now();
       await agent.appendMessage(keys[3 * i]!, { role: 'user', message: 'an append, for scale' });
       const append = now() - a0;
       if (i < WARM_UP) continue;
       appendMs.push(append);
+      a2a.first.push(aa.firstChunk);
+      a2a.whole.push(aa.whole);
+      a2a.firstUse.push(an.firstChunk);
+      a2a.replyFirst.push(g.firstDelta);
+      a2a.directFirst.push(d.firstDelta);
+      a2a.directWhole.push(d.whole);
       s.gFirst.push(g.firstDelta);
       s.gToolsFirst.push(gm.firstDelta);
       s.gWhole.push(g.whole);
@@ -200,7 +220,17 @@ ${ms(m(appendMs).median)} (median) in the same rounds.
 ${table}
 ${unexpected > 0 ? `\n**${unexpected} rounds where the gateway's text differed from the direct text** (treat with care).\n` : ''}`;
     console.log(`\n${HEADING}\n\n${body}`);
-    if (booleanFlag(flags, 'write')) log(`wrote ${await writeBenchmarkSection(HEADING, body)}`);
+    const a2aBody = `Run ${runDate(startedAt)} in the same run as the section above (same command, machine and rounds): each round, after the reply and the direct stream, the same message as an A2A \`SendStreamingMessage\` on \`POST …/a2a\` with the owner's token, read with a plain fetch and the client's SSE parser (the parser of the floor), first in a context \`a2a/{contextId}\` made before the rounds (as the reply's contexts are), then on a new contextId (its context created by the request).
+
+"direct" is the stand-in's first delta (or whole stream) streamed from the benchmark's process in the same round. The A2A stream answers the task, \`working\`, the reply's text as artifact chunks, then \`completed\`; the stand-in writes its answer at once, so the first chunk is nearly the whole text.
+
+${a2aTable(a2a, firstGoal)}
+`;
+    console.log(`\n${A2A_HEADING}\n\n${a2aBody}`);
+    if (booleanFlag(flags, 'write')) {
+      log(`wrote ${await writeBenchmarkSection(HEADING, body)}`);
+      log(`wrote ${await writeBenchmarkSection(A2A_HEADING, a2aBody)}`);
+    }
     return unexpected > 0 ? 1 : 0;
   } finally {
     tools.child.kill('SIGTERM');
