@@ -45,6 +45,7 @@ export const a2aHandler: RouteHandler<typeof routes.agentA2a, AppBindings> = asy
     agent,
     caller: taskCaller(c),
     gone,
+    version: c.req.header('A2A-Version'),
     keep: (work) => outliving(c, work),
     prepare: (contextKey, message) => {
       const input: ReplyInput = { contextKey, message, role: 'user', variables: {}, tools: true, memoryTools: true, ...replyCaller(c) };

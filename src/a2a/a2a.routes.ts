@@ -43,7 +43,8 @@ const A2aAnswerSchema = z
           'params (no message or messageId, a contextId that cannot form the context key `a2a/{contextId}`, a text under 2 characters ' +
           'or over 256 KiB), -32001 task not found (unknown, or another caller’s or agent’s), -32002 task not cancelable (finished), ' +
           '-32003 push notifications not supported, -32004 unsupported operation (a message to an existing task, ListTasks, ' +
-          'SubscribeToTask), -32005 content type not supported (a non-text part: the whole message refused)',
+          'SubscribeToTask), -32005 content type not supported (a non-text part: the whole message refused), -32009 version not supported ' +
+          '(an `A2A-Version` header other than `1.0`; without the header a request is served as 1.0)',
       }),
   })
   .openapi('A2aAnswer', { description: 'The JSON-RPC answer: `result` or `error`' });

@@ -7,7 +7,13 @@
  * limit, settings missing) creates no task and is answered as the gateway's HTTP error.
  */
 import type { AgentCard, SendMessageRequest, StreamResponse, SubscribeToTaskRequest } from '@a2a-js/sdk';
-import { ContentTypeNotSupportedError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  ContentTypeNotSupportedError,
+  RequestMalformedError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+  VersionNotSupportedError,
+} from '@a2a-js/sdk/errors';
 import {
   DefaultExecutionEventBusManager,
   DefaultRequestHandler,
@@ -23,6 +29,9 @@ import type { AgentStore } from '../storage/agent-storage';
 import { type PendingReply, replyExecutor } from './executor';
 import { markCanceled } from './running';
 import { a2aTaskStore, type A2aTaskStore, CANCELED, type TaskCaller } from './task-store';
+
+/** The A2A protocol version this server speaks. */
+export const SERVED_VERSION = '1.0';
 
 /** The context key of an A2A conversation. */
 export const contextKeyOf = (contextId: string) => `a2a/${contextId}`;
@@ -52,6 +61,8 @@ export interface A2aCall {
   prepare(contextKey: string, message: string): Promise<Prepared>;
   gone: AbortSignal;
   keep<T>(work: Promise<T>): Promise<T>;
+  /** The `A2A-Version` header, if sent. */
+  version: string | undefined;
 }
 
 export interface JsonRpcAnswer {
@@ -158,6 +169,11 @@ export async function serveA2a(body: Record<string, unknown>, call: A2aCall): Pr
   const handler = new GatewayRequestHandler(call, tasks, { pending: () => undefined });
   const transport = new JsonRpcTransportHandler(handler);
   const id = (body.id ?? null) as string | number | null;
+  // A2A 1.0 only: a client naming another version is told so (no header: served as 1.0).
+  if (call.version !== undefined && call.version.trim() !== SERVED_VERSION) {
+    const refused = new VersionNotSupportedError(`A2A-Version ${call.version.slice(0, 16)} is not served: only ${SERVED_VERSION}`);
+    return { json: { jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(refused) } };
+  }
   // A user of its own per request: the SDK serializes a task's writes by user in a module-wide lock,
   // and one request must never wait on another's promises (workerd); the table's conditional
   // writes keep concurrent requests on one task right.

@@ -158,6 +158,21 @@ describe('malformed requests and methods not served', () => {
     );
   });
 
+  it('an A2A-Version other than 1.0: -32009 version not supported (1.0 and no header are served)', async () => {
+    await refusedCleanly(async () => {
+      const res = await rpc(agent, agent.token, send({ message: message([{ text: 'hello' }]) }), { 'A2A-Version': '0.3' });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.error?.code).toBe(-32009);
+    });
+    const ok = await rpc(
+      agent,
+      agent.token,
+      { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'none' } },
+      { 'A2A-Version': '1.0' },
+    );
+    expect(ok.body.error?.code).toBe(-32001);
+  });
+
   it('GetTask and CancelTask of an unknown id: -32001', async () => {
     await expectRpcError({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: crypto.randomUUID() } }, -32001);
     await expectRpcError({ jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id: 'no-such-task' } }, -32001);
