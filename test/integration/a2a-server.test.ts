@@ -214,6 +214,26 @@ describe('GetTask and CancelTask', () => {
     expect(await stored(agent, `a2a/${contextId}`)).toEqual([{ role: 'user', message: `elsewhere ${slow}` }]);
     expect((await storedTasks(stack.databaseUrl, agent))[0]?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
+
+  it("a streaming client's hang-up ends the reply: the task failed, the message kept, the context free again", async () => {
+    const agent = await a2aAgent();
+    const slow = cases.scripted(() => ({ text: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '), chunkDelayMs: 200 }));
+    const gone = new AbortController();
+    const client = await a2aClient(agent, agent.token);
+    let contextId = '';
+    await expect(
+      (async () => {
+        for await (const event of client.sendMessageStream(sendParams(userMessage(`hang up ${slow}`)), { signal: gone.signal })) {
+          if (event.payload?.$case === 'task') contextId = event.payload.value.contextId;
+          if (event.payload?.$case === 'artifactUpdate') gone.abort();
+        }
+      })(),
+    ).rejects.toThrow();
+    await eventually(async () => (await storedTasks(stack.databaseUrl, agent))[0]?.state === TaskState.TASK_STATE_FAILED);
+    expect(await stored(agent, `a2a/${contextId}`)).toEqual([{ role: 'user', message: `hang up ${slow}` }]);
+    const next = await client.sendMessage(sendParams(userMessage('still there?', contextId)));
+    expect('status' in next && next.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
 });
 
 describe('credentials', () => {
