@@ -27,6 +27,7 @@ describe('configured: what the owner has set up', () => {
       agentTokenId: agent.tokenId.toString(),
       kind: 'internal',
       owner: agent.owner.address,
+      role: 'owner',
       configured: { llmSettings: false, profile: false },
     });
     // The reads it spares the client still answer 404.

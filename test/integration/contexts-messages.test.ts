@@ -96,7 +96,7 @@ describe('isolation between agents', () => {
       [schemaA],
     );
     expect(new Set(columns.map((c) => c.table_name))).toEqual(
-      new Set(['contexts', 'messages', 'idempotency', 'key_count', 'summaries', 'usage']),
+      new Set(['contexts', 'messages', 'idempotency', 'key_count', 'summaries', 'usage', 'a2a_tasks']),
     );
     expect(columns.filter((c) => /token_?id|collection|agent|owner|chain|wallet/i.test(c.column_name))).toEqual([]);
   });

@@ -2,10 +2,12 @@
  * The gateway reads RPC answers up to RPC_MAX_RESPONSE_BYTES (src/chain/client.ts), whether the
  * answer declares its length or is chunked: an RPC endpoint that answers more is a failed
  * endpoint (503 with Retry-After), never memory spent without bound. A loopback JSON-RPC server of
- * our own plays the endpoint: `ownerOf` answers the caller as owner, padded to the size asked.
+ * our own plays the endpoint: the gate's one eth_call (the access lens) answers the caller as owner,
+ * padded to the size asked.
  */
 import { createServer, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { type Address, encodeAbiParameters, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { RPC_MAX_RESPONSE_BYTES } from '../../src/chain/client';
@@ -16,6 +18,21 @@ import { workerBindingsFor } from '../support/worker';
 
 const stack = inject('stack');
 const testnet = deployment('testnet');
+
+/** The access lens's answer (src/chain/agent-access.ts): the token exists, `wallet` owns it, no delegation, no rental. */
+const ownerAnswer = (wallet: Address) =>
+  encodeAbiParameters(
+    [
+      { type: 'bool' },
+      { type: 'address' },
+      { type: 'bool' },
+      { type: 'bool' },
+      { type: 'address' },
+      { type: 'uint256' },
+      { type: 'uint256' },
+    ],
+    [true, wallet, false, false, zeroAddress, 0n, 0n],
+  );
 
 let owner: TestAccount;
 let token: string;
@@ -32,7 +49,7 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rpc = JSON.parse(Buffer.concat(chunks).toString()) as { id: number; method: string };
-      const result = rpc.method === 'eth_call' ? `0x${'0'.repeat(24)}${owner.address.slice(2).toLowerCase()}` : '0x13882';
+      const result = rpc.method === 'eth_call' ? ownerAnswer(owner.address) : '0x13882';
       // A valid JSON-RPC answer, made as large as asked with an extra member.
       const body = JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result, padding: 'x'.repeat(mode.padding) });
       if (mode.gzip) {
