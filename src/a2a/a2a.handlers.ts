@@ -23,10 +23,12 @@ function invalidRequest(body: unknown): string | null {
   return null;
 }
 
-/** Who owns the tasks this request makes and reads (known once the owner check passed). */
+/** Who owns the tasks this request makes and reads (known once the owner check passed): an OAuth app's tasks are its own. */
 function taskCaller(c: Context<AppBindings>): TaskCaller {
   const key = c.var.agentKeyUse;
-  return key ? { keyId: key.id } : { wallet: c.var.wallet };
+  if (key) return { keyId: key.id };
+  const clientId = c.var.oauthClientId;
+  return clientId ? { wallet: c.var.wallet, clientId } : { wallet: c.var.wallet };
 }
 
 export const a2aHandler: RouteHandler<typeof routes.agentA2a, AppBindings> = async (c) => {

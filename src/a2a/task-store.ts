@@ -13,6 +13,7 @@ import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { Agent } from '../identity/agent';
 import { type AgentStore, findAgentSchema } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';
+import { keyCredential, oauthCredential, walletCredential } from '../usage/record.service';
 
 /** A2A's final task states (completed, failed, canceled, rejected). */
 export const FINAL_STATES: readonly number[] = [3, 4, 5, 7];
@@ -20,11 +21,25 @@ export const CANCELED = 5;
 /** A stored task's JSON at most (its check in the table says the same). */
 export const MAX_TASK_BYTES = 2 * 1024 * 1024;
 
-/** Who owns a task: an agent key, or a wallet (the owner's token or an OAuth token for it). */
-export type TaskCaller = { keyId: string } | { wallet: string };
+/** Who owns a task: an agent key, a wallet's own token, or one OAuth app acting for a wallet (each app its own tasks). */
+export type TaskCaller = { keyId: string } | { wallet: string; clientId?: string };
 
-export function callerId(caller: TaskCaller): string {
-  return 'keyId' in caller ? `key:${caller.keyId}` : `wallet:${caller.wallet.toLowerCase()}`;
+/** The table's bound on a task's owner (its check says the same). */
+export const MAX_CALLER_LENGTH = 128;
+
+/**
+ * The task's owner, named as usage names the credential (`key:{id}`, `wallet:0x…`,
+ * `oauth:0x…:{clientId}`). An OAuth client id is up to 400 bytes (a metadata document's URL): when
+ * the name would pass the table's bound, the client id is replaced by `#` and its SHA-256 in hex.
+ */
+export async function callerId(caller: TaskCaller): Promise<string> {
+  if ('keyId' in caller) return keyCredential(caller.keyId);
+  const wallet = caller.wallet.toLowerCase();
+  if (!caller.clientId) return walletCredential(wallet);
+  const named = oauthCredential(wallet, caller.clientId);
+  if (named.length <= MAX_CALLER_LENGTH) return named;
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(caller.clientId)));
+  return oauthCredential(wallet, `#${Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')}`);
 }
 
 /** The task with each artifact's streamed text chunks joined into one text part (as it is stored once final). */
@@ -46,7 +61,7 @@ export interface A2aTaskStore extends TaskStore {
 export type OnCanceled = (taskId: string) => void;
 
 export function a2aTaskStore(store: AgentStore, agent: Agent, caller: TaskCaller, onCanceled: OnCanceled): A2aTaskStore {
-  const owner = callerId(caller);
+  const owning = callerId(caller);
   const tasks = new Map<string, Task>();
   const written = new Map<string, number>();
 
@@ -56,7 +71,7 @@ export function a2aTaskStore(store: AgentStore, agent: Agent, caller: TaskCaller
     try {
       const { rows } = await store.sql.query<{ task: Task; state: number }>(
         `select task, state from ${schema.quoted}.a2a_tasks where id = $1 and caller = $2`,
-        [taskId, owner],
+        [taskId, await owning],
       );
       return rows[0];
     } catch (err) {
@@ -77,7 +92,7 @@ export function a2aTaskStore(store: AgentStore, agent: Agent, caller: TaskCaller
          on conflict (id) do update set state = excluded.state, task = excluded.task, updated_at = now()
          where t.caller = excluded.caller and t.state <> all ($6::smallint[])
          returning id`,
-        [task.id, owner, task.contextId, state, json, FINAL_STATES],
+        [task.id, await owning, task.contextId, state, json, FINAL_STATES],
       );
       return rows.length > 0;
     } catch (err) {

@@ -78,6 +78,30 @@ describe('an OAuth access token on POST …/a2a', () => {
     // Its own agent takes it.
     expect((await rpc(other, foreign.tokens.access_token, getTask)).status).toBe(200);
   });
+  it("keeps each OAuth app's tasks its own: another app of the same wallet, or the wallet's token, is -32001 on GetTask and CancelTask", async () => {
+    const agent = await a2aAgent();
+    const resource = a2aUrl(worker.deployment, agent.collection, agent.tokenId);
+    const a = await oauthTokens(worker.deployment, agent, { resource });
+    const b = await oauthTokens(worker.deployment, agent, { resource });
+    expect(a.clientId).not.toBe(b.clientId);
+    const sent = await rpc(agent, a.tokens.access_token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'mine' }] } },
+    });
+    const id = sent.body.result?.task?.id;
+    expect(id, sent.text).toBeTypeOf('string');
+    for (const credential of [b.tokens.access_token, agent.token]) {
+      for (const method of ['GetTask', 'CancelTask']) {
+        const res = await rpc(agent, credential, { jsonrpc: '2.0', id: 2, method, params: { id } });
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.error?.code, `${method}: ${res.text}`).toBe(-32001);
+      }
+    }
+    const mine = await rpc(agent, a.tokens.access_token, { jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id } });
+    expect(mine.body.result?.id, mine.text).toBe(id);
+  });
 });
 
 /** The TypeScript block of the guide's section, as a reader copies it. */
