@@ -13,8 +13,8 @@ export type AccessLevel = 'none' | 'use' | 'admin';
  * Every agent route not named here is the owner's alone (deny by default: 403 `not_owner`), among
  * them usage, the audit trail, database setup and OAuth grants. `use`: the agent as a tool (its
  * summary, replies, chat, memory read, search and append, its MCP server and A2A). `admin` adds
- * what configures it: LLM settings (never `access`, never a secret in clear), prompt templates,
- * tool servers, agent keys and the profile.
+ * what configures it: LLM settings (never `access` or `limits`, never a secret in clear), prompt templates,
+ * tool servers and agent keys, and reading the profile (writing it stays the owner's).
  */
 export const ROLE_ROUTE_ACCESS: Readonly<Record<string, 'use' | 'admin'>> = {
   getAgent: 'use',
@@ -46,7 +46,6 @@ export const ROLE_ROUTE_ACCESS: Readonly<Record<string, 'use' | 'admin'>> = {
   listAgentKeys: 'admin',
   revokeAgentKey: 'admin',
   getProfile: 'admin',
-  setProfile: 'admin',
 };
 
 interface RouteDefinitionLike {

@@ -29,6 +29,21 @@ export interface LlmSettingsInput {
   access?: AgentAccessChoice;
 }
 
+/** Who reads or saves: the owner, or a delegate with admin leave (who may not change `limits`, and sees `baseUrl` cut to its origin). */
+export interface SaveOptions {
+  byOwner: boolean;
+}
+
+/** A URL's origin: what a caller who is not the owner sees of `baseUrl` (its path or query may carry a key). */
+function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/** The settings as `viewer` may see them: a non-owner's `baseUrl` is its origin only. */
+function shown(settings: LlmSettings, viewer: SaveOptions): LlmSettings {
+  return viewer.byOwner || settings.baseUrl === null ? settings : { ...settings, baseUrl: originOf(settings.baseUrl) };
+}
+
 export interface LlmSettings {
   provider: string;
   model: string;
@@ -104,7 +119,7 @@ function toSettings(row: LlmSettingsRow, entryWallet: string | null, currentOwne
   };
 }
 
-export async function getLlmSettings(deps: SettingsDeps, agent: Agent): Promise<LlmSettings> {
+export async function getLlmSettings(deps: SettingsDeps, agent: Agent, viewer: SaveOptions = { byOwner: true }): Promise<LlmSettings> {
   let found: { settings: typeof llmSettings.$inferSelect; entryWallet: string | null } | undefined;
   try {
     [found] = await deps.db.orm
@@ -117,7 +132,7 @@ export async function getLlmSettings(deps: SettingsDeps, agent: Agent): Promise<
     throw databaseError(err);
   }
   if (!found) throw new AppError('llm_settings_not_found', 'No LLM settings for this agent yet');
-  return toSettings(found.settings, found.entryWallet, agent.owner);
+  return shown(toSettings(found.settings, found.entryWallet, agent.owner), viewer);
 }
 
 /**
@@ -127,18 +142,30 @@ export async function getLlmSettings(deps: SettingsDeps, agent: Agent): Promise<
  * stay those it was entered for: a change of either destroys it, and a reply then
  * waits for a new key (or `null` for none).
  */
-export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: LlmSettingsInput): Promise<LlmSettings> {
+export async function saveLlmSettings(
+  deps: SettingsDeps,
+  agent: Agent,
+  input: LlmSettingsInput,
+  options: SaveOptions = { byOwner: true },
+): Promise<LlmSettings> {
   if (input.maxTokens > deps.maxTokensPerRequest) {
     throw new AppError('validation_failed', `maxTokens must be at most ${deps.maxTokensPerRequest} (TOKEN__MAX_TOKENS_PER_REQUEST)`, {
       details: { issues: [{ path: 'maxTokens', message: `must be at most ${deps.maxTokensPerRequest}` }] },
     });
   }
-  const baseUrl = checkBaseUrl(input, deps.outbound);
+  const checkedBaseUrl = checkBaseUrl(input, deps.outbound);
   const ref = agentRef(agent);
   const ring = input.apiKey ? await deps.ring() : undefined;
   try {
     const row = await deps.db.orm.transaction(async (tx) => {
       const [current] = await tx.select().from(llmSettings).where(ofAgent(llmSettings, ref)).for('update').limit(1);
+      // The daily limit is the owner's spending cap: a delegate's save may repeat it, never change it.
+      if (!options.byOwner && input.limits !== undefined && (input.limits.tokensPerDay ?? null) !== (current?.tokensPerDay ?? null)) {
+        throw new AppError('not_owner', "Only the agent's owner may change its daily limit (limits); leave limits out to keep them");
+      }
+      // A non-owner was shown the stored baseUrl's origin only: saving that origin back keeps the stored URL.
+      const echoed = !options.byOwner && current?.baseUrl != null && checkedBaseUrl === originOf(current.baseUrl);
+      const baseUrl = echoed ? current.baseUrl : checkedBaseUrl;
       let apiKeyEntry = current?.apiKeyEntry ?? null;
       let entryWallet: string | null = null;
       let replaced: string | null = null;
@@ -190,7 +217,7 @@ export async function saveLlmSettings(deps: SettingsDeps, agent: Agent, input: L
       await auditChange(tx, agent, 'llm_settings.set', { provider: input.provider, model: input.model });
       return { saved: saved!, entryWallet };
     });
-    return toSettings(row.saved, row.entryWallet, agent.owner);
+    return shown(toSettings(row.saved, row.entryWallet, agent.owner), options);
   } catch (err) {
     throw databaseError(err);
   }

@@ -18,7 +18,7 @@ function settingsDeps(c: Context<AppBindings>): SettingsDeps {
 }
 
 export const getLlmHandler: RouteHandler<typeof routes.getLlmSettings, AppBindings> = async (c) =>
-  c.json(await getLlmSettings(settingsDeps(c), c.var.agent), 200);
+  c.json(await getLlmSettings(settingsDeps(c), c.var.agent, { byOwner: c.var.role === 'owner' }), 200);
 
 export const saveLlmHandler: RouteHandler<typeof routes.saveLlmSettings, AppBindings> = async (c) => {
   const input = c.req.valid('json');
@@ -26,7 +26,7 @@ export const saveLlmHandler: RouteHandler<typeof routes.saveLlmSettings, AppBind
   if (input.access !== undefined && c.var.role !== 'owner') {
     throw new AppError('not_owner', "Only the agent's owner may change who else may use it (access)");
   }
-  return c.json(await saveLlmSettings(settingsDeps(c), c.var.agent, input), 200);
+  return c.json(await saveLlmSettings(settingsDeps(c), c.var.agent, input, { byOwner: c.var.role === 'owner' }), 200);
 };
 
 export const getTemplateHandler: RouteHandler<typeof routes.getPromptTemplate, AppBindings> = async (c) =>

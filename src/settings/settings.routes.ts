@@ -41,7 +41,9 @@ export const saveLlmSettings = createRoute({
     'this is how a new owner enters their own key after a transfer. Without `apiKey` the stored key is kept, ' +
     'still bound to whoever entered it, while `provider` and `baseUrl` stay those it was entered for: a change ' +
     'of either destroys it (a key never follows another `baseUrl`), and replies answer 409 `credential_reentry_required` ' +
-    'until a key (or `apiKey: null`) is entered.',
+    'until a key (or `apiKey: null`) is entered. A delegate with admin leave sees `baseUrl` as its origin only (its path ' +
+    'or query may carry a key); saving that origin back keeps the stored URL, another value replaces it. `access` and ' +
+    "`limits` are the owner's: a delegate's save that changes either is 403 `not_owner` (leave them out to keep them).",
   security: agentRoute.security,
   request: { params: agentRoute.params, body: jsonBody(LlmSettingsInputSchema) },
   responses: {

@@ -179,6 +179,44 @@ describe("the owner's access choice", () => {
     expect(audit.body.entries.filter((e: { actor: { via?: string } }) => e.actor.via === undefined).length).toBeGreaterThan(0);
   });
 
+  it('admin: never the profile write nor the daily limit; baseUrl shown as its origin, and echoing it keeps the stored URL', async () => {
+    const { agent, other, token } = await setup();
+    await delegateERC721(chain, agent.owner, other.address, agent.collection as `0x${string}`, agent.tokenId);
+    await setAccess(agent, { delegates: 'admin', renters: 'use' });
+    expectError(
+      await as(token, agent, '/profile', { method: 'PUT', json: { name: 'Taken', description: 'by a delegate' } }),
+      403,
+      'not_owner',
+    );
+    const urlKey = `url-key-${crypto.randomUUID()}`;
+    const fullUrl = `${LLM_BASE_URL}?api-key=${urlKey}`;
+    const owner = (await agent.call('/llm/settings')).body;
+    const { provider, model, temperature, maxTokens } = owner;
+    const limited = await agent.call('/llm/settings', {
+      method: 'POST',
+      json: { provider, model, temperature, maxTokens, baseUrl: fullUrl, apiKey: API_KEY, limits: { tokensPerDay: 1000 } },
+    });
+    expect(limited.status, limited.text).toBe(200);
+    const stored = limited.body.baseUrl as string;
+    expect(stored).toContain(urlKey);
+    const read = await as(token, agent, '/llm/settings');
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.baseUrl).toBe(new URL(LLM_BASE_URL).origin);
+    expect(read.text).not.toContain(urlKey);
+    const body = { provider, model, temperature, maxTokens, baseUrl: read.body.baseUrl };
+    for (const limits of [{ tokensPerDay: 1_000_000 }, {}]) {
+      expectError(await as(token, agent, '/llm/settings', { method: 'POST', json: { ...body, limits } }), 403, 'not_owner');
+    }
+    const same = await as(token, agent, '/llm/settings', { method: 'POST', json: { ...body, limits: { tokensPerDay: 1000 } } });
+    expect(same.status, same.text).toBe(200);
+    const saved = await as(token, agent, '/llm/settings', { method: 'POST', json: body });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body).toMatchObject({ baseUrl: new URL(LLM_BASE_URL).origin, limits: { tokensPerDay: 1000 }, apiKeySet: true });
+    expect(saved.text).not.toContain(urlKey);
+    const after = await agent.call('/llm/settings');
+    expect(after.body).toMatchObject({ baseUrl: stored, limits: { tokensPerDay: 1000 }, apiKeySet: true });
+  });
+
   it('a key a delegate made serves while its maker is a delegate, and stops (unrevoked) when it is not', async () => {
     const { agent, other, token } = await setup();
     const collection = agent.collection as `0x${string}`;
