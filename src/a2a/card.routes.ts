@@ -60,7 +60,9 @@ export const getAgentCard = createRoute({
     "Public, no credential: the A2A v1.0 Agent Card built from the owner's profile, which another agent reads before " +
     "it calls this one at `POST …/a2a`: the agent's name and description, its JSON-RPC interface, streaming, the two " +
     "ways to present a credential (an agent key with scope `reply`, or an OAuth access token issued for the agent's A2A " +
-    'URL) and its skills. The registration file (`GET …/registration.json`) lists it among its services. Cached for 60 s ' +
+    'URL) and its skills. Served only while the wallet that set the profile owns the agent (read on-chain on every ' +
+    'uncached request): after a transfer it is 404 until the new owner sets a profile. The registration file ' +
+    '(`GET …/registration.json`) lists it among its services. Cached for 60 s ' +
     '(`Cache-Control: public, max-age=60`).',
   security: [],
   request: { params: agentRoute.params },
@@ -71,9 +73,10 @@ export const getAgentCard = createRoute({
     },
     400: agentRoute.errors[400],
     404: errorResponse(
-      '`agent_not_found`: the collection is not registered on this deployment; `profile_not_found`: the owner set no profile',
+      '`agent_not_found`: the collection is not registered on this deployment; `profile_not_found`: the owner set no profile, ' +
+        'or the profile was set by a previous owner (after a transfer, until the new owner sets one)',
     ),
     429: RATE_LIMITED_RESPONSE,
-    503: errorResponse('`dependency_unavailable`: the database did not answer; retry after Retry-After seconds'),
+    503: errorResponse('`dependency_unavailable`: the database or the chain RPC did not answer; retry after Retry-After seconds'),
   },
 });

@@ -109,11 +109,23 @@ async function readPublicRow(db: Database, agent: AgentIdentity): Promise<Row> {
 }
 
 /**
- * The profile a public document of the agent presents (the A2A Agent Card), read without a
- * credential: the same refusals as the registration file, and no on-chain read.
+ * The profile the A2A Agent Card presents, read without a credential: the same refusals as the
+ * registration file, and one more. The card names a live endpoint and no `active` flag, so a
+ * profile set by a previous owner is not presented: 404 `profile_not_found` until the new owner
+ * sets one. The ownerOf read is asked only once a profile is there.
  */
-export async function readPublicProfile(db: Database, agent: AgentIdentity): Promise<Profile> {
-  return toProfile(await readPublicRow(db, agent));
+export async function readPublicProfile(deps: RegistrationDeps, agent: AgentIdentity): Promise<Profile> {
+  const row = await readPublicRow(deps.db, agent);
+  const current = await ownerOf(deps.chain, agent.collection, agent.tokenId);
+  if (!setByOwner(row.setByWallet, current)) {
+    throw new AppError('profile_not_found', 'The agent changed hands: its current owner has not set a profile');
+  }
+  return toProfile(row);
+}
+
+/** Whether a profile speaks for the agent now: the wallet that set it still owns the agent (`current` null: no token). */
+export function setByOwner(setByWallet: string, current: string | null): boolean {
+  return current !== null && current.toLowerCase() === setByWallet;
 }
 
 export interface RegistrationDeps {
@@ -142,6 +154,6 @@ export async function readRegistration(deps: RegistrationDeps, agent: AgentIdent
       { name: 'A2A', endpoint: `${base}/${AGENT_CARD_PATH}`, version: A2A_SERVICE_VERSION },
     ],
     x402Support: false,
-    active: current !== null && current.toLowerCase() === row.setByWallet,
+    active: setByOwner(row.setByWallet, current),
   };
 }

@@ -8,9 +8,9 @@ import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { getAddress } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshAgent } from '../support/agent';
-import { newWallet } from '../support/chain';
+import { newWallet, transferFreshAgent } from '../support/chain';
 import { call, deployment, expectError } from '../support/http';
-import { agentPath } from '../support/login';
+import { agentPath, login } from '../support/login';
 import { closePg } from '../support/pg';
 import type { DeploymentInfo } from '../support/stack-info';
 
@@ -112,6 +112,24 @@ describe('the Agent Card', () => {
     expectError(await card(testnet, agent.collection, '01'), 400, 'validation_failed');
     const post = await call(testnet.baseUrl, agentPath(agent.collection, agent.tokenId, CARD), { method: 'POST', json: {} });
     expectError(post, 405, 'method_not_allowed');
+  });
+
+  it("is 404 profile_not_found after a transfer (the seller's profile is not presented) until the new owner sets one", async () => {
+    const agent = await freshAgent(testnet);
+    expect((await agent.call('/profile', { method: 'PUT', json: profile })).status).toBe(200);
+    expect((await card(testnet, agent.collection, agent.tokenId)).status).toBe(200);
+    const buyer = newWallet();
+    await transferFreshAgent(testnet, agent.owner, buyer.address, agent.tokenId);
+    expectError(await card(testnet, agent.collection, agent.tokenId), 404, 'profile_not_found');
+    const mine = await call(testnet.baseUrl, agentPath(agent.collection, agent.tokenId, '/profile'), {
+      method: 'PUT',
+      json: { name: 'New desk', description: 'Under new owners.' },
+      token: await login(testnet, buyer),
+    });
+    expect(mine.status, mine.text).toBe(200);
+    const res = await card(testnet, agent.collection, agent.tokenId);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.name).toBe('New desk');
   });
 
   it('follows the profile: a new name shows, an inline image is no icon', async () => {
