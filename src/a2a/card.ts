@@ -81,7 +81,9 @@ export function buildAgentCard(origin: string, agent: { collection: Address; tok
         id: 'ask',
         name: 'Ask',
         description:
-          "Send a message and get the agent's answer: its model over its memory, prompt and tools, in a conversation of your own.",
+          "Send a message and get the agent's answer: its model over its memory, prompt and tools. The message's contextId names a context of " +
+          "the agent's memory (`a2a/{contextId}`; a new one when you send none): any caller allowed to ask for replies who knows it continues " +
+          'that conversation and reads its history through the reply, so keep it to yourself, or send none to start afresh.',
         tags: ['chat', 'reply'],
         examples: [],
         inputModes: TEXT,
