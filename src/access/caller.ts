@@ -3,7 +3,7 @@ import { type AgentAccess, type AgentRole, readAgentAccess } from '../chain/agen
 import { AppError } from '../errors';
 import type { AgentIdentity } from '../identity/identity';
 import type { VerifiedKey } from '../keys/verify';
-import { type AgentAccessChoice, readAccessChoice } from '../settings/access.service';
+import { choiceFor, readAccessChoice, type StoredAccessChoice } from '../settings/access.service';
 import type { Database } from '../storage/db';
 import { grantedLevel, levelCovers, notOwner } from './roles';
 
@@ -55,7 +55,7 @@ export async function checkCaller(input: CheckCallerInput): Promise<CallerVerdic
   const read = (caller: Address) => readAgentAccess(chain, identity.collection, identity.tokenId, caller);
   let access: AgentAccess;
   let wallet: Address;
-  let prefetched: Promise<AgentAccessChoice> | undefined;
+  let prefetched: Promise<StoredAccessChoice> | undefined;
   if (input.key) {
     const first = read(zeroAddress);
     first.catch(() => undefined); // awaited below, after the key's own verdict
@@ -87,7 +87,7 @@ export async function checkCaller(input: CheckCallerInput): Promise<CallerVerdic
   if (access.role === null) throw notOwner();
   if (access.role !== 'owner') {
     if (input.needed === undefined) throw notOwner();
-    const choice = await (prefetched ?? readAccessChoice(input.db, identity));
+    const choice = choiceFor(await (prefetched ?? readAccessChoice(input.db, identity)), access.owner);
     if (!levelCovers(grantedLevel(access.role, choice), input.needed)) {
       throw new AppError('not_owner', `The agent's owner does not let ${access.role}s do this`);
     }

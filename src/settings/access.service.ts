@@ -11,6 +11,20 @@ export interface AgentAccessChoice {
 
 export const DEFAULT_ACCESS: AgentAccessChoice = { delegates: 'use', renters: 'use' };
 
+/** The stored choice and the lower-case wallet that made it (null: never set). */
+export interface StoredAccessChoice extends AgentAccessChoice {
+  setBy: string | null;
+}
+
+/**
+ * The choice in force under `owner`: one an earlier owner made does not bind (nor serve) the next
+ * one, who starts from the defaults until they choose.
+ */
+export function choiceFor(stored: StoredAccessChoice, owner: string): AgentAccessChoice {
+  if (stored.setBy !== owner.toLowerCase()) return DEFAULT_ACCESS;
+  return { delegates: stored.delegates, renters: stored.renters };
+}
+
 /**
  * The owner's choice of what delegates and renters may do (LLM settings' `access`; the defaults
  * when the agent has no settings). One indexed read, made by the gate for a caller who is not the
@@ -18,14 +32,14 @@ export const DEFAULT_ACCESS: AgentAccessChoice = { delegates: 'use', renters: 'u
  * next request.
  * @throws AppError `dependency_unavailable` when the database fails.
  */
-export async function readAccessChoice(db: Database, agent: AgentIdentity): Promise<AgentAccessChoice> {
+export async function readAccessChoice(db: Database, agent: AgentIdentity): Promise<StoredAccessChoice> {
   try {
     const [row] = await db.orm
-      .select({ delegates: llmSettings.accessDelegates, renters: llmSettings.accessRenters })
+      .select({ delegates: llmSettings.accessDelegates, renters: llmSettings.accessRenters, setBy: llmSettings.accessWallet })
       .from(llmSettings)
       .where(ofAgent(llmSettings, agentRef(agent)))
       .limit(1);
-    return row ? accessChoice(row) : DEFAULT_ACCESS;
+    return row ? { ...accessChoice(row), setBy: row.setBy } : { ...DEFAULT_ACCESS, setBy: null };
   } catch (err) {
     throw databaseError(err);
   }

@@ -10,7 +10,7 @@ import { agentRef, ofAgent } from '../storage/agent-rows';
 import { deleteSecret, secretOwnerWallet, storeSecret } from '../vault/store';
 import type { OutboundOptions } from '../net/outbound-policy';
 import { checkBaseUrl } from './llm-base-url';
-import { type AgentAccessChoice, accessChoice } from './access.service';
+import { type AgentAccessChoice, accessChoice, choiceFor } from './access.service';
 
 export interface LlmSettingsInput {
   provider: string;
@@ -114,7 +114,10 @@ function toSettings(row: LlmSettingsRow, entryWallet: string | null, currentOwne
     credential,
     limits: { tokensPerDay: row.tokensPerDay },
     summaries: row.summaries,
-    access: accessChoice({ delegates: row.accessDelegates, renters: row.accessRenters }),
+    access: choiceFor(
+      { ...accessChoice({ delegates: row.accessDelegates, renters: row.accessRenters }), setBy: row.accessWallet },
+      currentOwner,
+    ),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -201,7 +204,10 @@ export async function saveLlmSettings(
         baseUrl,
         summaries: input.summaries ?? current?.summaries ?? true,
         // Omitted access stays as it is (the defaults for new settings).
-        ...(input.access === undefined ? {} : { accessDelegates: input.access.delegates, accessRenters: input.access.renters }),
+        // An earlier owner's choice is read as the defaults (src/settings/access.service.ts).
+        ...(input.access === undefined
+          ? {}
+          : { accessDelegates: input.access.delegates, accessRenters: input.access.renters, accessWallet: walletKey(agent.owner) }),
         apiKeyEntry,
         ...keyTarget,
         // Omitted limits stay as they are (a client that knows nothing of limits does not lift them).

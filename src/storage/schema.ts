@@ -159,6 +159,11 @@ export const llmSettings = gateway.table(
      */
     accessDelegates: text('access_delegates').notNull().default('use'),
     accessRenters: text('access_renters').notNull().default('use'),
+    /**
+     * Lower-case address of the wallet that set `access`: the choice holds only while that wallet
+     * owns the agent (a later owner starts from the defaults, `use` and `use`). Null: never set.
+     */
+    accessWallet: text('access_wallet'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -217,6 +217,26 @@ describe("the owner's access choice", () => {
     expect(after.body).toMatchObject({ baseUrl: stored, limits: { tokensPerDay: 1000 }, apiKeySet: true });
   });
 
+  it("an earlier owner's access choice does not carry over to the next owner's delegates", async () => {
+    const { agent, other, token } = await setup();
+    await setAccess(agent, { delegates: 'admin', renters: 'none' });
+    const buyer = newWallet();
+    await transferFreshAgent(chain, agent.owner, buyer.address, agent.tokenId);
+    await delegateAll(chain, buyer, other.address);
+    const res = await as(token, agent, '');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.role).toBe('delegate');
+    expect((await as(token, agent, '/contexts/keys')).status).toBe(200);
+    for (const rest of ['/llm/settings', '/keys', '/mcp/connections', '/prompt-templates']) {
+      expectError(await as(token, agent, rest), 403, 'not_owner');
+    }
+    const buyerToken = await login(chain, buyer);
+    const seen = await as(buyerToken, agent, '/llm/settings');
+    expect(seen.status, seen.text).toBe(200);
+    expect(seen.body.access).toEqual({ delegates: 'use', renters: 'use' });
+    await revokeAll(chain, buyer, other.address);
+  });
+
   it('a key a delegate made serves while its maker is a delegate, and stops (unrevoked) when it is not', async () => {
     const { agent, other, token } = await setup();
     const collection = agent.collection as `0x${string}`;

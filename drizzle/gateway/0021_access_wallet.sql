@@ -1,0 +1,1 @@
+ALTER TABLE "gateway"."llm_settings" ADD COLUMN "access_wallet" text;
