@@ -31,6 +31,11 @@ function taskCaller(c: Context<AppBindings>): TaskCaller {
   return clientId ? { wallet: c.var.wallet, clientId } : { wallet: c.var.wallet };
 }
 
+/** A reply runs at most its iterations' timeouts, its lease 30 s more; a minute on top for its last write. */
+function staleAfterMs(limits: { maxIterations: number; llmTimeoutMs: number; mcpTimeoutMs: number }): number {
+  return limits.maxIterations * (limits.llmTimeoutMs + limits.mcpTimeoutMs) + 90_000;
+}
+
 export const a2aHandler: RouteHandler<typeof routes.agentA2a, AppBindings> = async (c) => {
   const asAnswer = (res: Response) => res as unknown as JsonAnswer;
   const body: unknown = c.req.valid('json');
@@ -46,6 +51,7 @@ export const a2aHandler: RouteHandler<typeof routes.agentA2a, AppBindings> = asy
     store: agentStore(c),
     agent,
     caller: taskCaller(c),
+    staleAfterMs: staleAfterMs(deps.limits),
     gone,
     version: c.req.header('A2A-Version'),
     keep: (work) => outliving(c, work),

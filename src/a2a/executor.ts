@@ -44,7 +44,7 @@ function textArtifact(text: string): Artifact {
   };
 }
 
-function agentMessage(taskId: string, contextId: string, text: string): Message {
+export function agentMessage(taskId: string, contextId: string, text: string): Message {
   return {
     messageId: crypto.randomUUID(),
     taskId,

@@ -61,6 +61,8 @@ export interface A2aCall {
   prepare(contextKey: string, message: string): Promise<Prepared>;
   gone: AbortSignal;
   keep<T>(work: Promise<T>): Promise<T>;
+  /** How long after its last write a `working` task is read as failed (longer than any reply and its lease). */
+  staleAfterMs: number;
   /** The `A2A-Version` header, if sent. */
   version: string | undefined;
 }
@@ -165,7 +167,7 @@ function isStream(value: unknown): value is AsyncGenerator<JsonRpcAnswer> {
 
 /** One JSON-RPC request (its envelope checked by the route) answered by the SDK's transport. */
 export async function serveA2a(body: Record<string, unknown>, call: A2aCall): Promise<A2aAnswer> {
-  const tasks = a2aTaskStore(call.store, call.agent, call.caller, markCanceled);
+  const tasks = a2aTaskStore(call.store, call.agent, call.caller, markCanceled, call.staleAfterMs);
   const handler = new GatewayRequestHandler(call, tasks, { pending: () => undefined });
   const transport = new JsonRpcTransportHandler(handler);
   const id = (body.id ?? null) as string | number | null;

@@ -13,11 +13,16 @@ import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { Agent } from '../identity/agent';
 import { type AgentStore, findAgentSchema } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';
+import { agentMessage } from './executor';
 import { keyCredential, oauthCredential, walletCredential } from '../usage/record.service';
 
 /** A2A's final task states (completed, failed, canceled, rejected). */
 export const FINAL_STATES: readonly number[] = [3, 4, 5, 7];
 export const CANCELED = 5;
+const WORKING = 2;
+const FAILED = 4;
+/** What a task whose reply died with its worker says, read as failed. */
+export const ABANDONED_TEXT = 'internal_error: the reply stopped without an answer (the worker running it ended); send the message again';
 /** A stored task's JSON at most (its check in the table says the same). */
 export const MAX_TASK_BYTES = 2 * 1024 * 1024;
 
@@ -60,7 +65,24 @@ export interface A2aTaskStore extends TaskStore {
 /** Called when this store writes a task canceled (the running reply, if in this isolate, stops at once). */
 export type OnCanceled = (taskId: string) => void;
 
-export function a2aTaskStore(store: AgentStore, agent: Agent, caller: TaskCaller, onCanceled: OnCanceled): A2aTaskStore {
+/**
+ * A `working` task not written for `staleAfterMs` (longer than its reply may run, and its context's
+ * lease) has no reply behind it any more: its worker ended mid-reply. It is read as failed (not
+ * written: a reply still running would be the one to say so; it cannot outlive its lease).
+ */
+function readAsFailedWhenStale(task: Task, state: number, ageMs: number, staleAfterMs: number): { task: Task; state: number } {
+  if (state !== WORKING || ageMs <= staleAfterMs) return { task, state };
+  const message = agentMessage(task.id, task.contextId, ABANDONED_TEXT);
+  return { task: { ...task, status: { state: FAILED, message, timestamp: task.status?.timestamp } }, state: FAILED };
+}
+
+export function a2aTaskStore(
+  store: AgentStore,
+  agent: Agent,
+  caller: TaskCaller,
+  onCanceled: OnCanceled,
+  staleAfterMs: number,
+): A2aTaskStore {
   const owning = callerId(caller);
   const tasks = new Map<string, Task>();
   const written = new Map<string, number>();
@@ -69,11 +91,13 @@ export function a2aTaskStore(store: AgentStore, agent: Agent, caller: TaskCaller
     const schema = await findAgentSchema(store, agent);
     if (!schema) return undefined;
     try {
-      const { rows } = await store.sql.query<{ task: Task; state: number }>(
-        `select task, state from ${schema.quoted}.a2a_tasks where id = $1 and caller = $2`,
+      const { rows } = await store.sql.query<{ task: Task; state: number; age_ms: number }>(
+        `select task, state, (extract(epoch from now() - updated_at) * 1000)::float8 as age_ms
+         from ${schema.quoted}.a2a_tasks where id = $1 and caller = $2`,
         [taskId, await owning],
       );
-      return rows[0];
+      const row = rows[0];
+      return row && readAsFailedWhenStale(row.task, row.state, row.age_ms, staleAfterMs);
     } catch (err) {
       throw databaseError(err);
     }

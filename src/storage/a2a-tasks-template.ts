@@ -1,6 +1,6 @@
 /**
  * v6: A2A tasks (src/a2a/task-store.ts), one row per task the agent ran for an A2A caller: the
- * caller it belongs to (`key:{id}` or `wallet:0x…`; a task is read by that caller only), its A2A
+ * caller it belongs to (`key:{id}`, `wallet:0x…` or `oauth:0x…:{clientId}`; a task is read by that caller only), its A2A
  * context id, its state (A2A's task state number) and the task itself as JSON (the caller's message
  * and the reply's text, each bounded by the reply's own bounds; the row by a check). The index
  * serves a caller's tasks newest first and the clean-up by age. A new empty table: the upgrade of

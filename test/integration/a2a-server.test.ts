@@ -236,6 +236,37 @@ describe('GetTask and CancelTask', () => {
   });
 });
 
+describe('a task whose worker ended mid-reply', () => {
+  it('is read as failed once it is older than any reply and its lease; a fresh working task is still working', async () => {
+    const agent = await a2aAgent();
+    const key = await createKey(agent, ['reply']);
+    const task = await (await a2aClient(agent, key.key)).sendMessage(sendParams(userMessage('then the worker died')));
+    if (!('status' in task)) throw new Error('expected a task');
+    const schema = await agentSchemaName({
+      chainId: agent.deployment.chainId,
+      collection: getAddress(agent.collection),
+      tokenId: agent.tokenId,
+    });
+    // As a worker that ended mid-reply leaves it: working, its last write long ago (then: just now).
+    const leave = (age: string) =>
+      sql(
+        stack.databaseUrl,
+        `update ${schema.quoted}.a2a_tasks set state = 2, task = jsonb_set(task, '{status,state}', '2'::jsonb), updated_at = now() - $2::interval where id = $1`,
+        [task.id, age],
+      );
+    const get = { jsonrpc: '2.0', id: 9, method: 'GetTask', params: { id: task.id } };
+    await leave('1 day');
+    const dead = await rpc(agent, key.key, get);
+    expect(dead.body.result?.status?.state, dead.text).toBe('TASK_STATE_FAILED');
+    expect(JSON.stringify(dead.body.result.status.message)).toContain('internal_error: the reply stopped without an answer');
+    const cancel = await rpc(agent, key.key, { ...get, method: 'CancelTask' });
+    expect(cancel.body.error?.code, cancel.text).toBe(-32002);
+    await leave('0 seconds');
+    const fresh = await rpc(agent, key.key, get);
+    expect(fresh.body.result?.status?.state, fresh.text).toBe('TASK_STATE_WORKING');
+  });
+});
+
 describe('credentials', () => {
   const send = {
     jsonrpc: '2.0',
