@@ -29,6 +29,7 @@ import type { AgentStore } from '../storage/agent-storage';
 import { type PendingReply, replyExecutor } from './executor';
 import { markCanceled } from './running';
 import { a2aTaskStore, type A2aTaskStore, CANCELED, type TaskCaller } from './task-store';
+import { writeBehind } from './write-behind';
 
 /** The A2A protocol version this server speaks. */
 export const SERVED_VERSION = '1.0';
@@ -167,7 +168,7 @@ function isStream(value: unknown): value is AsyncGenerator<JsonRpcAnswer> {
 
 /** One JSON-RPC request (its envelope checked by the route) answered by the SDK's transport. */
 export async function serveA2a(body: Record<string, unknown>, call: A2aCall): Promise<A2aAnswer> {
-  const tasks = a2aTaskStore(call.store, call.agent, call.caller, markCanceled, call.staleAfterMs);
+  const tasks = writeBehind(a2aTaskStore(call.store, call.agent, call.caller, markCanceled, call.staleAfterMs));
   const handler = new GatewayRequestHandler(call, tasks, { pending: () => undefined });
   const transport = new JsonRpcTransportHandler(handler);
   const id = (body.id ?? null) as string | number | null;
