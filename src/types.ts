@@ -23,6 +23,8 @@ export interface AppVariables {
   wallet: Address;
   /** Set by `agentGate()` once the check passed: how `wallet` reaches the agent (`owner`, `delegate`, `renter`). */
   role?: AgentRole;
+  /** Set by `agentGate()` for a delegate or a renter: the owner's leave (`use` or `admin`; src/access/roles.ts). */
+  accessLevel?: 'none' | 'use' | 'admin';
   /** Set by `bearer()` for an OAuth access token: the client (app) it was issued to, acting for `wallet`. */
   oauthClientId?: string;
   /** Set by `bearer()`: the agent key of `Authorization: Bearer agk_...`, undefined for a token. */

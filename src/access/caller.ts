@@ -5,7 +5,7 @@ import type { AgentIdentity } from '../identity/identity';
 import type { VerifiedKey } from '../keys/verify';
 import { choiceFor, readAccessChoice, type StoredAccessChoice } from '../settings/access.service';
 import type { Database } from '../storage/db';
-import { grantedLevel, levelCovers, notOwner } from './roles';
+import { type AccessLevel, grantedLevel, levelCovers, notOwner } from './roles';
 
 /** Wallets recently let in as a delegate or a renter, per agent (a hint only, never a verdict; bounded per isolate). */
 const recentGuests = new Set<string>();
@@ -29,6 +29,8 @@ export interface CallerVerdict {
   wallet: Address;
   role: AgentRole;
   owner: Address;
+  /** The owner's leave for a delegate or a renter (undefined for the owner). */
+  level?: AccessLevel;
 }
 
 export interface CheckCallerInput {
@@ -88,9 +90,11 @@ export async function checkCaller(input: CheckCallerInput): Promise<CallerVerdic
   if (access.role !== 'owner') {
     if (input.needed === undefined) throw notOwner();
     const choice = choiceFor(await (prefetched ?? readAccessChoice(input.db, identity)), access.owner);
-    if (!levelCovers(grantedLevel(access.role, choice), input.needed)) {
+    const level = grantedLevel(access.role, choice);
+    if (!levelCovers(level, input.needed)) {
       throw new AppError('not_owner', `The agent's owner does not let ${access.role}s do this`);
     }
+    return { wallet, role: access.role, owner: access.owner, level };
   }
   return { wallet, role: access.role, owner: access.owner };
 }

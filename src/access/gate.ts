@@ -75,6 +75,7 @@ export function agentGate(options: AgentGateOptions): MiddlewareHandler<AppBindi
       verdict = found;
       c.set('wallet', found.wallet);
       c.set('role', found.role);
+      if (found.level !== undefined) c.set('accessLevel', found.level);
     });
     ownerCheck.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
     if (key) c.executionCtx.waitUntil(settleKeyUse(db, key, ownerCheck));

@@ -81,7 +81,11 @@ export function usageCaller(c: Context<AppBindings>): { credential: Credential; 
 
 /** The caller's rights to the agent's tools on `surface`: the owner's, or the key's scopes (known once the owner check passed). */
 export function toolRights(c: Context<AppBindings>, surface: Surface) {
-  return callerRights(c.var.agentKey ? (c.var.agentKeyScopes ?? []) : null, surface);
+  return callerRights(
+    c.var.agentKey ? (c.var.agentKeyScopes ?? []) : null,
+    surface,
+    c.var.role === 'owner' ? undefined : c.var.accessLevel,
+  );
 }
 
 /**

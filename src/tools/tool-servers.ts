@@ -112,6 +112,8 @@ export const toolServersSource: ToolSource = {
         ...(offered.tool.outputSchema !== undefined ? { outputSchema: offered.tool.outputSchema } : {}),
         ...(offered.tool.annotations !== undefined ? { annotations: offered.tool.annotations } : {}),
         surfaces: ALL_SURFACES,
+        // On the MCP server the caller calls it directly: a delegate or renter needs admin leave for that.
+        ...(caller.surface === 'server' ? { needs: 'tool-servers:direct' as const } : {}),
         audited: true,
         call: (args, ctx) => call(offered, args, ctx.signal),
       }),

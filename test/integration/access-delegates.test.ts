@@ -304,6 +304,38 @@ describe("the owner's access choice", () => {
     expect(byAction('mcp_connection.add')).toEqual([{ wallet: agent.owner.address.toLowerCase() }]);
   });
 
+  it("use: on the agent's MCP server a renter gets ask and the memory tools, never the tool servers' tools", async () => {
+    const other = newWallet();
+    const [agent, token] = await Promise.all([freshAgent(chain, { collection: chain.rentableCollection }), login(chain, other)]);
+    const reg = await agent.call('/mcp/connection', {
+      method: 'POST',
+      json: { url: toolServerUrl('tools', tools.url), auth: { type: 'bearer', value: 'owner-secret' } },
+    });
+    expect(reg.status, reg.text).toBe(200);
+    await rent(chain, agent.owner, agent.collection as `0x${string}`, agent.tokenId, other.address, (await chainTime(chain)) + 86_400n);
+    const mcp = mcpUrl(chain.baseUrl, agent);
+    const names = async (credential: string) => {
+      const listed = await mcpRpc(mcp, credential, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+      expect(listed.status, listed.text).toBe(200);
+      return (listed.body.result.tools as { name: string }[]).map((t) => t.name);
+    };
+    expect(await names(agent.token)).toContain('echo');
+    const renterTools = await names(token);
+    expect(renterTools).toContain('ask');
+    expect(renterTools).toContain('memory_search');
+    expect(renterTools).not.toContain('echo');
+    const before = tools.state.authorizations.length;
+    const called = await mcpRpc(mcp, token, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'x' } },
+    });
+    expect(called.status, called.text).toBe(200);
+    expect(called.body.error?.code, called.text).toBe(-32602);
+    expect(tools.state.authorizations.length).toBe(before);
+  });
+
   it("a renter's reply runs on the owner's model key; usage names the renter", async () => {
     const other = newWallet();
     const [agent, token] = await Promise.all([freshAgent(chain, { collection: chain.rentableCollection }), login(chain, other)]);

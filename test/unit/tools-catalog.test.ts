@@ -181,11 +181,18 @@ describe('parseToolEntry', () => {
 
 describe('callerRights', () => {
   it("gives the owner every right, and a key its scopes' per surface", () => {
-    expect([...callerRights(null, 'reply')]).toEqual(['memory:read', 'memory:write']);
-    expect([...callerRights(['reply'], 'reply')]).toEqual([]);
-    expect([...callerRights(['reply', 'mcp'], 'reply')]).toEqual([]);
-    expect([...callerRights(['contexts:read', 'contexts:write'], 'reply')]).toEqual(['memory:read', 'memory:write']);
-    expect([...callerRights(['mcp'], 'server')]).toEqual(['memory:read', 'memory:write']);
+    const direct = 'tool-servers:direct';
+    expect([...callerRights(null, 'reply')]).toEqual(['memory:read', 'memory:write', direct]);
+    expect([...callerRights(['reply'], 'reply')]).toEqual([direct]);
+    expect([...callerRights(['reply', 'mcp'], 'reply')]).toEqual([direct]);
+    expect([...callerRights(['contexts:read', 'contexts:write'], 'reply')]).toEqual([direct, 'memory:read', 'memory:write']);
+    expect([...callerRights(['mcp'], 'server')]).toEqual(['memory:read', 'memory:write', direct]);
+  });
+
+  it("keeps a delegate's or a renter's `use` from the tool servers' tools called directly; admin keeps them", () => {
+    expect([...callerRights(null, 'server', 'use')]).toEqual(['memory:read', 'memory:write']);
+    expect([...callerRights(['mcp'], 'server', 'use')]).toEqual(['memory:read', 'memory:write']);
+    expect([...callerRights(null, 'server', 'admin')]).toContain('tool-servers:direct');
   });
 });
 
