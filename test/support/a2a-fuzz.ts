@@ -78,7 +78,12 @@ const METHODS = [
   'sendMessage',
   '',
 ];
-const method = fc.oneof(fc.constantFrom(...METHODS, 'SendMessage', 'SendStreamingMessage', 'GetTask', 'CancelTask'), fc.string(), anyJson);
+const method = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('SendMessage', 'SendStreamingMessage', 'GetTask', 'CancelTask') },
+  { weight: 3, arbitrary: fc.constantFrom(...METHODS) },
+  fc.string(),
+  anyJson,
+);
 
 const part = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom({ text: 'hello there' }, { text: 'what did we decide?', mediaType: 'text/plain' }) },
@@ -152,16 +157,12 @@ export function a2aRequests(known: { contextIds: string[]; taskIds: () => string
   );
   return fc.record({
     body: fc.oneof({ weight: 9, arbitrary: envelope }, raw),
-    auth: fc.constantFrom(...CREDENTIALS),
-    version: fc.constantFrom(undefined, undefined, undefined, '1.0', '0.3', '', '1.0, 0.3', 'x'),
+    auth: fc.oneof({ weight: 4, arbitrary: fc.constantFrom<Credential>('owner', 'key') }, fc.constantFrom(...CREDENTIALS)),
+    version: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(undefined, '1.0') }, fc.constantFrom('0.3', '', '1.0, 0.3', 'x')),
     accept: fc.constantFrom(undefined, 'application/json', 'text/event-stream', '*/*'),
-    contentType: fc.constantFrom(
-      'application/json',
-      'application/json',
-      'application/json',
-      'application/json; charset=utf-8',
-      'text/plain',
-      undefined,
+    contentType: fc.oneof(
+      { weight: 12, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8') },
+      fc.constantFrom('text/plain', undefined),
     ),
   });
 }
