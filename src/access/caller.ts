@@ -65,8 +65,10 @@ export async function checkCaller(input: CheckCallerInput): Promise<CallerVerdic
     wallet = key.wallet;
     access = await first;
     if (access.owner !== null && getAddress(access.owner) !== wallet) {
-      // Only a key a delegate made serves a wallet that is not the owner, while it still is a delegate.
-      access = key.createdVia === 'delegate' ? await read(wallet) : { owner: access.owner, role: null };
+      // Only a key a delegate made serves a wallet that is not the owner, while it still is a delegate
+      // of the owner it was made for: after a sale it serves no one, even if its maker is the new owner's delegate.
+      const forThisOwner = key.createdVia === 'delegate' && key.actingFor === access.owner.toLowerCase();
+      access = forThisOwner ? await read(wallet) : { owner: access.owner, role: null };
       if (access.role !== 'delegate') access = { owner: access.owner, role: null };
     } else if (access.owner !== null) {
       access = { owner: access.owner, role: 'owner' };

@@ -122,6 +122,7 @@ export async function createAgentKey(db: Database, agent: Agent, maker: KeyMaker
           tools,
           createdByWallet: maker.wallet.toLowerCase(),
           createdVia: maker.via,
+          actingForWallet: maker.via === 'delegate' ? owner.toLowerCase() : null,
           expiresAt: input.expiresInSeconds === undefined ? null : sql`now() + make_interval(secs => ${input.expiresInSeconds})`,
           tokensPerDay: input.limits?.tokensPerDay ?? null,
         })

@@ -19,12 +19,15 @@ export interface VerifiedKey {
   tools: string[] | null;
   /** `delegate`: made by the owner's delegate, serving while its maker still is one; null: made by the owner. */
   createdVia: 'delegate' | null;
+  /** For a key a delegate made: the lower-case owner it acted for (null: an older key, which serves no one). */
+  actingFor: string | null;
 }
 
 interface KeyVerdictRow {
   id: string;
   created_by_wallet: string;
   created_via: string | null;
+  acting_for_wallet: string | null;
   scopes: KeyScope[];
   tokens_per_day: string | null;
   tools: string[] | null;
@@ -45,7 +48,7 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
   let row: KeyVerdictRow | undefined;
   try {
     const { rows } = await db.sql.query<KeyVerdictRow>(
-      `select id, created_by_wallet, created_via, scopes, tokens_per_day, tools,
+      `select id, created_by_wallet, created_via, acting_for_wallet, scopes, tokens_per_day, tools,
               (chain_id = $2 and collection = $3 and token_id = $4) as same_agent,
               ($5 = 'any' or $5 = any(scopes)) as in_scope,
               revoked_at is not null as revoked,
@@ -69,6 +72,7 @@ export async function verifyAgentKey(db: Database, key: AgentKeyCredential, agen
     tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
     tools: row.tools,
     createdVia: row.created_via === 'delegate' ? 'delegate' : null,
+    actingFor: row.acting_for_wallet,
   };
 }
 

@@ -321,6 +321,8 @@ export const agentKeys = gateway.table(
      * leaves it alone. Null: the owner made it.
      */
     createdVia: text('created_via'),
+    /** For a key a delegate made: the lower-case owner it acted for; the key serves only while that wallet owns the agent. */
+    actingForWallet: text('acting_for_wallet'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),

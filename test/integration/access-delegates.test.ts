@@ -256,6 +256,21 @@ describe("the owner's access choice", () => {
     expect((await withKey(agent, key.key, '/contexts/keys')).status).toBe(200);
   });
 
+  it('a key a delegate made does not outlive a sale, even when the new owner delegates to the same wallet', async () => {
+    const { agent, other, token } = await setup();
+    await delegateERC721(chain, agent.owner, other.address, agent.collection as `0x${string}`, agent.tokenId);
+    await setAccess(agent, { delegates: 'admin', renters: 'use' });
+    const delegateAgent = { ...agent, token, call: (rest: string, init: Parameters<typeof call>[2] = {}) => as(token, agent, rest, init) };
+    const key = await createKey(delegateAgent, ['contexts:read']);
+    expect((await withKey(agent, key.key, '/contexts/keys')).status).toBe(200);
+    const buyer = newWallet();
+    await transferFreshAgent(chain, agent.owner, buyer.address, agent.tokenId);
+    await delegateAll(chain, buyer, other.address);
+    expect((await as(token, agent, '/contexts/keys')).status).toBe(200);
+    expectError(await withKey(agent, key.key, '/contexts/keys'), 403, 'not_owner');
+    await revokeAll(chain, buyer, other.address);
+  });
+
   it("admin: tool servers run on the owner's credential, never shown to the delegate (nor a URL that may hold a key)", async () => {
     const { agent, other, token } = await setup();
     await delegateERC721(chain, agent.owner, other.address, agent.collection as `0x${string}`, agent.tokenId);

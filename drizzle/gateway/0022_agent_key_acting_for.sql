@@ -1,0 +1,1 @@
+ALTER TABLE "gateway"."agent_keys" ADD COLUMN "acting_for_wallet" text;
