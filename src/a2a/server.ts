@@ -168,7 +168,7 @@ function isStream(value: unknown): value is AsyncGenerator<JsonRpcAnswer> {
 
 /** One JSON-RPC request (its envelope checked by the route) answered by the SDK's transport. */
 export async function serveA2a(body: Record<string, unknown>, call: A2aCall): Promise<A2aAnswer> {
-  const tasks = writeBehind(a2aTaskStore(call.store, call.agent, call.caller, markCanceled, call.staleAfterMs));
+  const tasks = writeBehind(a2aTaskStore(call.store, call.agent, call.caller, markCanceled, call.staleAfterMs), (work) => call.keep(work));
   const handler = new GatewayRequestHandler(call, tasks, { pending: () => undefined });
   const transport = new JsonRpcTransportHandler(handler);
   const id = (body.id ?? null) as string | number | null;

@@ -34,7 +34,8 @@ function logFailed(taskId: string, err: unknown, retried: boolean) {
   );
 }
 
-export function writeBehind(inner: A2aTaskStore): A2aTaskStore {
+/** `keep` lets a write behind outlive the request's answer (a client that hangs up mid-stream). */
+export function writeBehind(inner: A2aTaskStore, keep: (work: Promise<void>) => unknown = () => undefined): A2aTaskStore {
   const chains = new Map<string, Chain>();
 
   /** Writes the newest waiting state, one at a time, until none waits; one retry on failure. */
@@ -71,6 +72,7 @@ export function writeBehind(inner: A2aTaskStore): A2aTaskStore {
     const current = chain;
     current.done = current.done.then(() => drain(task.id, current));
     const mine = current.done;
+    keep(mine);
     void mine.then(() => {
       if (chains.get(task.id) === current && current.done === mine && !current.waiting) chains.delete(task.id);
     });
