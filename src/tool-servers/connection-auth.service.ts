@@ -14,7 +14,7 @@ import { agentRef, ofAgent } from '../storage/agent-rows';
 import { deleteSecret, storeSecret } from '../vault/store';
 import { checkAuthInput, clientAuth, credentialRecord, registeredBy, view, type AuthInput, type ConnectionView } from './connection-view';
 import { findConnection, oauthDepsOf } from './connections.service';
-import { authorizeUrl, prepareOAuth } from './oauth/flow';
+import { authorizeUrlIfShown, prepareOAuth } from './oauth/flow';
 import { connectionTimeout, inspectToolServer, type McpDeps } from './tool-session';
 import { canonicalToolServerUrl } from './url';
 
@@ -94,7 +94,8 @@ export async function replaceConnectionAuth(
       return updated!;
     });
     const shown = view(saved, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));
-    return prepared ? { ...shown, authorizeUrl: await authorizeUrl(oauthDepsOf(deps), agent, saved) } : shown;
+    const url = prepared ? await authorizeUrlIfShown(oauthDepsOf(deps), agent, saved) : undefined;
+    return url === undefined ? shown : { ...shown, authorizeUrl: url };
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw databaseError(err);

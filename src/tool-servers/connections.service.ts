@@ -27,7 +27,7 @@ import { connectionTimeout, inspectToolServer, sessionToEnd, withConnection, typ
 import { canonicalToolServerUrl } from './url';
 import { authorizationRequired, withOAuthConnection } from './oauth/calls';
 import { canAuthorize, type OAuthDeps } from './oauth/deps';
-import { authorizeUrl, prepareOAuth } from './oauth/flow';
+import { authorizeUrlIfShown, prepareOAuth } from './oauth/flow';
 
 export type { AuthInput, ConnectionView, Row } from './connection-view';
 export type { McpDeps } from './tool-session';
@@ -102,7 +102,8 @@ export async function addConnection(
       return saved!;
     });
     const shown = view(row, walletKey(agent.owner), agent.owner, connectionTimeout(deps, {}));
-    return prepared ? { ...shown, authorizeUrl: await authorizeUrl(oauthDepsOf(deps), agent, row) } : shown;
+    const url = prepared ? await authorizeUrlIfShown(oauthDepsOf(deps), agent, row) : undefined;
+    return url === undefined ? shown : { ...shown, authorizeUrl: url };
   } catch (err) {
     if (err instanceof AppError) throw err;
     if (isUniqueViolation(err)) throw connectionExists(await existingConnectionId(deps, ref, canonical.url).catch(() => undefined));

@@ -48,11 +48,36 @@ export function oauthStateOf(row: Row): OAuthState {
 }
 
 /**
+ * Whether an authorize URL may go to this caller: the owner always; a delegate only when the
+ * connection's `resource` is a bare origin, since a fuller URL (path or query) may carry a key.
+ */
+function resourceShownTo(agent: Agent, state: OAuthState): boolean {
+  if (agent.actor === undefined) return true;
+  try {
+    const url = new URL(state.resource);
+    return url.pathname === '/' && url.search === '' && url.hash === '';
+  } catch {
+    return false;
+  }
+}
+
+/** The authorize URL for a connection just saved, or undefined when this caller may not see it (see authorizeUrl). */
+export async function authorizeUrlIfShown(deps: OAuthDeps, agent: Agent, row: Row): Promise<string | undefined> {
+  return resourceShownTo(agent, oauthStateOf(row)) ? authorizeUrl(deps, agent, row) : undefined;
+}
+
+/**
  * A fresh authorize URL for the agent's current owner: the connection's scopes, with `more` (a
  * step-up's) added. Each call starts a new `state`, valid 10 minutes, usable once.
  */
 export async function authorizeUrl(deps: OAuthDeps, agent: Agent, row: Row, more: readonly string[] = []): Promise<string> {
   const state = oauthStateOf(row);
+  if (!resourceShownTo(agent, state)) {
+    throw new AppError(
+      'not_owner',
+      "This connection's authorize URL names its full URL (which may carry a key): only the agent's owner may open it",
+    );
+  }
   const scopes = [...new Set([...state.scopes, ...more])];
   const verifier = randomToken();
   const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
