@@ -28,8 +28,8 @@ import type { Prepared } from '../replies/reply.service';
 import type { AgentStore } from '../storage/agent-storage';
 import { type PendingReply, replyExecutor } from './executor';
 import { markCanceled } from './running';
-import { a2aTaskStore, type A2aTaskStore, CANCELED, type TaskCaller } from './task-store';
-import { writeBehind } from './write-behind';
+import { a2aTaskStore, CANCELED, type TaskCaller } from './task-store';
+import { type WriteBehindStore, writeBehind } from './write-behind';
 
 /** The A2A protocol version this server speaks. */
 export const SERVED_VERSION = '1.0';
@@ -84,7 +84,7 @@ class GatewayRequestHandler extends DefaultRequestHandler {
 
   constructor(
     private readonly call: A2aCall,
-    private readonly tasks: A2aTaskStore,
+    private readonly tasks: WriteBehindStore,
     slot: { pending: () => PendingReply | undefined },
   ) {
     super(
@@ -132,6 +132,7 @@ class GatewayRequestHandler extends DefaultRequestHandler {
       keep: (work) => this.call.keep(work),
       storedCanceled: async (taskId) => (await this.tasks.storedState(taskId)) === CANCELED,
     };
+    this.tasks.creating();
     // The reply is awaited in the request (a worker's request ends with its answer); no references are read.
     const configuration = params.configuration && { ...params.configuration, returnImmediately: false };
     return { ...params, configuration, message: { ...message, contextId, referenceTaskIds: [] } };

@@ -7,6 +7,9 @@
  * final state (completed, failed, canceled, rejected) waits for the task's pending writes, then is
  * written before the save returns, so a finished task is stored before the caller hears the end.
  * A task with writes still pending is read from this request's memory; any other from the store.
+ * Once the request is known to create its task (`creating()`, a message checked and not naming a
+ * task), a task this store never saved is answered as absent without a read: the SDK loads the new
+ * task (its id just generated) before its first save, which would cost one more round trip.
  * A failed write behind is logged (the error's name only) and tried once more with the latest state;
  * the final write's failure fails the save as before.
  */
@@ -34,9 +37,16 @@ function logFailed(taskId: string, err: unknown, retried: boolean) {
   );
 }
 
+export interface WriteBehindStore extends A2aTaskStore {
+  /** From now on, the only tasks this request reads are those it saves (it creates its task). */
+  creating(): void;
+}
+
 /** `keep` lets a write behind outlive the request's answer (a client that hangs up mid-stream). */
-export function writeBehind(inner: A2aTaskStore, keep: (work: Promise<void>) => unknown = () => undefined): A2aTaskStore {
+export function writeBehind(inner: A2aTaskStore, keep: (work: Promise<void>) => unknown = () => undefined): WriteBehindStore {
   const chains = new Map<string, Chain>();
+  const saved = new Set<string>();
+  let onlySaved = false;
 
   /** Writes the newest waiting state, one at a time, until none waits; one retry on failure. */
   async function drain(taskId: string, chain: Chain): Promise<void> {
@@ -79,7 +89,11 @@ export function writeBehind(inner: A2aTaskStore, keep: (work: Promise<void>) => 
   }
 
   return {
+    creating() {
+      onlySaved = true;
+    },
     async save(task: Task, context: ServerCallContext) {
+      saved.add(task.id);
       const state = task.status?.state ?? 0;
       if (!FINAL_STATES.includes(state)) {
         behind(task, context);
@@ -96,6 +110,7 @@ export function writeBehind(inner: A2aTaskStore, keep: (work: Promise<void>) => 
     async load(taskId: string, context: ServerCallContext) {
       const chain = chains.get(taskId);
       if (chain) return structuredClone(chain.latest);
+      if (onlySaved && !saved.has(taskId)) return undefined;
       return inner.load(taskId, context);
     },
     list(params: ListTasksRequest, context: ServerCallContext) {

@@ -105,6 +105,21 @@ describe('writeBehind', () => {
     expect((await store.load('t1', ctx))?.metadata).toEqual({ text: 'partial' });
   });
 
+  it('once creating its task, answers a task it never saved as absent without reading the store', async () => {
+    const fake = fakeStore();
+    const pendingSave = fake.store.save(task(WORKING), ctx);
+    await fake.releaseAll();
+    await pendingSave;
+    const store = writeBehind(fake.store);
+    expect((await store.load('t1', ctx))?.id).toBe('t1'); // read from the store before creating()
+    store.creating();
+    expect(await store.load('t1', ctx)).toBeUndefined();
+    await store.save(task(WORKING, 'mine'), ctx);
+    expect((await store.load('t1', ctx))?.metadata).toEqual({ text: 'mine' });
+    await fake.releaseAll();
+    expect((await store.load('t1', ctx))?.metadata).toEqual({ text: 'mine' });
+  });
+
   it('a final state waits for the pending writes, then is written before the save returns', async () => {
     const fake = fakeStore();
     const store = writeBehind(fake.store);
