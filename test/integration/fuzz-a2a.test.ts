@@ -124,7 +124,13 @@ describe('hostile JSON-RPC requests to POST …/a2a', () => {
           const credential = credentials[c.auth];
           if (credential) headers.authorization = `Bearer ${credential}`;
           const body = typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
-          const res = await fetch(`${worker.url}/agent/${agent.collection}/${agent.tokenId}/a2a`, { method: 'POST', headers, body });
+          const url = `${worker.url}/agent/${agent.collection}/${agent.tokenId}/a2a`;
+          // A kept-alive connection workerd closed after refusing an unread body (415, 413) is sent once more, as test/support/http.ts does.
+          const res = await fetch(url, { method: 'POST', headers, body }).catch((err: unknown) => {
+            const code = (err as { cause?: { code?: string } }).cause?.code;
+            if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return fetch(url, { method: 'POST', headers, body });
+            throw err;
+          });
           const text = await res.text();
           const what = `POST …/a2a (${c.auth}, version ${c.version}, ${c.contentType}) ${body.slice(0, 300)} -> ${res.status}: ${text.slice(0, 300)}`;
           expect(res.status < 500, what).toBe(true);
@@ -179,6 +185,7 @@ describe('hostile JSON-RPC requests to POST …/a2a', () => {
       const seen = new Map<string, number>();
       await fc.assert(
         fc.asyncProperty(params, fc.boolean(), async (p, card) => {
+          if (p.encode && ![p.collection, p.tokenId].every((v) => v.isWellFormed())) return; // a lone surrogate cannot be percent-encoded
           const enc = (v: string) => (p.encode ? encodeURIComponent(v) : v);
           const base = `${worker.url}/agent/${enc(p.collection)}/${enc(p.tokenId)}`;
           const url = card ? `${base}/.well-known/agent-card.json${p.suffix}` : `${base}/a2a${p.suffix}`;
