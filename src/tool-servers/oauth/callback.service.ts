@@ -11,7 +11,7 @@ import { AppError } from '../../errors';
 import type { Agent } from '../../identity/agent';
 import { databaseError } from '../../storage/db';
 import { mcpConnections } from '../../storage/schema';
-import type { Address } from 'viem';
+import { type Address, getAddress } from 'viem';
 import { registeredBy, type Row } from '../connection-view';
 import { connectionTimeout, inspectToolServer } from '../tool-session';
 import { canonicalToolServerUrl } from '../url';
@@ -110,6 +110,8 @@ function agentOf(p: PendingAuthorization): Agent {
     tokenId: BigInt(p.tokenId),
     owner: p.wallet as Address,
     kind: 'unknown',
+    // A delegate who started the flow is named by the audit entry; the tokens stay the owner's.
+    ...(p.actor ? { actor: { wallet: getAddress(p.actor.wallet), via: p.actor.via } } : {}),
   };
 }
 

@@ -87,6 +87,7 @@ export async function authorizeUrl(deps: OAuthDeps, agent: Agent, row: Row, more
     ...ref,
     connectionId: row.id,
     wallet: walletKey(agent.owner),
+    ...(agent.actor ? { actor: { wallet: agent.actor.wallet, via: agent.actor.via } } : {}),
     verifier,
     redirectUri: redirect,
     scopes,

@@ -18,6 +18,8 @@ export interface PendingAuthorization {
   connectionId: string;
   /** The wallet that asked (lower-case): the tokens are bound to it. */
   wallet: string;
+  /** Who started the flow when not the owner (a delegate with admin leave): the audit trail names it. */
+  actor?: { wallet: string; via: 'delegate' | 'renter' };
   verifier: string;
   redirectUri: string;
   scopes: string[];
