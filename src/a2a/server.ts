@@ -163,6 +163,25 @@ function requestUser(): User {
   return { isAuthenticated: true, userName: name };
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What the SDK's own parsing of a send request would trip over (it reads each part's members, so a
+ * part that is null or not an object failed as an internal error with the runtime's message): said
+ * as bad params instead. Everything else about the message is checked after parsing (`admit`).
+ */
+function messageShapeProblem(body: Record<string, unknown>): string | undefined {
+  if (body.method !== 'SendMessage' && body.method !== 'SendStreamingMessage') return undefined;
+  if (!isObject(body.params)) return 'params must be an object';
+  const message = body.params.message;
+  if (message === undefined) return undefined;
+  if (!isObject(message)) return 'params.message must be an object';
+  if (message.parts !== undefined && (!Array.isArray(message.parts) || !message.parts.every(isObject))) {
+    return 'params.message.parts must be an array of part objects';
+  }
+  return undefined;
+}
+
 function isStream(value: unknown): value is AsyncGenerator<JsonRpcAnswer> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
@@ -181,6 +200,9 @@ export async function serveA2a(body: Record<string, unknown>, call: A2aCall): Pr
   // A user of its own per request: the SDK serializes a task's writes by user in a module-wide lock,
   // and one request must never wait on another's promises (workerd); the table's conditional
   // writes keep concurrent requests on one task right.
+  const malformed = messageShapeProblem(body);
+  if (malformed)
+    return { json: { jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(new RequestMalformedError(malformed)) } };
   const context = new ServerCallContext({ user: requestUser() });
   const answer = await transport.handle(body, context);
   if (!isStream(answer)) return handler.refused ? { refused: handler.refused } : { json: answer };

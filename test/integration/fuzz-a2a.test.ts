@@ -220,9 +220,9 @@ describe('hostile JSON-RPC requests to POST …/a2a', () => {
     Math.max(60_000, RUNS * 200),
   );
 
-  // Found by this fuzz: a part that is null (or not an object) is answered -32603 with the runtime's
+  // Found by this fuzz: a part that is null (or not an object) was answered -32603 with the runtime's
   // own message ("Cannot read properties of null (reading 'text')"), not -32602 bad params.
-  it.fails('a message whose parts hold null: -32602, not -32603 with a runtime message (known fault)', async () => {
+  it('a message whose parts hold null: -32602, not -32603 with a runtime message', async () => {
     for (const method of ['SendMessage', 'SendStreamingMessage']) {
       const message = { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [null, { text: 'hello there' }] };
       const res = await rpc(agent, credentials.key, { jsonrpc: '2.0', id: 7, method, params: { message } });
