@@ -29,7 +29,7 @@ export interface LlmSettingsInput {
   access?: AgentAccessChoice;
 }
 
-/** Who reads or saves: the owner, or a delegate with admin leave (who may not change `limits`, and sees `baseUrl` cut to its origin). */
+/** Who reads or saves: the owner, or a delegate with admin leave (who may change neither `access` nor `limits`, and sees `baseUrl` cut to its origin). */
 export interface SaveOptions {
   byOwner: boolean;
 }
@@ -151,6 +151,10 @@ export async function saveLlmSettings(
   input: LlmSettingsInput,
   options: SaveOptions = { byOwner: true },
 ): Promise<LlmSettings> {
+  // `access` is the owner's alone: a delegate with admin leave saves the rest, never this.
+  if (!options.byOwner && input.access !== undefined) {
+    throw new AppError('not_owner', "Only the agent's owner may change who else may use it (access)");
+  }
   if (input.maxTokens > deps.maxTokensPerRequest) {
     throw new AppError('validation_failed', `maxTokens must be at most ${deps.maxTokensPerRequest} (TOKEN__MAX_TOKENS_PER_REQUEST)`, {
       details: { issues: [{ path: 'maxTokens', message: `must be at most ${deps.maxTokensPerRequest}` }] },

@@ -1,6 +1,5 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { AppError } from '../errors';
 import type { AppBindings } from '../types';
 import { keyRing } from '../vault/store';
 import { getLlmSettings, saveLlmSettings, type SettingsDeps } from './llm.service';
@@ -20,14 +19,8 @@ function settingsDeps(c: Context<AppBindings>): SettingsDeps {
 export const getLlmHandler: RouteHandler<typeof routes.getLlmSettings, AppBindings> = async (c) =>
   c.json(await getLlmSettings(settingsDeps(c), c.var.agent, { byOwner: c.var.role === 'owner' }), 200);
 
-export const saveLlmHandler: RouteHandler<typeof routes.saveLlmSettings, AppBindings> = async (c) => {
-  const input = c.req.valid('json');
-  // `access` is the owner's alone: a delegate with admin leave saves the rest, never this.
-  if (input.access !== undefined && c.var.role !== 'owner') {
-    throw new AppError('not_owner', "Only the agent's owner may change who else may use it (access)");
-  }
-  return c.json(await saveLlmSettings(settingsDeps(c), c.var.agent, input, { byOwner: c.var.role === 'owner' }), 200);
-};
+export const saveLlmHandler: RouteHandler<typeof routes.saveLlmSettings, AppBindings> = async (c) =>
+  c.json(await saveLlmSettings(settingsDeps(c), c.var.agent, c.req.valid('json'), { byOwner: c.var.role === 'owner' }), 200);
 
 export const getTemplateHandler: RouteHandler<typeof routes.getPromptTemplate, AppBindings> = async (c) =>
   c.json(await getPromptTemplate(c.var.db, c.var.agent, c.req.valid('param').key), 200);
