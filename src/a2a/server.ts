@@ -30,6 +30,7 @@ import { type PendingReply, replyExecutor } from './executor';
 import { markCanceled } from './running';
 import { a2aTaskStore, CANCELED, type TaskCaller } from './task-store';
 import { type WriteBehindStore, writeBehind } from './write-behind';
+import { isObject } from '../tool-servers/types';
 
 /** The A2A protocol version this server speaks. */
 export const SERVED_VERSION = '1.0';
@@ -162,8 +163,6 @@ function requestUser(): User {
   const name = `request:${crypto.randomUUID()}`;
   return { isAuthenticated: true, userName: name };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * What the SDK's own parsing of a send request would trip over (it reads each part's members, so a

@@ -24,6 +24,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { type AgentTool, internalFailure, type ToolOutcome } from '../tools/tool';
+import { isObject } from '../tool-servers/types';
 
 export interface McpServing {
   /** The server's name and version in `initialize` and `server/discover`. */
@@ -98,8 +99,6 @@ function agentServer(serving: McpServing, tools: () => Promise<Map<string, Agent
   return server;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * What is wrong with a `tools/call` request's `name` or `arguments`, in a few words, else
  * undefined. Checked before the SDK, whose own check answers invalid params with its whole
@@ -107,15 +106,15 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  */
 function badCallParams(message: Record<string, unknown>): string | undefined {
   const params = message.params;
-  if (!isRecord(params)) return 'params must be an object with the tool name';
+  if (!isObject(params)) return 'params must be an object with the tool name';
   if (typeof params.name !== 'string') return 'params.name must be a string: the tool name';
-  if (params.arguments !== undefined && !isRecord(params.arguments)) return 'params.arguments must be an object when given';
+  if (params.arguments !== undefined && !isObject(params.arguments)) return 'params.arguments must be an object when given';
   return undefined;
 }
 
 /** A `tools/call` request whose params are malformed: JSON-RPC invalid params (-32602), a short message. */
 function invalidCallParams(body: unknown): Response | undefined {
-  if (!isRecord(body) || body.method !== 'tools/call') return undefined;
+  if (!isObject(body) || body.method !== 'tools/call') return undefined;
   const id = body.id;
   if (typeof id !== 'string' && typeof id !== 'number') return undefined;
   const problem = badCallParams(body);

@@ -23,6 +23,7 @@ import { schemaPatterns } from './schema-patterns';
 import { oversizedValue, schemaSize } from './schema-size';
 import { MAX_SCHEMA_PATTERN_USES, MAX_SCHEMA_PATTERNS, MAX_SCHEMA_SUBSCHEMAS } from './tool-limits';
 import { meterSchema, VALIDATION_BUDGET, ValidationTooCostly, withBudget } from './validation-budget';
+import { isObject } from './types';
 
 hardenFormats();
 
@@ -40,10 +41,6 @@ function getMetaValidator(): Validator {
     metaValidator = validator;
   }
   return metaValidator;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -74,7 +71,7 @@ function describe(errors: OutputUnit[]): string[] {
  * meta-schema, describing an object (`type: "object"` or no `type`), as MCP requires.
  */
 export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; problem: string; pattern?: string } {
-  if (!isPlainObject(schema)) return { ok: false, problem: 'inputSchema must be a JSON object' };
+  if (!isObject(schema)) return { ok: false, problem: 'inputSchema must be a JSON object' };
   const type = schema.type;
   const typeIsObject = type === undefined || type === 'object' || (Array.isArray(type) && type.length === 1 && type[0] === 'object');
   // Sized first: the walk is linear, the meta-schema validation of a huge schema is not cheap.
@@ -120,8 +117,8 @@ export function checkToolSchema(schema: unknown): { ok: true } | { ok: false; pr
  * of its work budget (./validation-budget): the arguments were not judged either way.
  */
 export function validateArguments(schema: unknown, args: unknown): { ok: true } | { ok: false; problems: string[]; tooCostly?: true } {
-  if (!isPlainObject(args)) return { ok: false, problems: ['arguments must be a JSON object'] };
-  if (!isPlainObject(schema) && typeof schema !== 'boolean') {
+  if (!isObject(args)) return { ok: false, problems: ['arguments must be a JSON object'] };
+  if (!isObject(schema) && typeof schema !== 'boolean') {
     return { ok: false, problems: ['tool has no usable input schema'] };
   }
   try {

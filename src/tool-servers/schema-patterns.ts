@@ -4,6 +4,7 @@
  * found too). Walks only the keywords that hold subschemas, so a `pattern` inside `const`,
  * `enum`, `default` or `examples` (data, not schema) is not taken for one.
  */
+import { isObject } from './types';
 
 export interface SchemaPattern {
   /** JSON Pointer of the keyword in the schema. */
@@ -34,10 +35,6 @@ const MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'd
 export const SUBSCHEMA_KEYWORDS = { one: ONE, many: MANY, maps: MAPS } as const;
 
 const pointer = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The regexes of a schema, depth first; stops collecting after `limit + 1` (the caller refuses). */
 export function schemaPatterns(schema: unknown, limit: number): SchemaPattern[] {

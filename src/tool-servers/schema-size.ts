@@ -10,16 +10,13 @@
  */
 import { SUBSCHEMA_KEYWORDS } from './schema-patterns';
 import { MAX_SCHEMA_ENUM_BYTES, MAX_SCHEMA_VALUE_BYTES } from './tool-limits';
+import { isObject } from './types';
 
 export interface SchemaSize {
   /** Subschemas, `$ref` targets counted once per `$ref`. */
   subschemas: number;
   /** `pattern` and `patternProperties` regexes, counted once per use. */
   patternUses: number;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The subschema a local `$ref` (`#` or `#/json/pointer`) points to, if any. */

@@ -7,6 +7,7 @@
 import { type Chunk, readAtMost } from '../../net/read-at-most';
 import type { OutboundOptions } from '../../net/outbound-policy';
 import { canonicalToolServerUrl } from '../url';
+import { isObject } from '../types';
 
 /** A metadata document or token answer is small; more is not an answer we want. */
 export const MAX_OAUTH_RESPONSE_BYTES = 64 * 1024;
@@ -31,8 +32,6 @@ export interface OAuthFetchDeps {
   outbound: OutboundOptions;
   timeoutMs: number;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Sends the request and reads a JSON object. A 4xx with a JSON object body is handed back
