@@ -164,6 +164,13 @@ export const llmSettings = gateway.table(
      * owns the agent (a later owner starts from the defaults, `use` and `use`). Null: never set.
      */
     accessWallet: text('access_wallet'),
+    /**
+     * The price of one paid reply (POST …/paid/ask) in USDC units (6 decimals), paid to whoever owns
+     * the agent when it is asked; null: no paid replies. Not bound to a wallet: it stays through a transfer.
+     */
+    priceAskUnits: integer('price_ask_units'),
+    /** Whether a paid reply may use the agent's memory tools. */
+    priceMemoryTools: boolean('price_memory_tools').notNull().default(false),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -171,6 +178,7 @@ export const llmSettings = gateway.table(
     check('llm_settings_tokens_per_day', sql`${t.tokensPerDay} > 0`),
     check('llm_settings_access_delegates', sql`${t.accessDelegates} in ('none', 'use', 'admin')`),
     check('llm_settings_access_renters', sql`${t.accessRenters} in ('none', 'use')`),
+    check('llm_settings_price_ask_units', sql`${t.priceAskUnits} between 1000 and 100000000`),
   ],
 );
 
@@ -382,7 +390,10 @@ export const auditLog = gateway.table(
       'audit_log_actor_client',
       sql`${t.actorClientId} is null or (${t.actorWallet} is not null and length(${t.actorClientId}) <= 512)`,
     ),
-    check('audit_log_actor_via', sql`${t.actorVia} is null or (${t.actorWallet} is not null and ${t.actorVia} in ('delegate', 'renter'))`),
+    check(
+      'audit_log_actor_via',
+      sql`${t.actorVia} is null or (${t.actorWallet} is not null and ${t.actorVia} in ('delegate', 'renter', 'payer'))`,
+    ),
     check('audit_log_action', sql`${t.action} ~ '^[a-z_]{1,32}\\.[a-z_]{1,32}$'`),
     check('audit_log_outcome', sql`${t.outcome} ~ '^[a-z0-9_]{1,64}$'`),
     check('audit_log_arguments_sha256', sql`${t.argumentsSha256} ~ '^[0-9a-f]{64}$'`),
@@ -409,4 +420,38 @@ export const usageLedger = gateway.table(
     ceiling: bigint('ceiling', { mode: 'number' }),
   },
   (t) => [primaryKey({ columns: [t.agentRef, t.day, t.scope] })],
+);
+
+/**
+ * Paid replies (POST …/paid/ask), one row per payment authorization: claimed before the reply runs
+ * (a second use of the same authorization, while the first runs or after it was settled, finds the
+ * row and is refused), then marked settled with its transaction, or deleted when the reply failed
+ * or the payment could not be settled (nothing was charged; the authorization may be used again).
+ */
+export const paidCalls = gateway.table(
+  'paid_calls',
+  {
+    chainId: integer('chain_id').notNull(),
+    /** Lower-case address of the payer (the authorization's `from`). */
+    payer: text('payer').notNull(),
+    /** The authorization's 32-byte nonce, lower-case hex. */
+    nonce: text('nonce').notNull(),
+    /** The agent paid for: `agentRefText` (chain id, lower-case collection, token id). */
+    agentRef: text('agent_ref').notNull(),
+    /** Lower-case address of the owner paid (the payment's `payTo`). */
+    payTo: text('pay_to').notNull(),
+    /** The amount in USDC units. */
+    amountUnits: bigint('amount_units', { mode: 'number' }).notNull(),
+    /** `running` while the reply runs, `settled` once the transfer is on chain. */
+    state: text('state').notNull(),
+    /** The settlement's transaction hash (settled rows). */
+    transaction: text('transaction'),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull().defaultNow(),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.chainId, t.payer, t.nonce] }),
+    index('paid_calls_agent_day').on(t.agentRef, t.settledAt),
+    check('paid_calls_state', sql`${t.state} in ('running', 'settled')`),
+  ],
 );

@@ -1,0 +1,58 @@
+/**
+ * What a paid reply costs: the owner's price in US dollars, as written in LLM settings and as
+ * USDC's 6-decimal units on chain. No import but zod: the settings route, the paid route, the
+ * client and the CLI's `--price` all apply these rules.
+ */
+import { z } from '@hono/zod-openapi';
+
+/** USDC's decimals on every chain this gateway knows. */
+export const USDC_DECIMALS = 6;
+/** The lowest and the highest price of one paid reply, in USDC units (0.001 and 100 dollars). */
+export const MIN_PRICE_UNITS = 1_000;
+export const MAX_PRICE_UNITS = 100_000_000;
+
+const USD_FORM = /^(0|[1-9]\d{0,2})(\.\d{1,6})?$/;
+
+/** `"0.01"` → 10000 (USDC units); null when it is not a decimal with at most 6 places. */
+export function usdToUnits(usd: string): number | null {
+  const match = USD_FORM.exec(usd);
+  if (!match) return null;
+  const [whole, fraction = ''] = usd.split('.');
+  return Number(whole) * 10 ** USDC_DECIMALS + Number(fraction.padEnd(USDC_DECIMALS, '0'));
+}
+
+/** 10000 → `"0.01"`: the shortest decimal for a count of USDC units (no trailing zeros). */
+export function unitsToUsd(units: number | bigint): string {
+  const n = BigInt(units);
+  const scale = 10n ** BigInt(USDC_DECIMALS);
+  const whole = n / scale;
+  const fraction = (n % scale).toString().padStart(USDC_DECIMALS, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : String(whole);
+}
+
+/** A price in dollars as written: a decimal string, 0.001 to 100, at most 6 places. */
+export const PriceUsdSchema = z
+  .string()
+  .refine((usd) => {
+    const units = usdToUnits(usd);
+    return units !== null && units >= MIN_PRICE_UNITS && units <= MAX_PRICE_UNITS;
+  }, 'a price is a decimal string of US dollars from 0.001 to 100 with at most 6 decimal places, such as "0.01"')
+  .openapi({ example: '0.01' });
+
+/** Component `AgentPricing`: what a stranger pays per reply (POST …/paid/ask), in USDC to the agent's owner. */
+export const AgentPricingSchema = z
+  .object({
+    askUsd: PriceUsdSchema.openapi({
+      description: 'The price of one reply of POST …/paid/ask in US dollars, paid in USDC (6 decimals) to whoever owns the agent at that moment',
+    }),
+    memoryTools: z.boolean().optional().openapi({
+      example: false,
+      description:
+        "Whether a paid reply may use the agent's memory tools (search and read of every context). Default false: the payer's " +
+        'own conversation only. Tool-server tools are never offered to a payer.',
+    }),
+  })
+  .strict()
+  .openapi('AgentPricing');
+
+export type AgentPricing = z.infer<typeof AgentPricingSchema>;
