@@ -35,6 +35,7 @@ import { compileRouteTable, gatedRoutes, onKnownRoutes, type RouteTable } from '
 import { profile } from './profile';
 import { agentCard } from './a2a/card.index';
 import { a2aChallenge, a2aParseError, agentA2a } from './a2a';
+import { paid } from './paid';
 
 const API_DESCRIPTION =
   'REST gateway for AI agents that are NFTs. Log in with a wallet signature (POST /auth/jwt/init, sign ' +
@@ -87,8 +88,9 @@ export function createApp() {
         'Mcp-Name',
         'A2A-Version',
         'A2A-Extensions',
+        'PAYMENT-SIGNATURE',
       ],
-      exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate'],
+      exposeHeaders: ['X-Request-Id', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'PAYMENT-REQUIRED', 'PAYMENT-RESPONSE'],
       maxAge: 600,
     }),
   );
@@ -150,6 +152,7 @@ export function createApp() {
   app.route('/', profile);
   app.route('/', agentCard);
   app.route('/', agentA2a);
+  app.route('/', paid);
   app.route('/', oauth);
   app.route('/', dashboardAssets);
   // After every agent route is registered: each one's security and key scope (src/keys/scopes.ts).

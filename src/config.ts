@@ -34,6 +34,8 @@ export interface Config {
   readonly traceMessageText: boolean;
   /** Origins besides the gateway's own that may call the agents' MCP servers from a browser (`MCP_ALLOWED_ORIGINS`). */
   readonly mcpAllowedOrigins: readonly string[];
+  /** The x402 facilitator of paid replies (`X402_FACILITATOR_URL`); undefined: the deployment takes no payments. */
+  readonly x402FacilitatorUrl: string | undefined;
   /** Vault key encryption keys, as configured (`v<version>:<base64>`); imported on first use. */
   readonly vaultKek: string;
   readonly vaultKekPrevious: string | undefined;
@@ -188,6 +190,18 @@ const envSchema = z.object({
       }
       return origins;
     }),
+  X402_FACILITATOR_URL: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return undefined;
+      const url = URL.canParse(value.trim()) ? new URL(value.trim()) : undefined;
+      if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash) {
+        ctx.addIssue({ code: 'custom', message: 'X402_FACILITATOR_URL must be an http(s) URL without user info, query or fragment' });
+        return z.NEVER;
+      }
+      return url.href.replace(/\/+$/, '');
+    }),
   VAULT_KEK: z
     .string({ error: 'is required' })
     .refine((v) => parseKekSpec(v) !== null, { message: 'must be v<version>:<base64 of 32 bytes>' }),
@@ -266,6 +280,7 @@ export function parseConfig(env: Partial<Record<keyof Env, unknown>>): Config {
     mcpCallCeilingMs: vars.MCP_CALL_CEILING_MS,
     traceMessageText: vars.TRACE_MESSAGE_TEXT === '1',
     mcpAllowedOrigins: Object.freeze(vars.MCP_ALLOWED_ORIGINS),
+    x402FacilitatorUrl: vars.X402_FACILITATOR_URL,
     vaultKek: vars.VAULT_KEK,
     vaultKekPrevious: vars.VAULT_KEK_PREVIOUS,
     dev: Object.freeze({

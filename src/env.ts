@@ -28,6 +28,8 @@ export interface Env {
   TRACE_MESSAGE_TEXT?: string;
   /** Optional: origins (comma-separated `https://host[:port]`) besides the gateway's own whose browser pages may call the agents' MCP servers. */
   MCP_ALLOWED_ORIGINS?: string;
+  /** Optional: the x402 facilitator that verifies and settles paid replies (`https://…`); unset: no paid replies. */
+  X402_FACILITATOR_URL?: string;
   /** The bare name is a common mistake: it is ignored, with a warning. */
   MAX_TOKENS_PER_REQUEST?: string;
   /** Local only: `host:port` of the WebSocket-to-TCP bridge standing in for Neon's proxy. */

@@ -120,6 +120,14 @@ export const ERROR_STATUS = {
   dependency_unavailable: 503,
   /** Memory search: the agent's unindexed messages are more than one search reads, or the search ran out of its time. */
   search_busy: 503,
+  // Paid replies (docs/paid-calls.md)
+  pricing_not_set: 404,
+  payment_required: 402,
+  payment_invalid: 402,
+  payment_replayed: 402,
+  payment_settlement_failed: 402,
+  payments_unavailable: 503,
+  facilitator_unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

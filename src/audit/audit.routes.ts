@@ -10,9 +10,9 @@ const AuditActorSchema = z
       .object({
         wallet: z.string().openapi({ example: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8' }),
         clientId: z.string().optional().openapi({ description: 'An OAuth app acting for the wallet: the client its grant was made for' }),
-        via: z.enum(['delegate', 'renter']).optional().openapi({
+        via: z.enum(['delegate', 'renter', 'payer']).optional().openapi({
           description:
-            "How the wallet came in when it was not the owner: the owner's `delegate` (delegate.xyz) or the token's `renter` (ERC-4907); absent for the owner",
+            "How the wallet came in when it was not the owner: the owner's `delegate` (delegate.xyz), the token's `renter` (ERC-4907), or a `payer` of a paid reply (x402); absent for the owner",
         }),
       })
       .strict(),
@@ -41,6 +41,12 @@ const AuditTargetSchema = z
       description:
         "`oauth_grant.approve`: the client as the approval named it (a metadata document's host, or a registered client's self-given, unverified name)",
     }),
+    transaction: z.string().optional().openapi({ description: '`payment.settled`: the transaction hash of the USDC transfer' }),
+    amountUsd: z.string().optional().openapi({ description: '`payment.settled`: the amount paid, US dollars', example: '0.01' }),
+    payTo: z
+      .string()
+      .optional()
+      .openapi({ description: '`payment.settled`: the wallet paid (the owner when the reply was asked), lower case' }),
   })
   .openapi('AuditTarget', {
     description: 'What was acted on, by name or id: never a secret, a URL, a header value, a context key or a message',

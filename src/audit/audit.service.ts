@@ -64,7 +64,7 @@ function toEntry(row: typeof auditLog.$inferSelect): AuditEntry {
         : {
             wallet: row.actorWallet ?? '',
             ...(row.actorClientId !== null ? { clientId: row.actorClientId } : {}),
-            ...(row.actorVia === 'delegate' || row.actorVia === 'renter' ? { via: row.actorVia } : {}),
+            ...(row.actorVia === 'delegate' || row.actorVia === 'renter' || row.actorVia === 'payer' ? { via: row.actorVia } : {}),
           },
     action: row.action as AuditAction,
     target: row.target as AuditTarget,

@@ -12,9 +12,10 @@ import { auditLog } from '../storage/schema';
 
 /**
  * Who acted: a wallet (its token, or an OAuth app acting for it: `clientId`; `via` when it was the
- * owner's delegate or the token's renter, absent for the owner), or an agent key (by id).
+ * owner's delegate or the token's renter, or a stranger who paid for a reply; absent for the owner),
+ * or an agent key (by id).
  */
-export type AuditActor = { wallet: string; clientId?: string; via?: 'delegate' | 'renter' } | { keyId: string };
+export type AuditActor = { wallet: string; clientId?: string; via?: 'delegate' | 'renter' | 'payer' } | { keyId: string };
 
 /** Every action the trail records: administrative changes, and tool calls. */
 export const AUDIT_ACTIONS = [
@@ -31,6 +32,7 @@ export const AUDIT_ACTIONS = [
   'oauth_grant.approve',
   'oauth_grant.revoke',
   'tool.call',
+  'payment.settled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -51,6 +53,10 @@ export interface AuditTarget {
   clientId?: string;
   /** The client's name as the approval named it (`oauth_grant.approve`): a document's host, or a registered client's unverified name. */
   clientName?: string;
+  /** A settled payment (`payment.settled`): its transaction hash, the amount in US dollars and who was paid. */
+  transaction?: string;
+  amountUsd?: string;
+  payTo?: string;
 }
 
 export interface AuditEntryInput {

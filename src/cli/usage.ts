@@ -6,7 +6,7 @@ import { alignedTable, checksummed, UsageError } from './output';
 import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 const GROUP_BYS = ['day', 'credential', 'context'] as const;
-const COLUMNS = ['input', 'output', 'cached', 'model calls', 'tool calls'] as const;
+const COLUMNS = ['input', 'output', 'cached', 'model calls', 'tool calls', 'paid USD'] as const;
 
 export const usageCommand: Command = {
   path: ['usage'],
@@ -76,7 +76,11 @@ const credentialText = (credential: string) =>
   credential.startsWith('wallet:') ? `wallet:${checksummed(credential.slice(7))}` : credential;
 const groupKey = (group: UsageGroup) =>
   group.day ?? (group.credential ? credentialText(group.credential) : undefined) ?? group.contextKey ?? '';
-const numbers = (t: UsageTotals) => [t.inputTokens, t.outputTokens, t.cachedInputTokens, t.modelCalls, t.toolCalls].map(String);
+/** The counts of a row, and what was paid (by day and in total; `-` where the report does not say). */
+const numbers = (t: UsageTotals & { paidUsd?: string }) => [
+  ...[t.inputTokens, t.outputTokens, t.cachedInputTokens, t.modelCalls, t.toolCalls].map(String),
+  t.paidUsd ?? '-',
+];
 
 /** The report as aligned lines: a header, a row per group, and the totals. */
 export function usageTable(report: UsageReport): string[] {

@@ -12,6 +12,8 @@ import type {
   ChatCompletionRequest,
   A2aAnswer,
   A2aRequest,
+  PaidAskRequest,
+  ReplyAnswer,
   McpAnswer,
   McpMessage,
   ReplyOptions,
@@ -52,6 +54,25 @@ export interface ReplyMethods {
    * client such as `@a2a-js/sdk`'s, resolved from the agent's card, is the usual way; it streams too).
    */
   agentA2a(request: A2aRequest, options?: CallOptions): Promise<A2aAnswer>;
+
+  /**
+   * `POST …/paid/ask` (operationId `paidAsk`): a reply paid with x402, no token needed. The client's
+   * `fetch` must pay: wrap it with `@x402/fetch`'s `wrapFetchWithPayment` (docs/paid-calls.md); a
+   * plain fetch gets 402 `payment_required` (a `GatewayError`). `transaction` is the settlement's, read
+   * from `PAYMENT-RESPONSE`.
+   */
+  paidAsk(request: PaidAskRequest, options?: CallOptions): Promise<ReplyAnswer & { transaction: string | null }>;
+}
+
+/** The transaction of x402's PAYMENT-RESPONSE (base64 JSON), or null. */
+function settlementTransaction(header: string | null): string | null {
+  if (!header) return null;
+  try {
+    const settlement = JSON.parse(atob(header)) as { transaction?: unknown };
+    return typeof settlement.transaction === 'string' && settlement.transaction !== '' ? settlement.transaction : null;
+  } catch {
+    return null;
+  }
 }
 
 export function replyMethods(agent: AgentCalls): ReplyMethods {
@@ -81,6 +102,10 @@ export function replyMethods(agent: AgentCalls): ReplyMethods {
       return answer.status === 202 ? null : (answer.body as McpAnswer);
     },
     agentA2a: (request, o = {}) => agent.json('agentA2a', {}, { body: request, signal: o.signal }),
+    paidAsk: async (request, o = {}) => {
+      const answer = await agent.send('paidAsk', {}, { body: request, signal: o.signal, agent: false });
+      return { ...(answer.body as ReplyAnswer), transaction: settlementTransaction(answer.headers.get('payment-response')) };
+    },
   };
   return self;
 }

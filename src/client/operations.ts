@@ -17,6 +17,7 @@ import type { getHealth } from '../health/health.routes';
 import type { createAgentKey, listAgentKeys, revokeAgentKey } from '../keys/keys.routes';
 import type { agentMcp } from '../mcp-server/agent-mcp.routes';
 import type { agentA2a } from '../a2a/a2a.routes';
+import type { paidAsk } from '../paid/paid.routes';
 import type { searchMemory } from '../memory/memory.routes';
 import type { listOAuthGrants, revokeOAuthGrant } from '../oauth/grants.routes';
 import type * as oauth from '../oauth/oauth.routes';
@@ -87,6 +88,7 @@ export interface Routes {
   createChatCompletion: typeof createChatCompletion;
   agentMcp: typeof agentMcp;
   agentA2a: typeof agentA2a;
+  paidAsk: typeof paidAsk;
 }
 
 /** A route's method (upper case, as fetch sends it) and path template, exactly as its route object says them. */
@@ -149,6 +151,7 @@ export const OPERATIONS = {
   createChatCompletion: ['POST', `${A}/v1/chat/completions`],
   agentMcp: ['POST', `${A}/mcp`],
   agentA2a: ['POST', `${A}/a2a`],
+  paidAsk: ['POST', `${A}/paid/ask`],
 } as const satisfies { readonly [Id in keyof Routes]: Entry<Routes[Id]> };
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -32,6 +32,7 @@ import type { listOAuthGrants, revokeOAuthGrant } from '../oauth/grants.routes';
 import type { replyToContext } from '../replies/replies.routes';
 import type { agentMcp } from '../mcp-server/agent-mcp.routes';
 import type { agentA2a } from '../a2a/a2a.routes';
+import type { paidAsk } from '../paid/paid.routes';
 import type { ReplyEventSchema } from '../replies/schemas';
 import type { createChatCompletion } from '../openai-compat/chat.routes';
 import type { ChatCompletionChunkSchema } from '../openai-compat/schemas';
@@ -218,6 +219,8 @@ export type LlmSettings = ResponseOf<typeof getLlmSettings>;
 export type CredentialState = LlmSettings['credential'];
 /** What the owner lets delegates (`none`, `use`, `admin`) and renters (`none`, `use`) do; the owner's alone to change. */
 export type AgentAccess = LlmSettings['access'];
+/** What a stranger pays per reply (POST …/paid/ask), as settings take it. */
+export type AgentPricing = NonNullable<LlmSettingsInput['pricing']>;
 
 /** Component `LlmSettingsInput`: omit `apiKey` to keep the stored key; null removes it. */
 export type LlmSettingsInput = RequestBodyOf<typeof saveLlmSettings>;
@@ -296,7 +299,7 @@ export type UsageQuery = QueryOf<typeof getUsage>;
 /** Component `UsageReport`. */
 export type UsageReport = ResponseOf<typeof getUsage>;
 /** Component `UsageTotals`. */
-export type UsageTotals = UsageReport['totals'];
+export type UsageTotals = Omit<UsageReport['totals'], 'paidUsd'>;
 /** Component `UsageGroup`: the totals of one day, credential or context (the one key `groupBy` names). */
 export type UsageGroup = UsageReport['groups'][number];
 // ---------------------------------------------------------------------------------------------
@@ -311,6 +314,8 @@ export type McpAnswer = ResponseOf<typeof agentMcp>;
 export type A2aRequest = RequestBodyOf<typeof agentA2a>;
 /** Component `A2aAnswer`: its JSON-RPC answer (`result`, or `error`). */
 export type A2aAnswer = ResponseOf<typeof agentA2a>;
+/** Component `PaidAskRequest`: body of `POST …/paid/ask` (a paid reply). */
+export type PaidAskRequest = RequestBodyOf<typeof paidAsk>;
 /** Component `ReplyRequest`: body of `POST …/context/{key}/reply` (all optional). */
 export type ReplyRequest = RequestBodyOf<typeof replyToContext>;
 /** Component `ReplyAnswer`: the stored reply (or null), the tool steps, token usage, finish reason. */

@@ -9,7 +9,8 @@ import { readLlmSettings } from '../settings/llm-use.service';
 import { idempotencyFor } from '../contexts/idempotency';
 import type { AppBindings } from '../types';
 import { chatCompletion, chunk, completionHeader, usageChunk } from './completion';
-import { defaultConversation, prepareConversationReply } from './conversation.service';
+import { prepareConversationReply } from '../replies/conversation';
+import { defaultConversation } from './conversation.service';
 import type * as routes from './chat.routes';
 import { type ChatCompletion, type ChatCompletionRequest, lastUserIndex, messageText } from './schemas';
 

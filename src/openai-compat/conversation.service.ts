@@ -1,33 +1,6 @@
-/**
- * A reply in a chat-completions conversation: the reply service of src/replies, in a
- * context created on first use. Knows nothing of HTTP.
- */
-import type { Agent } from '../identity/agent';
-import { createKey } from '../contexts/contexts.service';
-import { AppError } from '../errors';
-import { type Prepared, prepareReply, type ReplyDeps, type ReplyInput } from '../replies/reply.service';
+/** The chat-completions conversation a caller that names none talks in. Knows nothing of HTTP. */
 
 /** The context of a caller that names none: `openai/{keyId}` for an agent key, `openai/{wallet}` for the owner's token. */
 export function defaultConversation(caller: { keyId: string } | { wallet: string }): string {
   return `openai/${'keyId' in caller ? caller.keyId : caller.wallet}`;
-}
-
-/**
- * Prepares the reply as POST …/context/{key}/reply does. A context that does not exist yet is
- * created (after the owner check, as every write) and the reply prepared again: a conversation's
- * first request pays one round trip more, every later one none.
- */
-export async function prepareConversationReply(deps: ReplyDeps, agent: Agent, input: ReplyInput): Promise<Prepared> {
-  try {
-    return await prepareReply(deps, agent, input);
-  } catch (err) {
-    if (!(err instanceof AppError && err.code === 'context_not_found')) throw err;
-  }
-  try {
-    await createKey(deps.store, agent, input.contextKey);
-  } catch (err) {
-    // Created meanwhile by a concurrent first request: the same conversation.
-    if (!(err instanceof AppError && err.code === 'context_exists')) throw err;
-  }
-  return prepareReply(deps, agent, input);
 }

@@ -15,7 +15,7 @@ export const getRegistrationHandler: RouteHandler<typeof routes.getRegistration,
   const { config, db } = c.var;
   const { agentCollectionAddress: collection, agentTokenId: tokenId } = c.req.valid('param');
   const registration = await readRegistration(
-    { db, chain: chainClient(config) },
+    { db, chain: chainClient(config), takesPayments: config.x402FacilitatorUrl !== undefined },
     { chainId: config.chainId, collection, tokenId },
     new URL(c.req.url).origin,
   );

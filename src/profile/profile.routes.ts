@@ -81,7 +81,9 @@ export const RegistrationSchema = z
       .openapi({
         description: "The agent's own MCP server (POST …/mcp), then its A2A Agent Card (GET …/.well-known/agent-card.json), in that order",
       }),
-    x402Support: z.literal(false).openapi({ description: 'The gateway takes no x402 payments' }),
+    x402Support: z.boolean().openapi({
+      description: 'True while the owner sets a price for paid replies (POST …/paid/ask, x402) and the deployment takes payments',
+    }),
     active: z.boolean().openapi({
       description:
         'True while the wallet that set the profile still owns the agent (read on-chain); false after a transfer, or when the token is gone',

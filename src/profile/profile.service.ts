@@ -12,7 +12,7 @@ import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError, type Database } from '../storage/db';
-import { agentProfiles } from '../storage/schema';
+import { agentProfiles, llmSettings } from '../storage/schema';
 import { A2A_SERVICE_VERSION, AGENT_CARD_PATH, MCP_SERVICE_VERSION, REGISTRATION_TYPE } from './rules';
 
 export interface Profile {
@@ -39,7 +39,7 @@ export interface Registration {
     | { name: 'MCP'; endpoint: string; version: typeof MCP_SERVICE_VERSION }
     | { name: 'A2A'; endpoint: string; version: typeof A2A_SERVICE_VERSION }
   )[];
-  x402Support: false;
+  x402Support: boolean;
   active: boolean;
 }
 
@@ -131,6 +131,22 @@ export function setByOwner(setByWallet: string, current: string | null): boolean
 export interface RegistrationDeps {
   db: Database;
   chain: PublicClient;
+  /** Whether the deployment takes x402 payments (a facilitator is configured). */
+  takesPayments?: boolean;
+}
+
+/** Whether the owner set a price for paid replies. */
+async function priceSet(db: Database, agent: AgentIdentity): Promise<boolean> {
+  try {
+    const [row] = await db.orm
+      .select({ units: llmSettings.priceAskUnits })
+      .from(llmSettings)
+      .where(ofAgent(llmSettings, agentRef(agent)))
+      .limit(1);
+    return row?.units != null;
+  } catch (err) {
+    throw databaseError(err);
+  }
 }
 
 /**
@@ -139,7 +155,7 @@ export interface RegistrationDeps {
  * `active` costs one ownerOf read, asked once a profile is there to present.
  */
 export async function readRegistration(deps: RegistrationDeps, agent: AgentIdentity, origin: string): Promise<Registration> {
-  const row = await readPublicRow(deps.db, agent);
+  const [row, priced] = await Promise.all([readPublicRow(deps.db, agent), deps.takesPayments ? priceSet(deps.db, agent) : false]);
   // Asked only now: a caller without a token must not spend the chain RPC's quota on agents
   // that have nothing to present (one more round trip for a document cached 60 s).
   const current = await ownerOf(deps.chain, agent.collection, agent.tokenId);
@@ -153,7 +169,7 @@ export async function readRegistration(deps: RegistrationDeps, agent: AgentIdent
       { name: 'MCP', endpoint: `${base}/mcp`, version: MCP_SERVICE_VERSION },
       { name: 'A2A', endpoint: `${base}/${AGENT_CARD_PATH}`, version: A2A_SERVICE_VERSION },
     ],
-    x402Support: false,
+    x402Support: priced,
     active: setByOwner(row.setByWallet, current),
   };
 }

@@ -11,6 +11,7 @@ import { deleteSecret, secretOwnerWallet, storeSecret } from '../vault/store';
 import type { OutboundOptions } from '../net/outbound-policy';
 import { checkBaseUrl } from './llm-base-url';
 import { type AgentAccessChoice, accessChoice, choiceFor } from './access.service';
+import { type AgentPricing, unitsToUsd, usdToUnits } from './pricing';
 
 export interface LlmSettingsInput {
   provider: string;
@@ -27,6 +28,8 @@ export interface LlmSettingsInput {
   summaries?: boolean;
   /** What delegates and renters may do; `undefined` keeps the stored choice (the owner's alone to change: the handler checks). */
   access?: AgentAccessChoice;
+  /** What a stranger pays per reply; `undefined` keeps the stored price, `null` ends paid replies (the owner's alone to change). */
+  pricing?: AgentPricing | null;
 }
 
 /** Who reads or saves: the owner, or a delegate with admin leave (who may change neither `access` nor `limits`, and sees `baseUrl` cut to its origin). */
@@ -60,6 +63,8 @@ export interface LlmSettings {
   summaries: boolean;
   /** What delegates and renters may do. */
   access: AgentAccessChoice;
+  /** What a stranger pays per reply (POST …/paid/ask); null: no paid replies. */
+  pricing: { askUsd: string; memoryTools: boolean } | null;
   updatedAt: string;
 }
 
@@ -95,6 +100,11 @@ export function keyFitsSettings(
   );
 }
 
+/** The stored price as settings answer it; null: no paid replies. */
+export function pricingOf(row: Pick<LlmSettingsRow, 'priceAskUnits' | 'priceMemoryTools'>): LlmSettings['pricing'] {
+  return row.priceAskUnits === null ? null : { askUsd: unitsToUsd(row.priceAskUnits), memoryTools: row.priceMemoryTools };
+}
+
 /** No provider or `baseUrl` a key was entered for: a change dropped the key and none was entered since. */
 const UNBOUND = { apiKeyProvider: null, apiKeyBaseUrl: null, apiKeyWallet: null };
 
@@ -118,6 +128,7 @@ function toSettings(row: LlmSettingsRow, entryWallet: string | null, currentOwne
       { ...accessChoice({ delegates: row.accessDelegates, renters: row.accessRenters }), setBy: row.accessWallet },
       currentOwner,
     ),
+    pricing: pricingOf(row),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -154,6 +165,10 @@ export async function saveLlmSettings(
   // `access` is the owner's alone: a delegate with admin leave saves the rest, never this.
   if (!options.byOwner && input.access !== undefined) {
     throw new AppError('not_owner', "Only the agent's owner may change who else may use it (access)");
+  }
+  // So is the price: it lets strangers run the agent on the owner's model key.
+  if (!options.byOwner && input.pricing !== undefined) {
+    throw new AppError('not_owner', "Only the agent's owner may change what strangers pay for its replies (pricing)");
   }
   if (input.maxTokens > deps.maxTokensPerRequest) {
     throw new AppError('validation_failed', `maxTokens must be at most ${deps.maxTokensPerRequest} (TOKEN__MAX_TOKENS_PER_REQUEST)`, {
@@ -216,6 +231,13 @@ export async function saveLlmSettings(
         ...keyTarget,
         // Omitted limits stay as they are (a client that knows nothing of limits does not lift them).
         ...(input.limits === undefined ? {} : { tokensPerDay: input.limits.tokensPerDay ?? null }),
+        // Omitted pricing stays as it is; null ends paid replies.
+        ...(input.pricing === undefined
+          ? {}
+          : {
+              priceAskUnits: input.pricing === null ? null : usdToUnits(input.pricing.askUsd),
+              priceMemoryTools: input.pricing?.memoryTools ?? false,
+            }),
         updatedAt: new Date(),
       };
       const [saved] = await tx

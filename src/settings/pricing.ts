@@ -39,20 +39,23 @@ export const PriceUsdSchema = z
   }, 'a price is a decimal string of US dollars from 0.001 to 100 with at most 6 decimal places, such as "0.01"')
   .openapi({ example: '0.01' });
 
-/** Component `AgentPricing`: what a stranger pays per reply (POST …/paid/ask), in USDC to the agent's owner. */
+/** `pricing` as written: what a stranger pays per reply (POST …/paid/ask), in USDC to the agent's owner. */
 export const AgentPricingSchema = z
   .object({
     askUsd: PriceUsdSchema.openapi({
-      description: 'The price of one reply of POST …/paid/ask in US dollars, paid in USDC (6 decimals) to whoever owns the agent at that moment',
-    }),
-    memoryTools: z.boolean().optional().openapi({
-      example: false,
       description:
-        "Whether a paid reply may use the agent's memory tools (search and read of every context). Default false: the payer's " +
-        'own conversation only. Tool-server tools are never offered to a payer.',
+        'The price of one reply of POST …/paid/ask in US dollars, paid in USDC (6 decimals) to whoever owns the agent at that moment',
     }),
+    memoryTools: z
+      .boolean()
+      .optional()
+      .openapi({
+        example: false,
+        description:
+          "Whether a paid reply may use the agent's memory tools (search and read of every context). Default false: the payer's " +
+          'own conversation only. Tool-server tools are never offered to a payer.',
+      }),
   })
-  .strict()
-  .openapi('AgentPricing');
+  .strict();
 
 export type AgentPricing = z.infer<typeof AgentPricingSchema>;

@@ -7,6 +7,7 @@
 import { z } from '@hono/zod-openapi';
 import { UsageLimitsInputSchema, UsageLimitsSchema } from '../usage/limits-schemas';
 import { LLM_PROVIDERS } from './llm-base-url';
+import { AgentPricingSchema } from './pricing';
 
 /** Component `AgentAccess`: what the owner lets delegates and renters do (see docs/security.md). */
 export const AgentAccessSchema = z
@@ -56,6 +57,10 @@ export const LlmSettingsSchema = z
         "Whether a reply that had to leave a context's older messages out has the agent's model summarise them afterwards, and sends the context's summary (GET …/context/{key}/summary) before the messages after it",
     }),
     access: AgentAccessSchema.openapi({ description: 'What delegates and renters may do (default `use` and `use`)' }),
+    pricing: z
+      .object({ askUsd: z.string().openapi({ example: '0.01' }), memoryTools: z.boolean() })
+      .nullable()
+      .openapi({ description: 'What a stranger pays per reply of POST …/paid/ask (USDC to the current owner); null: no paid replies' }),
     updatedAt: z.string().openapi({ example: '2026-11-22T07:30:00.000Z' }),
   })
   .openapi('LlmSettings');
@@ -114,6 +119,14 @@ export const LlmSettingsInputSchema = z
         "What the owner's delegates and the token's renter may do. Omit to keep the stored choice (default `use` and `use`); " +
         'only the owner may send it (403 `not_owner` for a delegate).',
     }),
+    pricing: AgentPricingSchema.nullable()
+      .optional()
+      .openapi({
+        description:
+          'Paid replies: anyone may then ask the agent with POST …/paid/ask and pay `askUsd` in USDC (x402) to whoever owns the agent at that ' +
+          "moment; the replies run on the agent's model key. Omit to keep the stored price; null ends paid replies. Only the owner may send it " +
+          '(403 `not_owner` for a delegate).',
+      }),
   })
   .openapi('LlmSettingsInput');
 

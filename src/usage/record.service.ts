@@ -12,15 +12,23 @@ import { anyUsage, type UsageCounts } from './meter';
  * Who used the tokens, as usage names it: `wallet:0x…` for a wallet's own token, `key:{id}` for an
  * agent key, `oauth:0x…:{clientId}` for an OAuth app acting for that wallet (the client id last:
  * a metadata document's id is a URL, colons and all), `delegate:0x…` or `renter:0x…` for a wallet
- * that came in as the owner's delegate or the token's renter (on the owner's model key).
+ * that came in as the owner's delegate or the token's renter (on the owner's model key), `payer:0x…`
+ * for a stranger who paid for the reply (POST …/paid/ask).
  */
-export type Credential = `wallet:${string}` | `key:${string}` | `oauth:${string}` | `delegate:${string}` | `renter:${string}`;
+export type Credential =
+  | `wallet:${string}`
+  | `key:${string}`
+  | `oauth:${string}`
+  | `delegate:${string}`
+  | `renter:${string}`
+  | `payer:${string}`;
 
 /** A wallet's own token: `wallet:` for the owner, `delegate:`/`renter:` for one who came in so. */
 export const walletCredential = (wallet: string, via?: 'delegate' | 'renter'): Credential =>
   via === undefined ? `wallet:${wallet}` : `${via}:${wallet}`;
 export const oauthCredential = (wallet: string, clientId: string): Credential => `oauth:${wallet}:${clientId}`;
 export const keyCredential = (keyId: string): Credential => `key:${keyId}`;
+export const payerCredential = (payer: string): Credential => `payer:${payer.toLowerCase()}`;
 
 /** What one reply (or one summary) used, and for whom. */
 export interface UsageRecord {

@@ -5,6 +5,8 @@ import { findAgentSchema, type AgentStore } from '../storage/agent-storage';
 import { databaseError } from '../storage/db';
 import { daysIncluded, utcDay } from './day';
 import { NO_USAGE, type UsageCounts } from './meter';
+import { agentRef, agentRefText } from '../storage/agent-rows';
+import { unitsToUsd } from '../settings/pricing';
 
 export const USAGE_GROUP_BYS = ['day', 'credential', 'context'] as const;
 export type UsageGroupBy = (typeof USAGE_GROUP_BYS)[number];
@@ -22,13 +24,13 @@ export interface UsageQuery {
   groupBy: UsageGroupBy;
 }
 
-export type UsageGroup = UsageCounts & { day?: string; credential?: string; contextKey?: string };
+export type UsageGroup = UsageCounts & { day?: string; credential?: string; contextKey?: string; paidUsd?: string };
 
 export interface UsageReport {
   from: string;
   to: string;
   groupBy: UsageGroupBy;
-  totals: UsageCounts;
+  totals: UsageCounts & { paidUsd: string };
   groups: UsageGroup[];
   truncated: boolean;
 }
@@ -62,12 +64,36 @@ export function usageRange(query: Pick<UsageQuery, 'from' | 'to'>, now = Date.no
 
 type Row = { n: number; totals: UsageCounts; groups: (UsageCounts & { key: string })[] };
 
+/**
+ * What strangers paid for the agent's replies (settled payments, gateway.paid_calls), in USDC units
+ * per UTC day of settlement.
+ */
+async function paidByDay(store: AgentStore, agent: AgentIdentity, from: string, to: string): Promise<Map<string, bigint>> {
+  try {
+    const { rows } = await store.sql.query<{ day: string; units: string }>(
+      `SELECT to_char((settled_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, sum(amount_units)::text AS units
+         FROM gateway.paid_calls
+        WHERE agent_ref = $1 AND state = 'settled'
+          AND settled_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND settled_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC'
+        GROUP BY 1`,
+      [agentRefText(agentRef(agent)), from, to],
+    );
+    return new Map(rows.map((r) => [r.day, BigInt(r.units)]));
+  } catch (err) {
+    throw databaseError(err);
+  }
+}
+
 /** The agent's usage over the range, grouped; an agent that never wrote has none. */
 export async function usageReport(store: AgentStore, agent: AgentIdentity, query: UsageQuery, now = Date.now()): Promise<UsageReport> {
   const { from, to } = usageRange(query, now);
   const { column, field } = GROUP_KEYS[query.groupBy];
-  const empty: UsageReport = { from, to, groupBy: query.groupBy, totals: { ...NO_USAGE }, groups: [], truncated: false };
+  const paid = paidByDay(store, agent, from, to);
+  paid.catch(() => undefined); // awaited below
   const schema = await findAgentSchema(store, agent);
+  const paidDays = await paid;
+  const paidUsd = unitsToUsd([...paidDays.values()].reduce((a, b) => a + b, 0n));
+  const empty: UsageReport = { from, to, groupBy: query.groupBy, totals: { ...NO_USAGE, paidUsd }, groups: [], truncated: false };
   if (!schema) return empty;
   let row: Row | undefined;
   try {
@@ -86,8 +112,13 @@ export async function usageReport(store: AgentStore, agent: AgentIdentity, query
   if (!row) return empty;
   return {
     ...empty,
-    totals: counts(row.totals),
-    groups: row.groups.map((g) => ({ [field]: g.key, ...counts(g) })),
+    totals: { ...counts(row.totals), paidUsd },
+    // By day, each day says what was paid on it too.
+    groups: row.groups.map((g) => ({
+      [field]: g.key,
+      ...counts(g),
+      ...(query.groupBy === 'day' ? { paidUsd: unitsToUsd(paidDays.get(g.key) ?? 0n) } : {}),
+    })),
     truncated: row.n > row.groups.length,
   };
 }

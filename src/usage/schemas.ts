@@ -42,9 +42,18 @@ export const UsageReportSchema = z
     from: z.string().openapi({ example: '2026-11-01' }),
     to: z.string().openapi({ example: '2026-11-30' }),
     groupBy: z.enum(USAGE_GROUP_BYS),
-    totals: UsageTotalsSchema,
+    totals: UsageTotalsSchema.extend({
+      paidUsd: z.string().openapi({
+        example: '0.25',
+        description: 'What strangers paid in the range for paid replies (POST …/paid/ask), US dollars, settled payments only',
+      }),
+    }),
     groups: z.array(
       UsageTotalsSchema.extend({
+        paidUsd: z
+          .string()
+          .optional()
+          .openapi({ example: '0.05', description: 'With groupBy=day: what was paid that day (settled), US dollars' }),
         day: z.string().optional().openapi({ example: '2026-11-22', description: 'With groupBy=day' }),
         credential: z
           .string()
@@ -53,7 +62,7 @@ export const UsageReportSchema = z
             example: 'key:0b7f1f5e-5c0e-4a57-9a43-2f8d3b1c6e21',
             description:
               'With groupBy=credential: `wallet:0x…`, `key:{id}`, `oauth:0x…:{clientId}` (an OAuth app acting for that wallet), ' +
-              "or `delegate:0x…` / `renter:0x…` (a wallet that came in as the owner's delegate or the token's renter)",
+              "`delegate:0x…` / `renter:0x…` (a wallet that came in as the owner's delegate or the token's renter), or `payer:0x…` (a stranger who paid for replies)",
           }),
         contextKey: z.string().optional().openapi({ example: 'customer:42/chat', description: 'With groupBy=context' }),
       }).openapi('UsageGroup'),

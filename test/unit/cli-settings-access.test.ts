@@ -16,6 +16,7 @@ const current: LlmSettings = {
   limits: { tokensPerDay: null },
   summaries: true,
   access: { delegates: 'admin', renters: 'none' },
+  pricing: null,
   updatedAt: '2026-11-26T00:00:00.000Z',
 };
 const input = (values: OptionValues, now: LlmSettings | null = current) => settingsInput(givenSettings(values, {}), now);

@@ -15,6 +15,7 @@ const current: LlmSettings = {
   limits: { tokensPerDay: 1000 },
   summaries: true,
   access: { delegates: 'use', renters: 'use' },
+  pricing: null,
   updatedAt: '2026-11-26T00:00:00.000Z',
 };
 const input = (values: OptionValues, env: NodeJS.ProcessEnv = {}, now: LlmSettings | null = current) =>

@@ -47,6 +47,7 @@ const COMPONENT_TYPES = [
   typeName<T.MemorySearchHit>('MemorySearchHit'),
   typeName<T.LlmSettings>('LlmSettings'),
   typeName<T.AgentAccess>('AgentAccess'),
+  typeName<T.PaidAskRequest>('PaidAskRequest'),
   typeName<T.LlmSettingsInput>('LlmSettingsInput'),
   typeName<T.PromptTemplate>('PromptTemplate'),
   typeName<T.PromptTemplateInput>('PromptTemplateInput'),
@@ -211,6 +212,7 @@ const AGENT_CALLS: { [K in Exclude<keyof AgentClient, NotAgentOperations>]: (a: 
   getAgentCard: (a) => a.getAgentCard(),
   agentMcp: (a) => a.agentMcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   agentA2a: (a) => a.agentA2a({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 't' } }),
+  paidAsk: (a) => a.paidAsk({ message: 'hello' }),
 };
 
 interface Operation {

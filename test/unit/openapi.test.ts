@@ -106,6 +106,7 @@ describe('the served OpenAPI document, for tools', () => {
       'GET /oauth/authorize',
       'GET /oauth/callback',
       'GET /oauth/client.json',
+      'POST /agent/{agentCollectionAddress}/{agentTokenId}/paid/ask',
       'POST /auth/jwt/finish',
       'POST /auth/jwt/init',
       'POST /oauth/authorize',

@@ -1,0 +1,199 @@
+import type { RouteHandler } from '@hono/zod-openapi';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http';
+import type { Context } from 'hono';
+import { getAddress } from 'viem';
+import { collectionKind } from '../agents/registry';
+import { ownerOf } from '../agents/ownership';
+import { chainClient } from '../chain/client';
+import { type ChainId, isChainId } from '../chains';
+import { AppError, renderError } from '../errors';
+import { abandoned, outliving } from '../http/outliving';
+import { limitRequest } from '../http/rate-limit';
+import type { AgentIdentity } from '../identity/identity';
+import { prepareConversationReply } from '../replies/conversation';
+import { replyDeps } from '../replies/request-deps';
+import type { ReplyAnswer } from '../replies/reply-types';
+import { MEMORY_READ, MEMORY_SEARCH } from '../tools/memory';
+import type { ToolRight } from '../tools/rights';
+import type { AppBindings } from '../types';
+import { payerCredential } from '../usage/record.service';
+import { claimPayment, type PaymentClaim, readPrice, recordSettlement, releasePayment } from './payments.service';
+import type * as routes from './paid.routes';
+import { facilitatorUnavailable, paymentFor, resourceServer } from './x402';
+
+/** The body of an error the gateway's way, for a response x402's middleware builds. */
+function errorBody(c: Context<AppBindings>, err: AppError): unknown {
+  return {
+    error: { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) },
+    requestId: c.var.requestId,
+  };
+}
+
+const quiet = { delta: () => undefined, toolCall: () => undefined, toolResult: () => undefined };
+
+/** The agent of the path, registered and minted, with its price and current owner (each read at once, side by side). */
+async function paidAgent(c: Context<AppBindings>, identity: AgentIdentity) {
+  const { config, db } = c.var;
+  const [kind, price, owner] = await Promise.all([
+    collectionKind(db, config.chainId, identity.collection),
+    readPrice(db, identity),
+    ownerOf(chainClient(config), identity.collection, identity.tokenId),
+  ]);
+  if (kind === null || owner === null) throw new AppError('agent_not_found', 'Agent not found');
+  if (price === null) throw new AppError('pricing_not_set', "The agent's owner sets no price: it takes no paid replies");
+  return { kind, price, owner: getAddress(owner) };
+}
+
+/**
+ * The reply a verified payment buys, run inside x402's middleware: the authorization is claimed
+ * (a replay is refused before the model), the reply runs, and any failure answers its error with
+ * the claim released (the middleware then settles nothing).
+ */
+async function paidReply(
+  c: Context<AppBindings>,
+  agent: Parameters<typeof prepareConversationReply>[1],
+  claimOf: (payer: string, nonce: string) => PaymentClaim,
+  message: string,
+  memoryTools: boolean,
+  settled: { claim?: PaymentClaim },
+): Promise<Response> {
+  const authorization = readAuthorization(c.req.header('payment-signature'));
+  const claim = claimOf(authorization.from, authorization.nonce);
+  try {
+    await limitRequest(c, 'AGENT_RATE_LIMITER', `payer:${claim.chainId}:${claim.payer}`);
+    if (!(await claimPayment(c.var.db, claim))) {
+      throw new AppError('payment_replayed', 'This payment authorization was used already: sign a new one');
+    }
+  } catch (err) {
+    return renderError(c, err);
+  }
+  settled.claim = claim;
+  const rights = new Set<ToolRight>(memoryTools ? ['memory:read'] : []);
+  const gone = c.req.raw.signal;
+  try {
+    const prepared = await outliving(
+      c,
+      prepareConversationReply(replyDeps(c), agent, {
+        contextKey: `paid/${claim.payer}`,
+        message,
+        role: 'user',
+        variables: {},
+        tools: memoryTools,
+        memoryTools,
+        rights: () => rights,
+        allowedTools: () => (memoryTools ? [MEMORY_SEARCH, MEMORY_READ] : []),
+        actor: () => ({ wallet: claim.payer, via: 'payer' }),
+        caller: () => ({ credential: payerCredential(claim.payer), tokensPerDay: null }),
+      }),
+    );
+    const answer: ReplyAnswer = 'remembered' in prepared ? prepared.remembered : await outliving(c, prepared.prepared.run(quiet, gone));
+    return c.json(answer, 200);
+  } catch (err) {
+    settled.claim = undefined;
+    await releasePayment(c.var.db, claim).catch(() => undefined);
+    return gone.aborted ? abandoned(c) : renderError(c, err);
+  }
+}
+
+/** The payer and the nonce of the verified payment (its `exact` EVM authorization). */
+function readAuthorization(header: string | undefined): { from: string; nonce: string } {
+  const payload = decodePaymentSignatureHeader(header ?? '');
+  const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
+  if (typeof authorization?.from !== 'string' || typeof authorization.nonce !== 'string') {
+    throw new AppError('payment_invalid', 'The payment is not an exact EVM authorization');
+  }
+  return { from: authorization.from.toLowerCase(), nonce: authorization.nonce.toLowerCase() };
+}
+
+/**
+ * x402's own 402s (a refused payment) carry an empty body: they get the gateway's error shape,
+ * with x402's reason from PAYMENT-REQUIRED; its facilitator failures (502) become 503
+ * `facilitator_unavailable`.
+ */
+async function inHouseShape(c: Context<AppBindings>, res: Response): Promise<Response> {
+  if (res.status === 502) return renderError(c, facilitatorUnavailable(await res.text().catch(() => '')));
+  if (res.status !== 402 || res.headers.get('content-type')?.includes('json') === false) return res;
+  const body = (await res
+    .clone()
+    .json()
+    .catch(() => ({}))) as { error?: unknown };
+  if (typeof body.error === 'object' && body.error !== null) return res;
+  let reason: string | undefined;
+  try {
+    reason = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '').error;
+  } catch {
+    reason = undefined;
+  }
+  const err = new AppError('payment_invalid', `The payment was refused${reason ? `: ${reason}` : ''}`, {
+    details: reason ? { reason } : undefined,
+  });
+  const shaped = renderError(c, err);
+  for (const name of ['payment-required', 'payment-response']) {
+    const value = res.headers.get(name);
+    if (value) shaped.headers.set(name, value);
+  }
+  return shaped;
+}
+
+export const paidAskHandler: RouteHandler<typeof routes.paidAsk, AppBindings> = async (c) => {
+  const { config } = c.var;
+  const { agentCollectionAddress: collection, agentTokenId: tokenId } = c.req.valid('param');
+  const { message } = c.req.valid('json');
+  const chainId = config.chainId;
+  if (!isChainId(chainId)) throw new Error(`paid replies: chain ${chainId} is not a deployment`);
+  const identity: AgentIdentity = { chainId, collection, tokenId };
+  const facilitatorUrl = config.x402FacilitatorUrl;
+  if (!facilitatorUrl) throw new AppError('payments_unavailable', 'This deployment takes no payments (no X402_FACILITATOR_URL)');
+  const { kind, price, owner } = await paidAgent(c, identity);
+  await limitRequest(c, 'AGENT_RATE_LIMITER', `paid:${chainId}:${collection.toLowerCase()}:${tokenId}`);
+  // The reply runs for the owner of now, on their model key; who asked is the payer.
+  const agent = { ...identity, kind, owner, actor: undefined };
+  c.set('agent', agent);
+  c.set('ownerCheck', Promise.resolve());
+  const server = await resourceServer(facilitatorUrl, chainId);
+  const payTo = owner.toLowerCase();
+  const settled: { claim?: PaymentClaim } = {};
+  const payment = paymentFor(server, {
+    chainId: chainId as ChainId,
+    payTo: owner,
+    units: price.units,
+    resource: new URL(c.req.url).toString(),
+    description: `A reply of agent ${tokenId} of ${collection}`,
+    unpaidBody: () =>
+      errorBody(
+        c,
+        new AppError('payment_required', 'This reply is paid: sign the payment of PAYMENT-REQUIRED and send it as PAYMENT-SIGNATURE'),
+      ),
+    settleFailedBody: (reason) =>
+      errorBody(
+        c,
+        new AppError('payment_settlement_failed', `The payment could not be settled${reason ? `: ${reason}` : ''}; nothing was charged`, {
+          details: reason ? { reason } : undefined,
+        }),
+      ),
+  });
+  const claimOf = (payer: string, nonce: string): PaymentClaim => ({
+    chainId,
+    payer,
+    nonce,
+    agent: identity,
+    payTo,
+    amountUnits: price.units,
+  });
+  const returned = await payment(c, async () => {
+    c.res = await paidReply(c, agent, claimOf, message, price.memoryTools, settled);
+  });
+  const res = await inHouseShape(c, returned instanceof Response ? returned : c.res);
+  const claim = settled.claim;
+  if (claim) {
+    const header = res.headers.get('payment-response');
+    const settlement = header && res.status === 200 ? decodePaymentResponseHeader(header) : undefined;
+    if (settlement?.success && settlement.transaction) {
+      await recordSettlement(c.var.db, claim, settlement.transaction);
+    } else if (res.status === 402) {
+      await releasePayment(c.var.db, claim).catch(() => undefined);
+    }
+    // Anything else (the facilitator failed while settling): the claim stays, so the authorization is never spent twice.
+  }
+  return res as unknown as ReturnType<typeof c.json<ReplyAnswer, 200>>;
+};
