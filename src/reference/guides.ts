@@ -10,6 +10,7 @@ export const GUIDES: readonly { file: string; about: string }[] = [
   { file: 'replies.md', about: 'replies, models, chat' },
   { file: 'tools.md', about: 'tool servers, the agent as an MCP server' },
   { file: 'keys-and-automation.md', about: 'agent keys, logins, OAuth' },
+  { file: 'paid-calls.md', about: 'paid replies with x402' },
   { file: 'cli.md', about: 'every CLI command' },
   { file: 'dashboard.md', about: 'the dashboard' },
   { file: 'security.md', about: 'gates, secrets, audit' },
