@@ -57,9 +57,10 @@ async function paidReply(
   memoryTools: boolean,
   settled: { claim?: PaymentClaim },
 ): Promise<Response> {
-  const authorization = readAuthorization(c.req.header('payment-signature'));
-  const claim = claimOf(authorization.from, authorization.nonce);
+  let claim: PaymentClaim;
   try {
+    const authorization = readAuthorization(c.req.header('payment-signature'));
+    claim = claimOf(authorization.from, authorization.nonce);
     await limitRequest(c, 'AGENT_RATE_LIMITER', `payer:${claim.chainId}:${claim.payer}`);
     if (!(await claimPayment(c.var.db, claim))) {
       throw new AppError('payment_replayed', 'This payment authorization was used already: sign a new one');
@@ -189,7 +190,18 @@ export const paidAskHandler: RouteHandler<typeof routes.paidAsk, AppBindings> = 
     const header = res.headers.get('payment-response');
     const settlement = header && res.status === 200 ? decodePaymentResponseHeader(header) : undefined;
     if (settlement?.success && settlement.transaction) {
-      await recordSettlement(c.var.db, claim, settlement.transaction);
+      // The payer was charged: the reply goes out even if the record cannot be written now.
+      await recordSettlement(c.var.db, claim, settlement.transaction).catch((err: unknown) => {
+        console.error(
+          JSON.stringify({
+            level: 'error',
+            requestId: c.var.requestId,
+            event: 'payment_record_failed',
+            transaction: settlement.transaction,
+            reason: String(err).slice(0, 200),
+          }),
+        );
+      });
     } else if (res.status === 402) {
       await releasePayment(c.var.db, claim).catch(() => undefined);
     }
