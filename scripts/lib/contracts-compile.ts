@@ -32,6 +32,8 @@ export interface CompiledContracts {
   LyingRentableAgents: CompiledContract;
   /** Our own implementation of delegate.xyz v2's interface, placed at its canonical address. */
   DelegateRegistryStandIn: CompiledContract;
+  /** Our own ERC-20 + EIP-3009 USDC, placed at USDC's address on the local chains. */
+  UsdcStandIn: CompiledContract;
 }
 
 const CONTRACT_NAMES = [
@@ -42,6 +44,7 @@ const CONTRACT_NAMES = [
   'RentableAgents',
   'LyingRentableAgents',
   'DelegateRegistryStandIn',
+  'UsdcStandIn',
 ] as const;
 
 /** Repository root (this file lives in `<root>/scripts/lib/`). */
