@@ -1,0 +1,40 @@
+/**
+ * Paying with x402 from tests: USDC balances and funding on the harness's chains, a fetch that
+ * answers 402s by signing an `exact` payment with a wallet's key, and the settlement answer
+ * (PAYMENT-RESPONSE) decoded.
+ */
+import { x402Client } from '@x402/core/client';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import type { SettleResponse } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import type { Address, Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { fundUsdc as fund, usdcBalance as balance } from '../../scripts/lib/contracts-usdc';
+
+/** USDC (6-decimal units) held by `address` on the local chain. */
+export function usdcBalance(rpcUrl: string, chainId: number, address: string): Promise<bigint> {
+  return balance(rpcUrl, chainId, address as Address);
+}
+
+/** Tops each address up to `amount` USDC units (the stand-in's open mint). */
+export function fundUsdc(rpcUrl: string, chainId: number, addresses: readonly string[], amount: bigint): Promise<void> {
+  return fund(rpcUrl, chainId, addresses as Address[], amount);
+}
+
+/**
+ * A fetch that pays: on a 402 it signs an EIP-3009 authorization with `privateKey` for the
+ * offered `exact` requirement (on `chainId`'s network when given, else any eip155 network) and
+ * retries with PAYMENT-SIGNATURE.
+ */
+export function payingFetch(privateKey: Hex, chainId?: number): typeof fetch {
+  const account = privateKeyToAccount(privateKey);
+  const client = new x402Client().register(chainId ? `eip155:${chainId}` : 'eip155:*', new ExactEvmScheme(account));
+  return wrapFetchWithPayment(fetch, client) as typeof fetch;
+}
+
+/** The decoded PAYMENT-RESPONSE header of `res`, or undefined when there is none. */
+export function readPaymentResponse(res: Response): SettleResponse | undefined {
+  const header = res.headers.get('payment-response');
+  return header ? decodePaymentResponseHeader(header) : undefined;
+}
