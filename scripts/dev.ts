@@ -9,7 +9,7 @@
  *
  * Ports move with DEV_PG_PORT, DEV_BRIDGE_PORT, DEV_ANVIL_MAINNET_PORT, DEV_ANVIL_TESTNET_PORT,
  * DEV_MAINNET_PORT, DEV_TESTNET_PORT, DEV_MAINNET_INSPECTOR_PORT, DEV_TESTNET_INSPECTOR_PORT,
- * DEV_LLM_PORT; the state directory with DEV_DIR (default .dev).
+ * DEV_LLM_PORT, DEV_FACILITATOR_PORT (the x402 facilitator, 8790); the state directory with DEV_DIR (default .dev).
  * DEV_LLM (default 1) starts the stand-in model server (scripts/lib/standin-llm.ts: an
  * OpenAI-compatible Chat Completions server, deterministic, no weights, that says it is a
  * stand-in and calls a tool when asked) in this process on loopback; stack.json's `llm` names it
@@ -97,6 +97,7 @@ const ports = {
   testnet: port('DEV_TESTNET_PORT', 8788),
   mainnetInspector: port('DEV_MAINNET_INSPECTOR_PORT', 9229),
   testnetInspector: port('DEV_TESTNET_INSPECTOR_PORT', 9230),
+  facilitator: port('DEV_FACILITATOR_PORT', 8790),
   ...(withStandinLlm ? { llm: port('DEV_LLM_PORT', 8791) } : {}),
 };
 
@@ -214,6 +215,7 @@ async function main(): Promise<void> {
       postgres: ports.postgres.port,
       bridge: ports.bridge.port,
       anvil: { mainnet: ports.anvilMainnet.port, testnet: ports.anvilTestnet.port },
+      facilitator: ports.facilitator.port,
     },
     onStarted: (kind, pid) => void recordPid(kind, pid, kind.startsWith('anvil')),
     latency,
@@ -263,6 +265,7 @@ async function main(): Promise<void> {
     accounts: ready.accounts,
     latency,
     llm,
+    x402: ready.x402,
   };
   await writeFile(stackFile, `${JSON.stringify(stack, null, 2)}\n`);
 
@@ -282,6 +285,7 @@ async function main(): Promise<void> {
       `  demo collections       mainnet ${stack.mainnet.collection}, testnet ${stack.testnet.collection}`,
       `  rentable (ERC-4907)    mainnet ${stack.mainnet.rentableCollection}, testnet ${stack.testnet.rentableCollection}   (npm run mint -- --rentable)`,
       `  delegate registry      ${stack.testnet.delegateRegistry} on both chains (a stand-in with delegate.xyz v2's interface)`,
+      `  x402 facilitator       ${ready.x402.facilitatorUrl} (both chains; USDC stand-in at mainnet ${ready.x402.usdc.mainnet}, testnet ${ready.x402.usdc.testnet}; every dev account holds 1000 USDC)`,
       `  dev account (funded)   ${deployer!.address}`,
       `                         private key ${deployer!.privateKey} (anvil's first public dev key: it deployed the demo collections; npm run mint signs with it)`,
       `  README's owner         ${owner!.address}`,

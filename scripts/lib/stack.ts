@@ -7,10 +7,12 @@ import { startAnvil, type AnvilInstance } from './anvil';
 import { registerCollection } from './collections';
 import { ANVIL_ACCOUNTS, compileContracts, deployDemoAgents, installMulticall3 } from './contracts';
 import { deployRentableAgents, installDelegateRegistry } from './contracts-delegation';
+import { DEV_USDC_FUNDING, fundUsdc, installUsdc } from './contracts-usdc';
 import { migrateGateway } from './migrate';
 import { ensureDatabase, startPostgres, type RunningPostgres } from './postgres';
 import { startRpcProxy } from './rpc-proxy';
 import { startWsBridge, type RunningBridge } from './ws-bridge';
+import { startFacilitator } from './x402-facilitator';
 
 export const DEPLOYMENT_NAMES = ['mainnet', 'testnet'] as const;
 export type DeploymentName = (typeof DEPLOYMENT_NAMES)[number];
@@ -22,6 +24,8 @@ export interface BackendPorts {
   postgres: number;
   bridge: number;
   anvil: Record<DeploymentName, number>;
+  /** The local x402 facilitator (0: any free port). */
+  facilitator?: number;
 }
 
 export interface ChainBackend {
@@ -47,13 +51,16 @@ export interface Backends {
   chains: Record<DeploymentName, ChainBackend>;
   /** Funded dev accounts (anvil's well-known ones); the first deployed the demo collections. */
   accounts: readonly { address: string; privateKey: Hex }[];
+  /** The loopback x402 facilitator serving both chains, and USDC's address on each (our stand-in's code). */
+  x402: { facilitatorUrl: string; usdc: Record<DeploymentName, string> };
   stop(): Promise<void>;
 }
 
 /**
  * Starts real Postgres (with migrations applied), the bridge and one anvil per deployment with
  * the demo and rentable collections deployed and registered and the delegate registry stand-in
- * at delegate.xyz v2's address. Stops whatever started if a later step fails.
+ * at delegate.xyz v2's address, USDC (our stand-in) funded for the dev accounts and the x402
+ * facilitator on loopback. Stops whatever started if a later step fails.
  */
 export async function startBackends(options: {
   stateDir: string;
@@ -101,6 +108,7 @@ export async function startBackends(options: {
     await contracts;
     const deployer = ANVIL_ACCOUNTS[0];
     const chains = {} as Record<DeploymentName, ChainBackend>;
+    const usdc = {} as Record<DeploymentName, string>;
     for (const [name, anvil] of [
       ['mainnet', mainnetAnvil],
       ['testnet', testnetAnvil],
@@ -108,6 +116,13 @@ export async function startBackends(options: {
       const collection = await demoCollection(anvil.rpcUrl, deployer.privateKey, options.chainStateDir, name, 'collection');
       const rentableCollection = await demoCollection(anvil.rpcUrl, deployer.privateKey, options.chainStateDir, name, 'rentable');
       const delegateRegistry = await installDelegateRegistry(anvil.rpcUrl);
+      usdc[name] = await installUsdc(anvil.rpcUrl, CHAIN_OF[name]);
+      await fundUsdc(
+        anvil.rpcUrl,
+        CHAIN_OF[name],
+        ANVIL_ACCOUNTS.map((a) => a.address),
+        DEV_USDC_FUNDING,
+      );
       // Polygon has Multicall3 and so does the mainnet dev chain; the testnet dev chain has none,
       // so both ways of reading a wallet's tokens (batched, or parallel calls) run locally.
       if (name === 'mainnet') await installMulticall3(anvil.rpcUrl, deployer.privateKey);
@@ -129,12 +144,19 @@ export async function startBackends(options: {
         anvil,
       };
     }
+    // The facilitator reaches the chains as the workers do (through the delaying proxy when one runs).
+    const facilitator = await startFacilitator({
+      chains: DEPLOYMENT_NAMES.map((name) => ({ chainId: chains[name].chainId, rpcUrl: chains[name].workerRpcUrl })),
+      port: options.ports.facilitator ?? 0,
+    });
+    started.push(facilitator);
     return {
       postgres,
       bridge,
       databaseUrl,
       chains,
       accounts: ANVIL_ACCOUNTS.map(({ address, privateKey }) => ({ address, privateKey })),
+      x402: { facilitatorUrl: facilitator.url, usdc },
       stop: stopAll,
     };
   } catch (err) {
@@ -205,6 +227,7 @@ export function workerBindings(
     DATABASE_URL: backends.databaseUrl,
     JWT__HASH: secrets.jwtSecret,
     VAULT_KEK: secrets.vaultKek,
+    X402_FACILITATOR_URL: backends.x402.facilitatorUrl,
   };
 }
 

@@ -66,6 +66,7 @@ export default async function setup(project: TestProject) {
     accounts: backends.accounts.map((a) => ({ ...a })),
     mainnet: deploymentInfo(backends, 'mainnet', mainnet.url),
     testnet: deploymentInfo(backends, 'testnet', testnet.url),
+    x402: { facilitatorUrl: backends.x402.facilitatorUrl, usdc: { ...backends.x402.usdc } },
   };
   project.provide('stack', info);
   return async () => {

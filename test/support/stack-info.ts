@@ -22,6 +22,8 @@ export interface StackInfo {
   accounts: { address: string; privateKey: Hex }[];
   mainnet: DeploymentInfo;
   testnet: DeploymentInfo;
+  /** The loopback x402 facilitator serving both chains, and USDC's address on each (our stand-in's code). */
+  x402: { facilitatorUrl: string; usdc: { mainnet: string; testnet: string } };
 }
 
 declare module 'vitest' {

@@ -11,5 +11,6 @@ export function workerBindingsFor(stack: StackInfo): Record<string, string> {
     DATABASE_URL: stack.databaseUrl,
     JWT__HASH: stack.jwtSecret,
     VAULT_KEK: stack.vaultKek,
+    X402_FACILITATOR_URL: stack.x402.facilitatorUrl,
   };
 }
