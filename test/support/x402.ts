@@ -10,6 +10,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { USDC } from '../../src/chains';
 import { fundUsdc as fund, usdcBalance as balance } from '../../scripts/lib/contracts-usdc';
 
 /** USDC (6-decimal units) held by `address` on the local chain. */
@@ -29,8 +30,16 @@ export function fundUsdc(rpcUrl: string, chainId: number, addresses: readonly st
  */
 export function payingFetch(privateKey: Hex, chainId?: number): typeof fetch {
   const account = privateKeyToAccount(privateKey);
-  const client = new x402Client().register(chainId ? `eip155:${chainId}` : 'eip155:*', new ExactEvmScheme(account));
+  // The library allows only the tokens it knows by default: our chains' USDC addresses are listed.
+  const client = new x402Client()
+    .register(chainId ? `eip155:${chainId}` : 'eip155:*', new ExactEvmScheme(account))
+    .setSpendControls({ allowedAssets: usdcAssets() });
   return wrapFetchWithPayment(fetch, client) as typeof fetch;
+}
+
+/** USDC on each local chain, as the x402 client's spend controls list assets. */
+export function usdcAssets(): { network: `eip155:${number}`; asset: string }[] {
+  return Object.entries(USDC).map(([id, token]) => ({ network: `eip155:${Number(id)}`, asset: token.address }));
 }
 
 /** The decoded PAYMENT-RESPONSE header of `res`, or undefined when there is none. */
