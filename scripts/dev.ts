@@ -9,7 +9,7 @@
  *
  * Ports move with DEV_PG_PORT, DEV_BRIDGE_PORT, DEV_ANVIL_MAINNET_PORT, DEV_ANVIL_TESTNET_PORT,
  * DEV_MAINNET_PORT, DEV_TESTNET_PORT, DEV_MAINNET_INSPECTOR_PORT, DEV_TESTNET_INSPECTOR_PORT,
- * DEV_LLM_PORT, DEV_FACILITATOR_PORT (the x402 facilitator, 8790); the state directory with DEV_DIR (default .dev).
+ * DEV_LLM_PORT, DEV_FACILITATOR_PORT (the x402 facilitator, 8792: 8790 is the example tool server's); the state directory with DEV_DIR (default .dev).
  * DEV_LLM (default 1) starts the stand-in model server (scripts/lib/standin-llm.ts: an
  * OpenAI-compatible Chat Completions server, deterministic, no weights, that says it is a
  * stand-in and calls a tool when asked) in this process on loopback; stack.json's `llm` names it
@@ -97,7 +97,7 @@ const ports = {
   testnet: port('DEV_TESTNET_PORT', 8788),
   mainnetInspector: port('DEV_MAINNET_INSPECTOR_PORT', 9229),
   testnetInspector: port('DEV_TESTNET_INSPECTOR_PORT', 9230),
-  facilitator: port('DEV_FACILITATOR_PORT', 8790),
+  facilitator: port('DEV_FACILITATOR_PORT', 8792),
   ...(withStandinLlm ? { llm: port('DEV_LLM_PORT', 8791) } : {}),
 };
 
