@@ -76,6 +76,10 @@ export async function startFacilitator(options: {
     if (body === 'too_large') return send(res, 413, { error: 'body_too_large' });
     const parsed = parseRequest(body);
     if (!parsed) return send(res, 400, { error: 'invalid_request' });
+    const { scheme, network } = parsed.paymentRequirements;
+    if (!facilitator.getSupported().kinds.some((k) => k.scheme === scheme && k.network === network)) {
+      return send(res, 400, { error: 'unsupported_scheme_or_network' });
+    }
     if (path === '/verify') return send(res, 200, await facilitator.verify(parsed.paymentPayload, parsed.paymentRequirements));
     const result = await serialized(parsed.paymentRequirements.network, () =>
       facilitator.settle(parsed.paymentPayload, parsed.paymentRequirements),

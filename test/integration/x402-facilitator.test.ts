@@ -97,9 +97,20 @@ describe('x402 facilitator (local)', () => {
     expect(await usdcBalance(rpcUrl, chainId, payTo)).toBe(0n);
   });
 
-  it('answers 400 to a malformed body and 413 to an oversized one', async () => {
+  it('answers 400 to a malformed body or an unserved network, 413 to an oversized body', async () => {
     expect((await post('/verify', '{not json')).status).toBe(400);
     expect((await post('/settle', { x402Version: 2, paymentPayload: 'x' })).status).toBe(400);
     expect((await post('/verify', 'x'.repeat(70_000))).status).toBe(413);
+    const other = { ...requirements(newWallet().address, '1'), network: 'eip155:1' };
+    expect(
+      await post('/verify', {
+        x402Version: 2,
+        paymentPayload: { x402Version: 2, accepted: other, payload: {} },
+        paymentRequirements: other,
+      }),
+    ).toEqual({
+      status: 400,
+      json: { error: 'unsupported_scheme_or_network' },
+    });
   });
 });
