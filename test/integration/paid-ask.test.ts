@@ -18,7 +18,7 @@ import { call } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg } from '../support/pg';
 import { replyAgent, replyWorker } from '../support/replies';
-import { fundUsdc, payingFetch, usdcBalance } from '../support/x402';
+import { fundUsdc, payingFetch, usdcAssets, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
@@ -64,7 +64,8 @@ const ask = (url: string, message: string, headers: Record<string, string> = {},
 
 /** Signs the payment a 402 asks for, without sending it (to send the same signature twice). */
 async function signFor(account: TestAccount, unpaid: Response): Promise<Record<string, string>> {
-  const client = new x402HTTPClient(new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(account.privateKey))));
+  const x402 = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(account.privateKey)));
+  const client = new x402HTTPClient(x402.setSpendControls({ allowedAssets: usdcAssets() }));
   const required = client.getPaymentRequiredResponse((name) => unpaid.headers.get(name));
   return client.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
 }
@@ -94,7 +95,8 @@ describe('paid replies', () => {
     const paid = await ask(url, 'what do you know?', {}, payingFetch(who.privateKey));
     const body = (await paid.json()) as { reply: { message: string } };
     expect(paid.status, JSON.stringify(body)).toBe(200);
-    expect(body.reply.message).toBe(`${STANDIN_PREFIX} what do you know?`);
+    expect(body.reply.message).toContain('what do you know?');
+    expect(body.reply.message.startsWith(STANDIN_PREFIX)).toBe(true);
     const settlement = decodePaymentResponseHeader(paid.headers.get('payment-response') ?? '');
     expect(settlement.success).toBe(true);
     expect(settlement.transaction).toMatch(/^0x[0-9a-f]{64}$/);
