@@ -1,11 +1,14 @@
-/** Wallet accounts for login: a private key from the environment, or a V3 keystore file. */
+/** Wallet accounts for login and `pay ask`: a private key from the environment, or a V3 keystore file. */
 import { readFile } from 'node:fs/promises';
-import type { LoginAccount } from '../client/client';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { CliError, registerSecret } from './output';
 import { promptHidden } from './prompt';
 
-/** A viem account for a private key given as 0x + 64 hex (or bare 64 hex). Never echoes the key. */
-export async function accountFromPrivateKey(raw: string): Promise<LoginAccount> {
+/**
+ * A viem account for a private key given as 0x + 64 hex (or bare 64 hex): it signs logins and
+ * x402 payments (typed data). Never echoes the key.
+ */
+export async function accountFromPrivateKey(raw: string): Promise<PrivateKeyAccount> {
   const trimmed = raw.trim();
   registerSecret(raw);
   registerSecret(trimmed);
@@ -21,7 +24,7 @@ export async function accountFromPrivateKey(raw: string): Promise<LoginAccount> 
   }
 }
 
-export async function accountFromKeystore(file: string, env: NodeJS.ProcessEnv): Promise<LoginAccount> {
+export async function accountFromKeystore(file: string, env: NodeJS.ProcessEnv): Promise<PrivateKeyAccount> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');

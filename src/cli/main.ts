@@ -4,9 +4,9 @@
  *   agent-gateway [global options] <command> [options]
  *
  * Results go to stdout, diagnostics and progress to stderr. Exit codes: 0 success, 1 failure,
- * 2 wrong usage, 3 refused for safety (a sign-in message not for the gateway asked), 130
- * interrupted. Tokens, private keys, passwords and header values are never
- * printed (except `login --print-token`).
+ * 2 wrong usage, 3 refused for safety (a sign-in message not for the gateway asked, a price
+ * over `pay ask --max-usd`), 130 interrupted. Tokens, private keys, passwords and header values
+ * are never printed (except `login --print-token`).
  */
 import { parseArgs } from 'node:util';
 import type { Command, OptionValues } from './command';
@@ -110,6 +110,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     path: ['templates', 'list'],
     summary: "list the agent's prompt templates",
     load: async () => (await import('./templates')).templatesListCommand,
+  },
+  {
+    path: ['pay', 'ask'],
+    summary: 'ask the agent and pay for the reply in USDC (x402; no login)',
+    load: async () => (await import('./pay')).payAskCommand,
   },
   { path: ['audit'], summary: "the agent's audit trail, newest first", load: async () => (await import('./audit')).auditCommand },
   {

@@ -6,7 +6,8 @@
  * names, registered as a secret, and never printed.
  */
 import { readFileSync } from 'node:fs';
-import type { AgentAccess, LlmSettings, LlmSettingsInput } from '../client/types';
+import type { AgentAccess, AgentPricing, LlmSettings, LlmSettingsInput } from '../client/types';
+import { PriceUsdSchema } from '../settings/pricing';
 import { AgentAccessSchema, LlmSettingsInputSchema } from '../settings/schemas';
 import { type OptionValues, stringValue } from './command';
 import { devStackFile } from './gateway-url';
@@ -23,6 +24,7 @@ const FLAG_OF: Record<string, string> = {
   limits: '--tokens-per-day',
   summaries: '--summaries',
   access: '--delegates/--renters',
+  pricing: '--price',
 };
 
 const { temperature } = LlmSettingsInputSchema.shape;
@@ -41,6 +43,9 @@ export const SETTINGS_SET_OPTIONS = {
   summaries: { type: 'string' },
   delegates: { type: 'string' },
   renters: { type: 'string' },
+  price: { type: 'string' },
+  'price-memory-tools': { type: 'boolean' },
+  'no-price': { type: 'boolean' },
   json: { type: 'boolean' },
 } as const;
 
@@ -115,6 +120,25 @@ function accessOf(values: OptionValues): Partial<AgentAccess> | undefined {
   return delegates === undefined && renters === undefined ? undefined : access;
 }
 
+/**
+ * `--price USD [--price-memory-tools]` and `--no-price`: what a stranger pays per paid reply
+ * (null: none); undefined when neither is given, so the gateway keeps the stored price.
+ */
+export function pricingOf(values: OptionValues): AgentPricing | null | undefined {
+  const price = stringValue(values, 'price');
+  const memoryTools = values['price-memory-tools'] === true;
+  if (price !== undefined && values['no-price'] === true) throw new UsageError('--price and --no-price exclude each other');
+  if (memoryTools && price === undefined)
+    throw new UsageError(
+      '--price-memory-tools goes with --price (give the price again; without the flag paid replies get no memory tools)',
+    );
+  if (values['no-price'] === true) return null;
+  if (price === undefined) return undefined;
+  const checked = PriceUsdSchema.safeParse(price.trim());
+  if (!checked.success) throw new UsageError(`--price: ${checked.error.issues[0]?.message ?? 'not a price'}`);
+  return { askUsd: checked.data, memoryTools };
+}
+
 type Given = Omit<Partial<LlmSettingsInput>, 'access'> & { access?: Partial<AgentAccess> };
 const REQUIRED_AND_URL = ['provider', 'model', 'temperature', 'maxTokens', 'baseUrl'] as const;
 
@@ -144,6 +168,7 @@ export function givenSettings(values: OptionValues, env: NodeJS.ProcessEnv): Giv
     summaries: summariesOf(values),
   };
   const access = accessOf(values);
+  const pricing = pricingOf(values);
   const shape: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: { message: string }[] } } }> =
     LlmSettingsInputSchema.shape;
   for (const [field, value] of Object.entries(fields)) {
@@ -154,7 +179,7 @@ export function givenSettings(values: OptionValues, env: NodeJS.ProcessEnv): Giv
     const checked = shape[field]!.safeParse(value);
     if (!checked.success) throw issueError(field, checked.error?.issues[0]?.message ?? 'not valid');
   }
-  return { ...(fields as Given), ...(access ? { access } : {}) };
+  return { ...(fields as Given), ...(access ? { access } : {}), ...(pricing === undefined ? {} : { pricing }) };
 }
 
 /** Whether the flags give every field the route requires, and the base URL (then the current settings need not be read). */
@@ -165,8 +190,8 @@ export function namesEveryField(given: Given): boolean {
 
 /**
  * The body to POST: the given fields over `current` (the agent's settings; null when never set).
- * The base URL is kept only while the provider stays the same; key, limits, summaries and access
- * not given are left out, so the gateway keeps them (access is the owner's alone to send: one of
+ * The base URL is kept only while the provider stays the same; key, limits, summaries, access and
+ * pricing not given are left out, so the gateway keeps them (access is the owner's alone to send: one of
  * its two levels given, the other is the current one).
  */
 export function settingsInput(given: Given, current: LlmSettings | null): LlmSettingsInput {
@@ -182,6 +207,7 @@ export function settingsInput(given: Given, current: LlmSettings | null): LlmSet
     ...(given.limits === undefined ? {} : { limits: given.limits }),
     ...(given.summaries === undefined ? {} : { summaries: given.summaries }),
     ...(given.access === undefined ? {} : { access: { delegates: 'use', renters: 'use', ...current?.access, ...given.access } }),
+    ...(given.pricing === undefined ? {} : { pricing: given.pricing }),
   };
   const checked = LlmSettingsInputSchema.safeParse(input);
   if (!checked.success) {

@@ -27,6 +27,12 @@ const KEY_STATE: Record<LlmSettings['credential'], string> = {
     'needed again (entered by an earlier owner, or the provider or base URL changed since): settings set --key-env NAME, or --no-key',
 };
 
+/** The price line: what a stranger pays per reply of POST …/paid/ask, or off. */
+export function priceText(pricing: LlmSettings['pricing'] | undefined): string {
+  if (!pricing) return 'off (no price)';
+  return `${pricing.askUsd} USD in USDC to the owner, ${pricing.memoryTools ? 'with' : 'without'} the memory tools`;
+}
+
 function printSettings(io: Io, s: LlmSettings): void {
   io.out(`provider:        ${s.provider}`);
   io.out(`model:           ${s.model}`);
@@ -37,13 +43,14 @@ function printSettings(io: Io, s: LlmSettings): void {
   io.out(`tokens per day:  ${s.limits.tokensPerDay ?? 'no limit'}`);
   io.out(`summaries:       ${s.summaries ? 'on' : 'off'}`);
   if (s.access) io.out(`access:          delegates ${s.access.delegates}, renters ${s.access.renters}`);
+  io.out(`paid replies:    ${priceText(s.pricing)}`);
   io.out(`updated:         ${s.updatedAt}`);
 }
 
 export const settingsSetCommand: Command = {
   path: ['settings', 'set'],
   usage:
-    'agent-gateway settings set [--standin] [--provider NAME] [--model NAME] [--temperature T] [--max-tokens N] [--llm-base-url URL|none] [--key-env NAME | --no-key] [--tokens-per-day N|none] [--summaries on|off] [--delegates none|use|admin] [--renters none|use] [--json]',
+    'agent-gateway settings set [--standin] [--provider NAME] [--model NAME] [--temperature T] [--max-tokens N] [--llm-base-url URL|none] [--key-env NAME | --no-key] [--tokens-per-day N|none] [--summaries on|off] [--delegates none|use|admin] [--renters none|use] [--price USD [--price-memory-tools] | --no-price] [--json]',
   help: `Sets the model the agent answers with. Options not given keep the agent's current value (the
 first time, --provider, --model, --temperature and --max-tokens are required); the gateway's own
 rules check them before anything is sent. The API key is never given on the command line: name
@@ -71,6 +78,12 @@ Options:
                        servers, keys, the profile); the owner's login only
   --renters LEVEL      what the token's ERC-4907 renter may do: none or use (the default); the
                        owner's login only
+  --price USD          paid replies: anyone may ask the agent (agent-gateway pay ask, POST …/paid/ask)
+                       and pay this many US dollars in USDC (0.001 to 100, at most 6 decimals) to
+                       whoever owns the agent then; the owner's login only. Omitted: kept
+  --price-memory-tools with --price: paid replies may also search and read the agent's memory
+                       (every context); without it a payer reaches only its own conversation
+  --no-price           no paid replies (POST …/paid/ask answers 404 pricing_not_set)
   --json               the saved settings as JSON (never the key)
 
 ${NEEDS}`,
@@ -101,7 +114,7 @@ export const settingsShowCommand: Command = {
   usage: 'agent-gateway settings show [--json]',
   help: `Shows the agent's LLM settings: provider, model, base URL, temperature, max tokens, whether
 an API key is stored (never the key), the daily token limit, summaries, what delegates and renters
-may do, and when they changed.
+may do, the price of a paid reply, and when they changed.
 
 Options:
   --json   the settings as the API answers them (apiKeySet and credential, never the key)
