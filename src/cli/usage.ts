@@ -6,7 +6,7 @@ import { alignedTable, checksummed, UsageError } from './output';
 import { gatewayFailure, type GlobalValues, openAgent } from './session';
 
 const GROUP_BYS = ['day', 'credential', 'context'] as const;
-const COLUMNS = ['input', 'output', 'cached', 'model calls', 'tool calls', 'paid USD'] as const;
+const COLUMNS = ['input', 'output', 'cached', 'model calls', 'tool calls'] as const;
 
 export const usageCommand: Command = {
   path: ['usage'],
@@ -76,18 +76,20 @@ const credentialText = (credential: string) =>
   credential.startsWith('wallet:') ? `wallet:${checksummed(credential.slice(7))}` : credential;
 const groupKey = (group: UsageGroup) =>
   group.day ?? (group.credential ? credentialText(group.credential) : undefined) ?? group.contextKey ?? '';
-/** The counts of a row, and what was paid (by day and in total; `-` where the report does not say). */
-const numbers = (t: UsageTotals & { paidUsd?: string }) => [
-  ...[t.inputTokens, t.outputTokens, t.cachedInputTokens, t.modelCalls, t.toolCalls].map(String),
-  t.paidUsd ?? '-',
-];
+const numbers = (t: UsageTotals) => [t.inputTokens, t.outputTokens, t.cachedInputTokens, t.modelCalls, t.toolCalls].map(String);
 
-/** The report as aligned lines: a header, a row per group, and the totals. */
+/**
+ * The report as aligned lines: a header, a row per group, and the totals; a `paid USD` column when
+ * strangers paid for replies in the range (per day with --group-by day, else in the total only).
+ */
 export function usageTable(report: UsageReport): string[] {
+  const paid = report.totals.paidUsd !== '0';
+  const columns = paid ? [...COLUMNS, 'paid USD'] : [...COLUMNS];
+  const paidCell = (value: string | undefined) => (paid ? [value ?? '-'] : []);
   const rows = [
-    [report.groupBy, ...COLUMNS],
-    ...report.groups.map((g) => [groupKey(g), ...numbers(g)]),
-    ['total', ...numbers(report.totals)],
+    [report.groupBy, ...columns],
+    ...report.groups.map((g) => [groupKey(g), ...numbers(g), ...paidCell(g.paidUsd)]),
+    ['total', ...numbers(report.totals), ...paidCell(report.totals.paidUsd)],
   ];
-  return alignedTable(rows, new Set(COLUMNS.map((_, i) => i + 1)));
+  return alignedTable(rows, new Set(columns.map((_, i) => i + 1)));
 }

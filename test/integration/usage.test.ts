@@ -65,6 +65,8 @@ afterAll(async () => {
 
 const today = () => new Date().toISOString().slice(0, 10);
 const usage = (agent: TestAgent, query = '') => agent.call(`/usage${query}`);
+/** Counts with what strangers paid (none in these tests): the report's totals, and its days. */
+const paid = <T extends object>(c: T) => ({ ...c, paidUsd: '0' });
 const counts = (inputTokens: number, outputTokens: number, cachedInputTokens: number, modelCalls: number, toolCalls: number) => ({
   inputTokens,
   outputTokens,
@@ -86,7 +88,7 @@ describe('usage of replies', () => {
 
     const empty = await usage(agent);
     expect(empty.status, empty.text).toBe(200);
-    expect(empty.body).toEqual({ from: today(), to: today(), groupBy: 'day', totals: counts(0, 0, 0, 0, 0), groups: [], truncated: false });
+    expect(empty.body).toEqual({ from: today(), to: today(), groupBy: 'day', totals: { ...counts(0, 0, 0, 0, 0), paidUsd: '0' }, groups: [], truncated: false });
 
     // 1. The owner, one model call, part of its input cached.
     const one = marked(() => ({ text: 'first', usage: { promptTokens: 100, completionTokens: 20, cachedTokens: 60 } }));
@@ -94,7 +96,7 @@ describe('usage of replies', () => {
     expect(r1.status, r1.text).toBe(200);
     expect(r1.body.usage).toEqual({ inputTokens: 100, outputTokens: 20 });
     // Written by the time the answer was sent.
-    expect((await usage(agent)).body.totals).toEqual(counts(100, 20, 60, 1, 0));
+    expect((await usage(agent)).body.totals).toEqual(paid(counts(100, 20, 60, 1, 0)));
 
     // 2. The owner, a tool call and a second model call, streamed.
     const two = marked((req) =>
@@ -105,14 +107,14 @@ describe('usage of replies', () => {
     const r2 = await agent.reply({ message: `use a tool ${two}` }, { headers: { accept: 'text/event-stream' } });
     expect(r2.status, r2.text).toBe(200);
     expect(r2.text).toContain('event: done');
-    expect((await usage(agent)).body.totals).toEqual(counts(550, 90, 160, 3, 1));
+    expect((await usage(agent)).body.totals).toEqual(paid(counts(550, 90, 160, 3, 1)));
 
     // 3. An agent key, on another context; no cached tokens reported.
     const three = marked(() => ({ text: 'third', usage: { promptTokens: 50, completionTokens: 5 } }));
     const r3 = await withKey(agent, bridge.key, `/context/${seg('other')}/reply`, { method: 'POST', json: { message: `hi ${three}` } });
     expect(r3.status, r3.text).toBe(200);
 
-    const totals = counts(600, 95, 160, 4, 1);
+    const totals = paid(counts(600, 95, 160, 4, 1));
     const byDay = await usage(agent, '?groupBy=day');
     expect(byDay.body).toEqual({
       from: today(),
@@ -151,7 +153,7 @@ describe('usage of replies', () => {
         : { toolCalls: [{ name: 'echo', arguments: { text: 'y' } }], usage: { promptTokens: 70, completionTokens: 7 } },
     );
     expectError(await agent.reply({ message: `fail later ${failing}` }), 502, 'llm_unavailable');
-    expect((await usage(agent)).body.totals).toEqual(counts(70, 7, 0, 1, 1));
+    expect((await usage(agent)).body.totals).toEqual(paid(counts(70, 7, 0, 1, 1)));
   });
 });
 
@@ -192,7 +194,7 @@ describe('tool calls in usage and in the audit trail', () => {
     ]);
 
     // Usage: the two calls the model asked for; the direct call is no model's.
-    expect((await usage(agent)).body.totals).toEqual(counts(30, 3, 0, 2, 2));
+    expect((await usage(agent)).body.totals).toEqual(paid(counts(30, 3, 0, 2, 2)));
     // The audit trail: the two calls that ran, the reply's echo and the direct one.
     const audit = await agent.call('/audit');
     expect(audit.status, audit.text).toBe(200);
@@ -231,16 +233,16 @@ describe('the usage report', () => {
        values ('2026-01-01', 'chat', 'wallet:0xA', 10, 1, 0, 1, 0), ('2026-01-05', 'chat', 'wallet:0xA', 20, 2, 5, 2, 1),
               ('2026-01-05', 'other', 'key:k1', 40, 4, 0, 1, 3), ('2025-12-31', 'chat', 'wallet:0xA', 1000, 100, 0, 9, 9)`,
     );
-    expect((await usage(agent)).body.totals).toEqual(counts(0, 0, 0, 0, 0));
+    expect((await usage(agent)).body.totals).toEqual(paid(counts(0, 0, 0, 0, 0)));
     const january = await usage(agent, '?from=2026-01-01&to=2026-01-31');
     expect(january.status, january.text).toBe(200);
-    expect(january.body.totals).toEqual(counts(70, 7, 5, 4, 4));
+    expect(january.body.totals).toEqual(paid(counts(70, 7, 5, 4, 4)));
     expect(january.body.groups).toEqual([
-      { day: '2026-01-01', ...counts(10, 1, 0, 1, 0) },
-      { day: '2026-01-05', ...counts(60, 6, 5, 3, 4) },
+      { day: '2026-01-01', ...paid(counts(10, 1, 0, 1, 0)) },
+      { day: '2026-01-05', ...paid(counts(60, 6, 5, 3, 4)) },
     ]);
     // `from` alone: up to today; `to` alone: that day.
-    expect((await usage(agent, '?from=2025-12-31')).body.totals).toEqual(counts(1070, 107, 5, 13, 13));
+    expect((await usage(agent, '?from=2025-12-31')).body.totals).toEqual(paid(counts(1070, 107, 5, 13, 13)));
     expect((await usage(agent, '?to=2026-01-05&groupBy=credential')).body.groups).toEqual([
       { credential: 'key:k1', ...counts(40, 4, 0, 1, 3) },
       { credential: 'wallet:0xA', ...counts(20, 2, 5, 2, 1) },
@@ -315,7 +317,7 @@ describe('the typed client and agent-gateway usage', () => {
     const client = createGatewayClient({ baseUrl: worker.url, token: agent.token }).agent(agent.collection, agent.tokenId);
     const report = await client.getUsage({ from: '2026-01-01', to: '2026-01-31', groupBy: 'credential' });
     expect(report.groups.map((g) => g.credential)).toEqual(['key:k1', 'wallet:0xA']);
-    expect(report.totals).toEqual(counts(1210, 301, 5, 3, 1));
+    expect(report.totals).toEqual(paid(counts(1210, 301, 5, 3, 1)));
 
     const env = await cliEnvFor(agent);
     const table = await runCli(['usage', '--from', '2026-01-01', '--to', '2026-01-31'], env);
@@ -338,7 +340,7 @@ describe('the typed client and agent-gateway usage', () => {
         .map((l) => JSON.parse(l)),
     ).toEqual([
       { contextKey: 'chat', ...counts(1210, 301, 5, 3, 1) },
-      { totals: counts(1210, 301, 5, 3, 1), from: '2026-01-01', to: '2026-01-31' },
+      { totals: paid(counts(1210, 301, 5, 3, 1)), from: '2026-01-01', to: '2026-01-31' },
     ]);
 
     const bad = await runCli(['usage', '--group-by', 'week'], env);
@@ -384,10 +386,10 @@ describe('an agent stored before usage existed', () => {
 
     const none = await usage(agent);
     expect(none.status, none.text).toBe(200);
-    expect(none.body.totals).toEqual(counts(0, 0, 0, 0, 0));
+    expect(none.body.totals).toEqual(paid(counts(0, 0, 0, 0, 0)));
     expect((await storageRows(stack.databaseUrl, ref))[0]?.template_version).toBe(TEMPLATE_VERSION);
     const costly = marked(() => ({ text: 'counted', usage: { promptTokens: 9, completionTokens: 3 } }));
     expect((await agent.call(`/context/${seg('chat')}/reply`, { method: 'POST', json: { message: costly } })).status).toBe(200);
-    expect((await usage(agent)).body.totals).toEqual(counts(9, 3, 0, 1, 0));
+    expect((await usage(agent)).body.totals).toEqual(paid(counts(9, 3, 0, 1, 0)));
   });
 });
