@@ -22,11 +22,11 @@ import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { type Address, createWalletClient, http, parseAbi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type ChainId, isChainId, USDC } from '../../src/chains';
 import { createGatewayClient } from '../../src/client';
 import { mintAgent } from '../lib/contracts';
+import { fundUsdc } from '../lib/contracts-usdc';
 import {
   BenchError,
   booleanFlag,
@@ -55,31 +55,21 @@ const HEADING = '## Paid replies (x402): what paying adds';
 const PRICE_USD = '0.01';
 /** Each payer's stand-in USDC: three payments of 0.01 a round, with room to spare. */
 const PAYER_UNITS = 1_000_000n;
-const mintAbi = parseAbi(['function mint(address to, uint256 amount)']);
 
 const log = (line: string) => console.error(`bench:paid: ${line}`);
 
-/** Fresh payers (no ETH: the facilitator pays the gas), each given stand-in USDC by a fresh funder. */
+/** Fresh payers (no gas needed: the facilitator pays it), each given stand-in USDC by a fresh funder (the stand-in's open mint). */
 async function fundedPayers(rpcUrl: string, chainId: ChainId, count: number): Promise<Wallet[]> {
   const funder = newWallet();
   await rpc(rpcUrl, 'anvil_setBalance', [funder.address, '0x56BC75E2D63100000']);
-  const wallet = createWalletClient({ account: funder, transport: http(rpcUrl) });
-  const chain = {
-    id: chainId,
-    name: 'local',
-    nativeCurrency: { name: 'ETH', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  };
   const payers = Array.from({ length: count }, () => newWallet());
-  for (const payer of payers) {
-    await wallet.writeContract({
-      chain,
-      address: USDC[chainId].address as Address,
-      abi: mintAbi,
-      functionName: 'mint',
-      args: [payer.address, PAYER_UNITS],
-    });
-  }
+  await fundUsdc(
+    rpcUrl,
+    chainId,
+    payers.map((p) => p.address),
+    PAYER_UNITS,
+    funder.privateKey,
+  );
   return payers;
 }
 
@@ -153,7 +143,10 @@ async function main(): Promise<number> {
   for (let i = 0; i < total; i++) {
     const message = `hello from round ${i}`;
     const payer = privateKeyToAccount(payers[i]!.privateKey);
-    const x402 = new x402Client().register('eip155:*', new ExactEvmScheme(payer));
+    // The library pays only in tokens it knows unless told: the chain's USDC is allowed by address.
+    const x402 = new x402Client()
+      .register('eip155:*', new ExactEvmScheme(payer))
+      .setSpendControls({ allowedAssets: [{ network: `eip155:${chainId}`, asset: USDC[chainId].address }] });
     const paying = createGatewayClient({ baseUrl: testnet.baseUrl, fetch: wrapFetchWithPayment(fetch, x402) });
     const ownerReply = () => time("the owner's reply", () => agent.replyToContext(keys[i]!, { message }));
     const paidReply = () => time('the paid reply', () => paying.agent(testnet.collection, tokenId).paidAsk({ message }));
@@ -205,33 +198,37 @@ async function main(): Promise<number> {
     return { median: median(sorted), p90: percentile(sorted, 90), p99: percentile(sorted, 99) };
   };
   const ownerMedian = stats(s.owner).median;
-  const row = (what: string, xs: number[]) => {
-    const x = stats(xs);
-    return [what, ms(x.median), ms(x.p90), ms(x.p99), ratio(x.median, ownerMedian), ms(x.median - ownerMedian)];
-  };
-  const parts = [s.owner, s.unpaid, s.sign, s.verify, s.settle].reduce((sum, xs) => sum + stats(xs).median, 0);
-  const table = markdownTable(
-    ['measure', 'median', 'p90', 'p99', '÷ owner reply', '− owner reply'],
-    [
-      row("owner's reply (`POST …/context/{key}/reply`, JSON): the floor", s.owner),
-      row('paid reply with `@x402/fetch` (`paidAsk`): 402, sign, paid request', s.paid),
-      row('the paid request alone (signature made beforehand): verify, reply, settle', s.paidLeg),
-      row('the unpaid request alone: 402 with the terms (price, owner on the chain)', s.unpaid),
-      row("signing the authorization (the payer's client, no I/O)", s.sign),
-      row("the facilitator's `/verify` alone (called directly)", s.verify),
-      row("the facilitator's `/settle` alone (the transfer and its receipt)", s.settle),
-      [
-        'sum of the medians: owner reply + 402 + signing + /verify + /settle',
-        ms(parts),
-        '',
-        '',
-        ratio(parts, ownerMedian),
-        ms(parts - ownerMedian),
-      ],
-    ],
-    ['left', 'right', 'right', 'right', 'right', 'right'],
-  );
   const paidMedian = stats(s.paid).median;
+  const added = paidMedian - ownerMedian;
+  const share = (value: number) => (added > 0 ? `${Math.round((100 * value) / added)}%` : 'n/a');
+  // Whole requests: how much longer than the owner's reply; parts: their share of what paying adds.
+  const row = (what: string, xs: number[], whole: boolean) => {
+    const x = stats(xs);
+    return [
+      what,
+      ms(x.median),
+      ms(x.p90),
+      ms(x.p99),
+      ratio(x.median, ownerMedian),
+      whole ? ms(x.median - ownerMedian) : '',
+      whole ? '' : share(x.median),
+    ];
+  };
+  const parts = [s.unpaid, s.sign, s.verify, s.settle].reduce((sum, xs) => sum + stats(xs).median, 0);
+  const table = markdownTable(
+    ['measure', 'median', 'p90', 'p99', '÷ owner reply', '− owner reply', 'share of what paying adds'],
+    [
+      row("owner's reply (`POST …/context/{key}/reply`, JSON): the floor", s.owner, true),
+      row('paid reply with `@x402/fetch` (`paidAsk`): 402, sign, paid request', s.paid, true),
+      row('the paid request alone (signature made beforehand): verify, reply, settle', s.paidLeg, true),
+      row('the unpaid request alone: 402 with the terms (price, owner on the chain)', s.unpaid, false),
+      row("signing the authorization (the payer's client, no I/O)", s.sign, false),
+      row("the facilitator's `/verify` alone (called directly)", s.verify, false),
+      row("the facilitator's `/settle` alone (the transfer and its receipt)", s.settle, false),
+      ['the four parts above (sum of medians)', ms(parts), '', '', '', '', share(parts)],
+    ],
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+  );
   const latency = stackLatency(stack);
   const heading = latency.rpcMs > 0 || latency.dbMs > 0 ? `${HEADING}, under latency` : `${HEADING}, on loopback`;
   const shares = (
@@ -244,8 +241,7 @@ async function main(): Promise<number> {
   )
     .map(([name, xs]) => ({ name, ms: stats([...xs]).median }))
     .sort((a, b) => b.ms - a.ms);
-  const added = paidMedian - ownerMedian;
-  const reading = `Of the parts alone, ${shares.map((x) => `${x.name} ${ms(x.ms)}`).join(', ')} (medians, largest first): ${shares[0]!.name} is ${added > 0 ? `${Math.round((100 * shares[0]!.ms) / added)}% of what paying adds` : 'the largest part'}.`;
+  const reading = `Of the parts alone, ${shares.map((x) => `${x.name} ${ms(x.ms)}`).join(', ')} (medians, largest first): ${shares[0]!.name} is ${share(shares[0]!.ms)} of what paying adds; the rest (${ms(added - parts)}) is what no part alone shows: the gateway's own work around the payment (the authorization's claim, the settlement's record, its two calls to the facilitator) and the payer's context made on first use.`;
   const run = stackRun();
   const body = `Run ${runDate(startedAt)} against \`${run.command}\` (workers in ${run.runner}${latency.rpcMs > 0 ? '; the facilitator reaches the chain through the same delayed RPC as the workers' : ''}), ${describeMachine()}, ${describeLoad(loadAtStart, loadAtEnd)}; \`npm run bench:paid -- --rounds ${rounds}\`: ${rounds} rounds after ${WARM_UP} warm-up rounds, one client.
 
