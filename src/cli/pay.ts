@@ -3,7 +3,6 @@
  * no login or token needed. The 402's terms are read before anything is signed: only an `exact`
  * payment in the deployment's USDC, at most `--max-usd`; otherwise nothing is signed.
  */
-import type { PaymentRequirements } from '@x402/core/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createGatewayClient } from '../client/client';
 import { GatewayError } from '../client/errors';
@@ -49,7 +48,7 @@ export interface AskedTerms {
  * the deployment's USDC, an amount that is not a whole count of units, or more than `maxUnits`.
  */
 export function refusalOf(
-  requirements: Pick<PaymentRequirements, 'scheme' | 'network' | 'asset' | 'amount'>,
+  requirements: { scheme: string; network: string; asset: string; amount: string },
   chainId: number,
   maxUnits: number,
 ): string | null {
