@@ -2,8 +2,9 @@
  * LLM settings: provider, model, base URL, temperature, max tokens, the agent's daily
  * token limit and summaries, as the route's schema has them. The provider key is write-only: the
  * page says whether one is stored ("Key set"), takes a new one, or removes it; it never shows one.
- * The owner also chooses here what delegates and renters may do (`access`); a delegate the owner
- * lets administer the agent sees the rest of the page, and saves leave `access` as it is.
+ * The owner also chooses here what delegates and renters may do (`access`) and the price of a paid
+ * reply (`pricing`); a delegate the owner lets administer the agent sees the rest of the page, and
+ * saves leave both as they are.
  */
 import { useState } from 'hono/jsx/dom';
 import type { AgentAccess, AgentRole, LlmSettings, LlmSettingsInput } from '../../client';
@@ -14,6 +15,7 @@ import { Field } from '../ui/field';
 import { when } from '../ui/format';
 import { useAction, useLoad } from '../ui/load';
 import { ErrorNotice, Status } from '../ui/notice';
+import { PaidReplies, type PaidForm, priceError, pricingOf } from '../ui/paid-replies';
 import type { PageProps } from './page';
 import '../settings.css';
 
@@ -28,6 +30,7 @@ interface Form {
   apiKey: string;
   removeKey: boolean;
   access: AgentAccess;
+  paid: PaidForm;
 }
 
 const EMPTY: Form = {
@@ -41,6 +44,7 @@ const EMPTY: Form = {
   apiKey: '',
   removeKey: false,
   access: DEFAULT_ACCESS,
+  paid: { price: '', memoryTools: false },
 };
 
 const formOf = (s: LlmSettings): Form => ({
@@ -54,6 +58,7 @@ const formOf = (s: LlmSettings): Form => ({
   apiKey: '',
   removeKey: false,
   access: s.access ?? DEFAULT_ACCESS,
+  paid: { price: s.pricing?.askUsd ?? '', memoryTools: s.pricing?.memoryTools ?? false },
 });
 
 const KEY_STATE: Record<LlmSettings['credential'], string> = {
@@ -112,6 +117,7 @@ export function LlmSettingsPage({ agent }: PageProps) {
     setShown(true);
     setSaved(undefined);
     if (n.errors.temperature || n.errors.maxTokens || n.errors.tokensPerDay) return;
+    if (role === 'owner' && priceError(form.paid.price)) return;
     const input: LlmSettingsInput = {
       provider: form.provider.trim(),
       model: form.model.trim(),
@@ -122,7 +128,7 @@ export function LlmSettingsPage({ agent }: PageProps) {
       summaries: form.summaries,
       ...(form.removeKey ? { apiKey: null } : form.apiKey !== '' ? { apiKey: form.apiKey } : {}),
       // The owner's alone: anyone else's save leaves it out, and the gateway keeps it.
-      ...(role === 'owner' ? { access: form.access } : {}),
+      ...(role === 'owner' ? { access: form.access, pricing: pricingOf(form.paid) } : {}),
     };
     let answer: LlmSettings | undefined;
     const ok = await save.run(async () => {
@@ -208,6 +214,14 @@ export function LlmSettingsPage({ agent }: PageProps) {
           ) : null}
         </fieldset>
         {role === 'owner' ? <AccessChoice value={form.access} onChange={set('access')} /> : null}
+        {role === 'owner' ? (
+          <PaidReplies
+            value={form.paid}
+            onChange={set('paid')}
+            paidUrl={`${location.origin}${agent.path}/paid/ask`}
+            error={shown ? priceError(form.paid.price) : undefined}
+          />
+        ) : null}
         <button type="submit" class="primary" disabled={save.busy}>
           {save.busy ? 'Saving…' : 'Save settings'}
         </button>

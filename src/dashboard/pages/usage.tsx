@@ -1,6 +1,7 @@
 /**
  * Usage: tokens per UTC day over a range (the last 7, 30 or 90 days, or from/to of
- * your own, at most 366 days), as a chart and a table, with the range's totals.
+ * your own, at most 366 days), as a chart and a table, with the range's totals and what paid
+ * replies earned (USDC, per day and in all).
  */
 import { useState } from 'hono/jsx/dom';
 import { SelectField } from '../ui/controls';
@@ -40,7 +41,8 @@ export function UsagePage({ agent }: PageProps) {
   };
   const data = report.data;
   const days = data ? daysOf(data.from, data.to, data.groups) : [];
-  const used = days.filter((d) => d.input + d.output > 0);
+  const paidOn = new Map((data?.groups ?? []).flatMap((g) => (g.day && g.paidUsd ? [[g.day, g.paidUsd] as const] : [])));
+  const used = days.filter((d) => d.input + d.output > 0 || Number(paidOn.get(d.day) ?? 0) > 0);
   return (
     <section class="card" aria-labelledby="usage-title">
       <h1 id="usage-title">Usage</h1>
@@ -78,6 +80,10 @@ export function UsagePage({ agent }: PageProps) {
             {count(data.totals.inputTokens)}, cached {count(data.totals.cachedInputTokens)}, output {count(data.totals.outputTokens)}) in{' '}
             {plural(data.totals.modelCalls, 'model call')}, {plural(data.totals.toolCalls, 'tool call')}.
           </p>
+          <p class="totals" id="usage-paid">
+            Paid replies earned <strong>{data.totals.paidUsd} USD</strong> in USDC in this range (settled payments, to the owner of the
+            moment).
+          </p>
           <UsageChart days={days} />
           <ScrollRegion class="table-wrap" label="Tokens per day">
             <table aria-label="Tokens per day">
@@ -87,12 +93,13 @@ export function UsagePage({ agent }: PageProps) {
                   <th class="num">Input</th>
                   <th class="num">Cached</th>
                   <th class="num">Output</th>
+                  <th class="num">Paid (USD)</th>
                 </tr>
               </thead>
               <tbody>
                 {used.length === 0 ? (
                   <tr>
-                    <td colspan={4} class="muted">
+                    <td colspan={5} class="muted">
                       No usage in this range.
                     </td>
                   </tr>
@@ -103,6 +110,7 @@ export function UsagePage({ agent }: PageProps) {
                       <td class="num">{count(d.input)}</td>
                       <td class="num">{count(d.cached)}</td>
                       <td class="num">{count(d.output)}</td>
+                      <td class="num">{paidOn.get(d.day) ?? '0'}</td>
                     </tr>
                   ))
                 )}

@@ -10,7 +10,7 @@ export function Field(props: {
   hint?: Child;
   error?: string | undefined;
   autocomplete?: string;
-  inputmode?: 'text' | 'numeric';
+  inputmode?: 'text' | 'numeric' | 'decimal';
   /** The id of a `<datalist>` of suggested values. */
   list?: string | undefined;
 }) {

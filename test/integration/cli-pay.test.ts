@@ -1,0 +1,119 @@
+/**
+ * `agent-gateway pay ask` spawned as users run it, against workerd with real Postgres, the local
+ * chain's USDC stand-in, the local x402 facilitator and the stand-in model: a dev wallet pays the
+ * owner's price from the CLI (the transaction named, the balances moved by exactly the price);
+ * a price over `--max-usd` is refused before anything is signed (exit 3, no balance moves, the
+ * model not called); an agent without a price is 404 pricing_not_set (exit 1).
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { STANDIN_PREFIX, type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { newWallet, type TestAccount } from '../support/chain';
+import { cliEnv, runCli, tempDir } from '../support/cli';
+import { closePg } from '../support/pg';
+import { LLM_BASE_URL, replyAgent, replyWorker } from '../support/replies';
+import { fundUsdc, usdcBalance } from '../support/x402';
+
+const stack = inject('stack');
+const API_KEY = `sk-standin-${crypto.randomUUID()}`;
+const CHAIN = stack.testnet.chainId;
+let llm: StandinLlm;
+let worker: Awaited<ReturnType<typeof replyWorker>>;
+let home: Awaited<ReturnType<typeof tempDir>>;
+
+beforeAll(async () => {
+  [llm, home] = await Promise.all([startStandinLlm({ apiKey: API_KEY }), tempDir()]);
+  worker = await replyWorker(stack, llm, {});
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.dispose();
+  await llm?.close();
+  await home?.remove();
+  await closePg();
+});
+
+const balance = (address: string) => usdcBalance(stack.testnet.rpcUrl, CHAIN, address);
+
+/** A fresh payer holding 1 USDC. */
+async function payer(): Promise<TestAccount> {
+  const wallet = newWallet();
+  await fundUsdc(stack.testnet.rpcUrl, CHAIN, [wallet.address], 1_000_000n);
+  return wallet;
+}
+
+/** An agent on the stand-in model, with `pricing` set by its owner's login (none: no price). */
+async function agentPriced(pricing?: { askUsd: string }) {
+  const agent = await replyAgent(worker.deployment, API_KEY);
+  if (pricing) {
+    const set = await agent.call('/llm/settings', {
+      method: 'POST',
+      json: { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: LLM_BASE_URL, pricing },
+    });
+    expect(set.status, set.text).toBe(200);
+  }
+  return agent;
+}
+
+const payAsk = (agent: { collection: string; tokenId: string | bigint }, who: TestAccount, extra: string[]) =>
+  runCli(
+    ['pay', 'ask', '--base-url', worker.url, '--collection', agent.collection, '--token-id', String(agent.tokenId), ...extra],
+    cliEnv({ HOME: home.dir, AGENT_GATEWAY_PRIVATE_KEY: who.privateKey }),
+    120_000,
+  );
+
+describe('agent-gateway pay ask', () => {
+  it('pays the price from the wallet of AGENT_GATEWAY_PRIVATE_KEY, prints the reply and the transaction; --json has it too', async () => {
+    const agent = await agentPriced({ askUsd: '0.01' });
+    const who = await payer();
+    const [payerBefore, ownerBefore] = await Promise.all([balance(who.address), balance(agent.owner.address)]);
+
+    const paid = await payAsk(agent, who, ['--message', 'what do you know?', '--max-usd', '0.05']);
+    expect(paid.code, paid.output).toBe(0);
+    expect(paid.stdout.startsWith(STANDIN_PREFIX), paid.output).toBe(true);
+    expect(paid.stdout).toContain('what do you know?');
+    const line = /^paid 0\.01 USDC to (0x[0-9a-fA-F]{40}) in (0x[0-9a-f]{64})$/m.exec(paid.stderr);
+    expect(line, paid.output).not.toBeNull();
+    expect(line![1]).toBe(agent.owner.address);
+    expect(paid.output).not.toContain(who.privateKey.slice(2));
+    expect(await balance(who.address)).toBe(payerBefore - 10_000n);
+    expect(await balance(agent.owner.address)).toBe(ownerBefore + 10_000n);
+
+    const json = await payAsk(agent, who, ['--message', 'again, as JSON', '--json']);
+    expect(json.code, json.output).toBe(0);
+    const answer = JSON.parse(json.stdout) as { reply: { message: string }; transaction: string };
+    expect(answer.reply.message).toContain('again, as JSON');
+    expect(answer.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(answer.transaction).not.toBe(line![2]);
+    expect(await balance(who.address)).toBe(payerBefore - 20_000n);
+  });
+
+  it('refuses a price over --max-usd before signing: exit 3, the price named, nothing moves, the model not called', async () => {
+    const agent = await agentPriced({ askUsd: '0.5' });
+    const who = await payer();
+    const [payerBefore, ownerBefore] = await Promise.all([balance(who.address), balance(agent.owner.address)]);
+    const calls = llm.completions().length;
+
+    const refused = await payAsk(agent, who, ['--message', 'too dear', '--max-usd', '0.1']);
+    expect(refused.code, refused.output).toBe(3);
+    expect(refused.stderr).toContain('the agent asks 0.5 USD per reply, more than --max-usd 0.1: nothing was paid');
+    expect(refused.stdout).toBe('');
+    // The default cap is 1 USD: 0.5 passes it, so the refusal above was --max-usd's.
+    expect(llm.completions().length).toBe(calls);
+    expect(await balance(who.address)).toBe(payerBefore);
+    expect(await balance(agent.owner.address)).toBe(ownerBefore);
+  });
+
+  it('an agent without a price: 404 pricing_not_set, exit 1, nothing moves; a bad --max-usd is a usage error', async () => {
+    const agent = await agentPriced();
+    const who = await payer();
+    const before = await balance(who.address);
+    const none = await payAsk(agent, who, ['--message', 'hello']);
+    expect(none.code, none.output).toBe(1);
+    expect(none.stderr).toContain('404 pricing_not_set');
+    expect(await balance(who.address)).toBe(before);
+
+    const bad = await payAsk(agent, who, ['--message', 'hello', '--max-usd', '-1']);
+    expect(bad.code, bad.output).toBe(2);
+    expect(bad.stderr).toContain('--max-usd takes US dollars above 0');
+  });
+});
