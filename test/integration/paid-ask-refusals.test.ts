@@ -1,0 +1,296 @@
+/**
+ * Paid replies refused, in workerd against real Postgres, the local chain with the USDC stand-in,
+ * the local x402 facilitator and the stand-in model: a signature for an older, lower price; terms
+ * changed before signing (another payTo, asset or network); a payload changed after signing; a
+ * payer without USDC; a header that is not a payment; a bad body (checked before any 402); a
+ * deployment without a facilitator or with one that is down. In each the model is not called and
+ * no USDC moves. Then the owner's price rules over LLM settings (bounds, form, null ends paid
+ * replies, omitted keeps it, delegates never), and `x402Support` in the registration file.
+ */
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import { decodePaymentSignatureHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../scripts/lib/processes';
+import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { seg } from '../support/agent';
+import { newWallet, type TestAccount } from '../support/chain';
+import { delegateERC721 } from '../support/delegation';
+import { call, expectError } from '../support/http';
+import { agentPath, login } from '../support/login';
+import { closePg } from '../support/pg';
+import { LLM_BASE_URL, replyAgent, replyWorker } from '../support/replies';
+import { fundUsdc, usdcBalance } from '../support/x402';
+
+const stack = inject('stack');
+const API_KEY = `sk-standin-${crypto.randomUUID()}`;
+const CHAIN = stack.testnet.chainId as 80002;
+const SETTINGS = { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: LLM_BASE_URL };
+let llm: StandinLlm;
+let worker: Awaited<ReturnType<typeof replyWorker>>;
+
+beforeAll(async () => {
+  llm = await startStandinLlm({ apiKey: API_KEY });
+  worker = await replyWorker(stack, llm, {});
+});
+
+afterAll(async () => {
+  await worker?.dispose();
+  await llm?.close();
+  await closePg();
+});
+
+type Agent = Awaited<ReturnType<typeof replyAgent>>;
+
+async function payer(): Promise<TestAccount> {
+  const wallet = newWallet();
+  await fundUsdc(stack.testnet.rpcUrl, CHAIN, [wallet.address], 1_000_000n);
+  return wallet;
+}
+
+const balance = (address: string) => usdcBalance(stack.testnet.rpcUrl, CHAIN, address);
+const setPricing = (agent: Agent, pricing: unknown) => agent.call('/llm/settings', { method: 'POST', json: { ...SETTINGS, pricing } });
+const paidPath = (agent: Agent) => agentPath(agent.collection, agent.tokenId, '/paid/ask');
+
+async function pricedAgent(askUsd = '0.01'): Promise<Agent & { url: string }> {
+  const agent = await replyAgent(worker.deployment, API_KEY);
+  const set = await setPricing(agent, { askUsd });
+  expect(set.status, set.text).toBe(200);
+  return { ...agent, url: `${worker.url}${paidPath(agent)}` };
+}
+
+const ask = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+/** Status, error code and PAYMENT-REQUIRED of an answer. */
+async function refusal(res: Response): Promise<{ status: number; code: string | undefined; required: boolean; reason?: unknown }> {
+  const body = (await res.json().catch(() => ({}))) as { error?: { code?: string; details?: { reason?: unknown } } };
+  const reason = body.error?.details?.reason;
+  return {
+    status: res.status,
+    code: body.error?.code,
+    required: res.headers.has('payment-required'),
+    ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+/** Signs the payment a 402 asks for, after `edit` changed its terms (spend controls off: any asset may be signed). */
+async function signFor(account: TestAccount, unpaid: Response, edit: (r: PaymentRequirements) => void = () => undefined) {
+  const client = new x402HTTPClient(
+    new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(account.privateKey))).setSpendControls(false),
+  );
+  const required = client.getPaymentRequiredResponse((name) => unpaid.headers.get(name));
+  for (const accepted of required.accepts) edit(accepted);
+  return client.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+}
+
+/** Runs `send`, and checks it answered 402 payment_invalid with the model not called and no USDC moved. */
+async function refusedUnpaid(agent: Agent, who: TestAccount, send: () => Promise<Response>, code = 'payment_invalid') {
+  const calls = llm.completions().length;
+  const [payerBefore, ownerBefore] = await Promise.all([balance(who.address), balance(agent.owner.address)]);
+  const answer = await refusal(await send());
+  expect(answer, JSON.stringify(answer)).toMatchObject({ status: 402, code });
+  // x402's reason for a refused payment is passed on.
+  if (code === 'payment_invalid') expect(answer.reason).toEqual(expect.any(String));
+  expect(llm.completions().length).toBe(calls);
+  expect(await balance(who.address)).toBe(payerBefore);
+  expect(await balance(agent.owner.address)).toBe(ownerBefore);
+  return answer;
+}
+
+describe('payments refused', () => {
+  it('a signature for the old, lower price after the owner raised it', async () => {
+    const agent = await pricedAgent('0.01');
+    const who = await payer();
+    const signature = await signFor(who, await ask(agent.url, { message: 'cheap' }));
+    expect((await setPricing(agent, { askUsd: '0.02' })).status).toBe(200);
+    await refusedUnpaid(agent, who, () => ask(agent.url, { message: 'cheap' }, signature));
+  });
+
+  it.each([
+    ['payTo: the payer itself', (r: PaymentRequirements, who: TestAccount) => (r.payTo = who.address)],
+    ['asset: another token', (r: PaymentRequirements) => (r.asset = newWallet().address)],
+    ['network: eip155:137 on the testnet', (r: PaymentRequirements) => (r.network = 'eip155:137')],
+    ['amount: less than the price', (r: PaymentRequirements) => (r.amount = '1000')],
+  ])('terms changed before signing (%s)', async (_name, edit) => {
+    const agent = await pricedAgent();
+    const who = await payer();
+    const signature = await signFor(who, await ask(agent.url, { message: 'tampered' }), (r) => edit(r, who));
+    await refusedUnpaid(agent, who, () => ask(agent.url, { message: 'tampered' }, signature));
+  });
+
+  it('a payload changed after signing: a flipped signature byte, another authorization value', async () => {
+    const agent = await pricedAgent();
+    const who = await payer();
+    const signed = decodePaymentSignatureHeader(
+      (await signFor(who, await ask(agent.url, { message: 'changed' })))['PAYMENT-SIGNATURE'] ?? '',
+    );
+    const payload = signed.payload as { signature: string; authorization: { value: string } };
+    const flipped = structuredClone(signed);
+    const sig = payload.signature;
+    (flipped.payload as typeof payload).signature = `${sig.slice(0, 10)}${sig[10] === 'a' ? 'b' : 'a'}${sig.slice(11)}`;
+    await refusedUnpaid(agent, who, () =>
+      ask(agent.url, { message: 'flipped' }, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(flipped) }),
+    );
+    const raised = structuredClone(signed);
+    (raised.payload as typeof payload).authorization.value = '20000';
+    await refusedUnpaid(agent, who, () =>
+      ask(agent.url, { message: 'raised' }, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(raised) }),
+    );
+    // The untouched payload still pays: the refusals spent nothing of it.
+    const ok = await ask(agent.url, { message: 'untouched' }, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(signed) });
+    expect(ok.status, await ok.clone().text()).toBe(200);
+  });
+
+  it('a payer without USDC', async () => {
+    const agent = await pricedAgent();
+    const broke = newWallet();
+    const signature = await signFor(broke, await ask(agent.url, { message: 'on credit?' }));
+    const answer = await refusedUnpaid(agent, broke, () => ask(agent.url, { message: 'on credit?' }, signature));
+    expect(answer.required).toBe(true);
+    expect(await balance(broke.address)).toBe(0n);
+  });
+
+  // A header that does not decode is no payment at all (x402 answers as without one); one that decodes but is no payment is refused.
+  it.each([
+    ['not base64', '%%% not base64 %%%', 'payment_required'],
+    ['base64, not JSON', Buffer.from('not json at all').toString('base64'), 'payment_required'],
+    ['base64 JSON, not a payment', Buffer.from('{}').toString('base64'), 'payment_invalid'],
+  ])('a PAYMENT-SIGNATURE that is not a payment (%s): 402 %s with the terms', async (_name, header, code) => {
+    const agent = await pricedAgent();
+    const who = await payer();
+    const answer = await refusedUnpaid(agent, who, () => ask(agent.url, { message: 'garbage' }, { 'PAYMENT-SIGNATURE': header }), code);
+    expect(answer.required).toBe(true);
+  });
+
+  it.each([
+    ['an empty body', {}],
+    ['a 1-character message', { message: 'x' }],
+    ['an unknown field', { message: 'hello', tip: 1 }],
+  ])('%s: 400 validation_failed before any 402', async (_name, body) => {
+    const agent = await pricedAgent();
+    const who = await payer();
+    const signature = await signFor(who, await ask(agent.url, { message: 'valid' }));
+    for (const headers of [{}, signature]) {
+      const calls = llm.completions().length;
+      const answer = await refusal(await ask(agent.url, body, headers));
+      expect(answer).toEqual({ status: 400, code: 'validation_failed', required: false });
+      expect(llm.completions().length).toBe(calls);
+    }
+  });
+});
+
+describe('deployments that cannot take payments', () => {
+  it('no X402_FACILITATOR_URL: 503 payments_unavailable, and the registration file never says x402Support', async () => {
+    const plain = await replyWorker(stack, llm, {}, { X402_FACILITATOR_URL: '' });
+    try {
+      const agent = await pricedAgent();
+      const who = await payer();
+      const signature = await signFor(who, await ask(agent.url, { message: 'hi' }));
+      for (const headers of [{}, signature]) {
+        expect(await refusal(await ask(`${plain.url}${paidPath(agent)}`, { message: 'hi' }, headers))).toEqual({
+          status: 503,
+          code: 'payments_unavailable',
+          required: false,
+        });
+      }
+      expect((await agent.call('/profile', { method: 'PUT', json: { name: 'Priced', description: 'Paid replies' } })).status).toBe(200);
+      const file = await call(plain.url, agentPath(agent.collection, agent.tokenId, '/registration.json'));
+      expect(file.status, file.text).toBe(200);
+      expect(file.body.x402Support).toBe(false);
+    } finally {
+      await plain.dispose();
+    }
+  });
+
+  it('a facilitator that is down: 503 facilitator_unavailable, nothing charged, nothing stored', async () => {
+    const down = await replyWorker(stack, llm, {}, { X402_FACILITATOR_URL: `http://127.0.0.1:${await freePort()}` });
+    try {
+      const agent = await pricedAgent();
+      const who = await payer();
+      const signature = await signFor(who, await ask(agent.url, { message: 'anyone?' }));
+      const calls = llm.completions().length;
+      const before = await balance(who.address);
+      for (const headers of [{}, signature]) {
+        const res = await ask(`${down.url}${paidPath(agent)}`, { message: 'anyone?' }, headers);
+        expect(await refusal(res)).toEqual({ status: 503, code: 'facilitator_unavailable', required: false });
+      }
+      expect(llm.completions().length).toBe(calls);
+      expect(await balance(who.address)).toBe(before);
+      expect((await agent.call(`/context/${seg(`paid/${who.address.toLowerCase()}`)}/messages`)).status).toBe(404);
+      const audit = await agent.call('/audit');
+      expect(audit.body.entries.map((e: { action: string }) => e.action)).not.toContain('payment.settled');
+      // The same signature still pays where the facilitator answers.
+      const ok = await ask(agent.url, { message: 'anyone?' }, signature);
+      expect(ok.status, await ok.clone().text()).toBe(200);
+    } finally {
+      await down.dispose();
+    }
+  });
+});
+
+describe("the owner's price", () => {
+  it.each([['0'], ['0.0009'], ['100.01'], ['1.1234567'], ['abc'], ['00.5'], [1]])('askUsd %j: 400 validation_failed', async (askUsd) => {
+    const agent = await replyAgent(worker.deployment, API_KEY);
+    expectError(await setPricing(agent, { askUsd }), 400, 'validation_failed');
+    expect((await agent.call('/llm/settings')).body.pricing).toBeNull();
+  });
+
+  it('0.001 and 100 are taken; omitted keeps the price; null ends paid replies (404 pricing_not_set)', async () => {
+    const agent = await replyAgent(worker.deployment, API_KEY);
+    for (const askUsd of ['0.001', '100']) {
+      const saved = await setPricing(agent, { askUsd });
+      expect(saved.status, saved.text).toBe(200);
+      expect(saved.body.pricing).toEqual({ askUsd, memoryTools: false });
+    }
+    const kept = await agent.call('/llm/settings', { method: 'POST', json: { ...SETTINGS, maxTokens: 128 } });
+    expect(kept.status, kept.text).toBe(200);
+    expect(kept.body.pricing).toEqual({ askUsd: '100', memoryTools: false });
+    expect((await refusal(await ask(`${worker.url}${paidPath(agent)}`, { message: 'price?' }))).code).toBe('payment_required');
+
+    const ended = await setPricing(agent, null);
+    expect(ended.status, ended.text).toBe(200);
+    expect(ended.body.pricing).toBeNull();
+    expect(await refusal(await ask(`${worker.url}${paidPath(agent)}`, { message: 'price?' }))).toEqual({
+      status: 404,
+      code: 'pricing_not_set',
+      required: false,
+    });
+  });
+
+  it('a delegate with admin leave may not set or end it: 403 not_owner, the price unchanged', async () => {
+    const agent = await pricedAgent('0.05');
+    const other = newWallet();
+    await delegateERC721(worker.deployment, agent.owner, other.address, agent.collection as `0x${string}`, agent.tokenId);
+    const access = await agent.call('/llm/settings', {
+      method: 'POST',
+      json: { ...SETTINGS, access: { delegates: 'admin', renters: 'use' } },
+    });
+    expect(access.status, access.text).toBe(200);
+    const token = await login(worker.deployment, other);
+    const path = agentPath(agent.collection, agent.tokenId, '/llm/settings');
+    for (const pricing of [{ askUsd: '0.001' }, null]) {
+      expectError(await call(worker.url, path, { token, method: 'POST', json: { ...SETTINGS, pricing } }), 403, 'not_owner');
+    }
+    const saved = await call(worker.url, path, { token, method: 'POST', json: { ...SETTINGS, maxTokens: 64 } });
+    expect(saved.status, saved.text).toBe(200);
+    expect((await agent.call('/llm/settings')).body.pricing).toEqual({ askUsd: '0.05', memoryTools: false });
+  });
+
+  it('the registration file says x402Support while a price is set, and not after', async () => {
+    const agent = await replyAgent(worker.deployment, API_KEY);
+    expect((await agent.call('/profile', { method: 'PUT', json: { name: 'Paid desk', description: 'Answers for a cent' } })).status).toBe(
+      200,
+    );
+    const file = () => call(worker.url, agentPath(agent.collection, agent.tokenId, '/registration.json'));
+    expect((await file()).body.x402Support).toBe(false);
+    expect((await setPricing(agent, { askUsd: '0.01' })).status).toBe(200);
+    const priced = await file();
+    expect(priced.status, priced.text).toBe(200);
+    expect(priced.body.x402Support).toBe(true);
+    expect((await setPricing(agent, null)).status).toBe(200);
+    expect((await file()).body.x402Support).toBe(false);
+  });
+});
