@@ -112,7 +112,7 @@ describe('agent-gateway pay ask', () => {
     expect(none.stderr).toContain('404 pricing_not_set');
     expect(await balance(who.address)).toBe(before);
 
-    const bad = await payAsk(agent, who, ['--message', 'hello', '--max-usd', '-1']);
+    const bad = await payAsk(agent, who, ['--message', 'hello', '--max-usd', '0']);
     expect(bad.code, bad.output).toBe(2);
     expect(bad.stderr).toContain('--max-usd takes US dollars above 0');
   });
