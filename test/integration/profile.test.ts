@@ -151,7 +151,7 @@ describe('registration.json and the A2A Agent Card, the public agent routes', ()
     expectError(await registration(agent.collection, agent.tokenId + 1_000_000n), 404, 'profile_not_found');
   });
 
-  it('are the only agent operations without `security`; every other operation answers 401 without a token', async () => {
+  it('are, with the paid reply, the only agent operations without `security`; every other operation answers 401 without a token', async () => {
     const agent = await freshAgent(testnet);
     const doc = (await call(testnet.baseUrl, '/openapi.json')).body as {
       paths: Record<string, Record<string, { operationId: string; security?: unknown[] }>>;
@@ -193,6 +193,7 @@ describe('registration.json and the A2A Agent Card, the public agent routes', ()
       'toolServerOAuthCallback',
       'getClientMetadataDocument',
     ];
-    expect(open.filter((id) => !publicElsewhere.includes(id)).sort()).toEqual(['getAgentCard', 'getRegistration']);
+    // The paid reply is public too: it takes a payment instead of a credential (paid-ask.test.ts).
+    expect(open.filter((id) => !publicElsewhere.includes(id)).sort()).toEqual(['getAgentCard', 'getRegistration', 'paidAsk']);
   });
 });
