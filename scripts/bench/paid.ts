@@ -241,7 +241,9 @@ async function main(): Promise<number> {
   )
     .map(([name, xs]) => ({ name, ms: stats([...xs]).median }))
     .sort((a, b) => b.ms - a.ms);
-  const reading = `Of the parts alone, ${shares.map((x) => `${x.name} ${ms(x.ms)}`).join(', ')} (medians, largest first): ${shares[0]!.name} is ${share(shares[0]!.ms)} of what paying adds; the rest (${ms(added - parts)}) is what no part alone shows: the gateway's own work around the payment (the authorization's claim, the settlement's record, its two calls to the facilitator) and the payer's context made on first use.`;
+  const inside = stats(s.paidLeg).median - ownerMedian - stats(s.verify).median - stats(s.settle).median;
+  const around = paidMedian - stats(s.paidLeg).median - stats(s.unpaid).median - stats(s.sign).median;
+  const reading = `Of the parts alone, ${shares.map((x) => `${x.name} ${ms(x.ms)}`).join(', ')} (medians, largest first): ${shares[0]!.name} is ${share(shares[0]!.ms)} of what paying adds; the rest (${ms(added - parts)}) is what no part alone shows: about ${ms(inside)} inside the paid request beyond the reply, \`/verify\` and \`/settle\` (the gateway's own work around the payment: the price and the owner read again, the authorization's claim, the settlement's record, its calls to the facilitator from workerd), and about ${ms(around)} in the whole paid reply beyond the paid request, the 402 and signing (the payer's context made on first use, \`@x402/fetch\`'s second request).`;
   const run = stackRun();
   const body = `Run ${runDate(startedAt)} against \`${run.command}\` (workers in ${run.runner}${latency.rpcMs > 0 ? '; the facilitator reaches the chain through the same delayed RPC as the workers' : ''}), ${describeMachine()}, ${describeLoad(loadAtStart, loadAtEnd)}; \`npm run bench:paid -- --rounds ${rounds}\`: ${rounds} rounds after ${WARM_UP} warm-up rounds, one client.
 
