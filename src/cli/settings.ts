@@ -50,7 +50,9 @@ function printSettings(io: Io, s: LlmSettings): void {
 export const settingsSetCommand: Command = {
   path: ['settings', 'set'],
   usage:
-    'agent-gateway settings set [--standin] [--provider NAME] [--model NAME] [--temperature T] [--max-tokens N] [--llm-base-url URL|none] [--key-env NAME | --no-key] [--tokens-per-day N|none] [--summaries on|off] [--delegates none|use|admin] [--renters none|use] [--price USD [--price-memory-tools] | --no-price] [--json]',
+    'agent-gateway settings set [--standin] [--provider NAME] [--model NAME] [--temperature T] [--max-tokens N] [--llm-base-url URL|none] ' +
+    '[--key-env NAME | --no-key] [--tokens-per-day N|none] [--summaries on|off] [--delegates none|use|admin] [--renters none|use] ' +
+    '[--price USD [--price-memory-tools] | --no-price] [--json]',
   help: `Sets the model the agent answers with. Options not given keep the agent's current value (the
 first time, --provider, --model, --temperature and --max-tokens are required); the gateway's own
 rules check them before anything is sent. The API key is never given on the command line: name
