@@ -3,12 +3,14 @@
  * chain's USDC stand-in, the local x402 facilitator and the stand-in model: a dev wallet pays the
  * owner's price from the CLI (the transaction named, the balances moved by exactly the price);
  * a price over `--max-usd` is refused before anything is signed (exit 3, no balance moves, the
- * model not called); an agent without a price is 404 pricing_not_set (exit 1).
+ * model not called); an agent without a price is 404 pricing_not_set (exit 1). The owner's
+ * `settings set --price` and `--no-price` turn paid replies on and off from the CLI too.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STANDIN_PREFIX, type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { newWallet, type TestAccount } from '../support/chain';
 import { cliEnv, runCli, tempDir } from '../support/cli';
+import { cliAgent } from '../support/cli-agent';
 import { closePg } from '../support/pg';
 import { LLM_BASE_URL, replyAgent, replyWorker } from '../support/replies';
 import { fundUsdc, usdcBalance } from '../support/x402';
@@ -115,5 +117,40 @@ describe('agent-gateway pay ask', () => {
     const bad = await payAsk(agent, who, ['--message', 'hello', '--max-usd', '0']);
     expect(bad.code, bad.output).toBe(2);
     expect(bad.stderr).toContain('--max-usd takes US dollars above 0');
+  });
+
+  it('the owner prices the agent with settings set --price, settings show says so, --no-price ends it', async () => {
+    const owner = await cliAgent(worker.deployment);
+    try {
+      const env = { ...owner.env, STANDIN_KEY: API_KEY };
+      const model = ['--provider', 'openai-compatible', '--model', 'stand-in', '--temperature', '0', '--max-tokens', '256'];
+      const set = await runCli(
+        ['settings', 'set', ...model, '--llm-base-url', LLM_BASE_URL, '--key-env', 'STANDIN_KEY', '--price', '0.02'],
+        env,
+      );
+      expect(set.code, set.output).toBe(0);
+      expect(set.stdout).toMatch(/^paid replies: +0\.02 USD in USDC to the owner, without the memory tools$/m);
+      expect((await owner.agent.getLlmSettings()).pricing).toEqual({ askUsd: '0.02', memoryTools: false });
+
+      const who = await payer();
+      const before = await balance(who.address);
+      const agent = { collection: worker.deployment.collection, tokenId: owner.tokenId };
+      const paid = await payAsk(agent, who, ['--message', 'priced from the CLI']);
+      expect(paid.code, paid.output).toBe(0);
+      expect(paid.stderr).toMatch(/^paid 0\.02 USDC to 0x[0-9a-fA-F]{40} in 0x[0-9a-f]{64}$/m);
+      expect(await balance(who.address)).toBe(before - 20_000n);
+
+      const kept = await runCli(['settings', 'set', '--summaries', 'off'], env);
+      expect(kept.code, kept.output).toBe(0);
+      expect((await owner.agent.getLlmSettings()).pricing).toEqual({ askUsd: '0.02', memoryTools: false });
+      const off = await runCli(['settings', 'set', '--no-price'], env);
+      expect(off.code, off.output).toBe(0);
+      expect(off.stdout).toMatch(/^paid replies: +off \(no price\)$/m);
+      const none = await payAsk(agent, who, ['--message', 'and now?']);
+      expect(none.code, none.output).toBe(1);
+      expect(none.stderr).toContain('404 pricing_not_set');
+    } finally {
+      await owner.remove();
+    }
   });
 });

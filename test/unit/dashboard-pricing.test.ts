@@ -1,6 +1,6 @@
 /** The dashboard's price check (no zod in the page) agrees with the gateway's own rule, and the form's `pricing`. */
 import { describe, expect, it } from 'vitest';
-import { priceError, pricingOf } from '../../src/dashboard/ui/paid-replies';
+import { priceError, pricingOf } from '../../src/dashboard/ui/paid-rules';
 import { PriceUsdSchema } from '../../src/settings/pricing';
 
 const SAMPLES = [

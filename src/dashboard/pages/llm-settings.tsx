@@ -15,7 +15,8 @@ import { Field } from '../ui/field';
 import { when } from '../ui/format';
 import { useAction, useLoad } from '../ui/load';
 import { ErrorNotice, Status } from '../ui/notice';
-import { PaidReplies, type PaidForm, priceError, pricingOf } from '../ui/paid-replies';
+import { PaidReplies } from '../ui/paid-replies';
+import { type PaidForm, priceError, pricingOf } from '../ui/paid-rules';
 import type { PageProps } from './page';
 import '../settings.css';
 
