@@ -5,8 +5,8 @@
  * facilitator; the latency switches apply to the facilitator's chain calls too).
  *
  * It mints an agent to a dev account, saves LLM settings on the stand-in with a price of 0.01 USD,
- * gives every round a fresh payer holding stand-in USDC (so each paid reply starts a new context
- * `paid/{payer}`, as the owner's reply does), then runs `--rounds` (30) rounds after 5 warm-up
+ * gives every round a fresh payer holding stand-in USDC (so each paid reply is in a new context
+ * `paid/{payer}`, made by that reply, as each owner's reply is in a fresh context, made beforehand), then runs `--rounds` (30) rounds after 5 warm-up
  * rounds. Each round, the two replies in alternating order:
  * - the owner's non-streamed reply (`POST …/context/{key}/reply`) on a fresh context;
  * - a paid reply, `paidAsk` through `@x402/fetch` (402, signing, the paid request: verify, reply, settle);
