@@ -105,6 +105,13 @@ export function pricingOf(row: Pick<LlmSettingsRow, 'priceAskUnits' | 'priceMemo
   return row.priceAskUnits === null ? null : { askUsd: unitsToUsd(row.priceAskUnits), memoryTools: row.priceMemoryTools };
 }
 
+/** Whether `pricing` as sent is the stored price (what a delegate may send back unchanged). */
+function samePricing(pricing: AgentPricing | null, row: LlmSettingsRow | undefined): boolean {
+  const stored = row ? pricingOf(row) : null;
+  if (pricing === null || stored === null) return pricing === stored;
+  return usdToUnits(pricing.askUsd) === usdToUnits(stored.askUsd) && (pricing.memoryTools ?? false) === stored.memoryTools;
+}
+
 /** No provider or `baseUrl` a key was entered for: a change dropped the key and none was entered since. */
 const UNBOUND = { apiKeyProvider: null, apiKeyBaseUrl: null, apiKeyWallet: null };
 
@@ -166,10 +173,6 @@ export async function saveLlmSettings(
   if (!options.byOwner && input.access !== undefined) {
     throw new AppError('not_owner', "Only the agent's owner may change who else may use it (access)");
   }
-  // So is the price: it lets strangers run the agent on the owner's model key.
-  if (!options.byOwner && input.pricing !== undefined) {
-    throw new AppError('not_owner', "Only the agent's owner may change what strangers pay for its replies (pricing)");
-  }
   if (input.maxTokens > deps.maxTokensPerRequest) {
     throw new AppError('validation_failed', `maxTokens must be at most ${deps.maxTokensPerRequest} (TOKEN__MAX_TOKENS_PER_REQUEST)`, {
       details: { issues: [{ path: 'maxTokens', message: `must be at most ${deps.maxTokensPerRequest}` }] },
@@ -184,6 +187,13 @@ export async function saveLlmSettings(
       // The daily limit is the owner's spending cap: a delegate's save may repeat it, never change it.
       if (!options.byOwner && input.limits !== undefined && (input.limits.tokensPerDay ?? null) !== (current?.tokensPerDay ?? null)) {
         throw new AppError('not_owner', "Only the agent's owner may change its daily limit (limits); leave limits out to keep them");
+      }
+      // So is the price (it lets strangers run the agent on the owner's model key): repeated, never changed.
+      if (!options.byOwner && input.pricing !== undefined && !samePricing(input.pricing, current)) {
+        throw new AppError(
+          'not_owner',
+          "Only the agent's owner may change what strangers pay for its replies (pricing); leave pricing out to keep it",
+        );
       }
       // A non-owner was shown the stored baseUrl's origin only: saving that origin back keeps the stored URL.
       const echoed = !options.byOwner && current?.baseUrl != null && checkedBaseUrl === originOf(current.baseUrl);

@@ -260,7 +260,7 @@ describe("the owner's price", () => {
     });
   });
 
-  it('a delegate with admin leave may not set or end it: 403 not_owner, the price unchanged', async () => {
+  it('a delegate with admin leave may not set or end it (403 not_owner, the price unchanged), only send it back as it is', async () => {
     const agent = await pricedAgent('0.05');
     const other = newWallet();
     await delegateERC721(worker.deployment, agent.owner, other.address, agent.collection as `0x${string}`, agent.tokenId);
@@ -276,6 +276,13 @@ describe("the owner's price", () => {
     }
     const saved = await call(worker.url, path, { token, method: 'POST', json: { ...SETTINGS, maxTokens: 64 } });
     expect(saved.status, saved.text).toBe(200);
+    // The settings as read, sent back whole (a form does that): the same price is no change.
+    const echoed = await call(worker.url, path, {
+      token,
+      method: 'POST',
+      json: { ...SETTINGS, pricing: { askUsd: '0.050', memoryTools: false } },
+    });
+    expect(echoed.status, echoed.text).toBe(200);
     expect((await agent.call('/llm/settings')).body.pricing).toEqual({ askUsd: '0.05', memoryTools: false });
   });
 
