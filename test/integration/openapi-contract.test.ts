@@ -22,6 +22,7 @@ import { approve } from '../support/oauth-flow';
 import { startOAuthToolServer } from '../support/oauth-tool-server';
 import { contractChecker, type Exchange, type OpenApiDocument } from '../support/openapi-contract';
 import { earlyInWindow } from '../support/rate-limits';
+import { fundUsdc, signPayment } from '../support/x402';
 
 const stack = inject('stack');
 const API_KEY = `key-${randomBytes(6).toString('hex')}`;
@@ -260,6 +261,19 @@ describe('the gateway answers as its OpenAPI document says', () => {
     expect((await a2a(a2aSend)).status).toBe(200);
     expect((await a2a({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: 'none' } })).status).toBe(200);
     expect((await a2a(a2aSend, { token: undefined })).status).toBe(401);
+    // Paid replies (x402): the terms (402), a paid reply (200 with PAYMENT-RESPONSE), a bad body (400), no price (404).
+    expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...standin, pricing: { askUsd: '0.01' } } })).status).toBe(200);
+    const paidAsk = (json: unknown, headers: Record<string, string> = {}) =>
+      onAgent(agent, 'POST', '/paid/ask', { json, headers, token: undefined });
+    const unpaid = await paidAsk({ message: 'paid hello' });
+    expect(unpaid.status).toBe(402);
+    const payer = newWallet();
+    await fundUsdc(stack.testnet.rpcUrl, stack.testnet.chainId, [payer.address], 1_000_000n);
+    const paid = await paidAsk({ message: 'paid hello' }, await signPayment(payer.privateKey, unpaid.headers));
+    expect(paid.status, paid.text).toBe(200);
+    expect((await paidAsk({})).status).toBe(400);
+    expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...standin, pricing: null } })).status).toBe(200);
+    expect((await paidAsk({ message: 'no price now' })).status).toBe(404);
     expect((await onAgent(agent, 'GET', '/usage?from=2026-01-02&to=2026-01-01')).status).toBe(400);
     expect((await onAgent(agent, 'POST', '/llm/settings', { json: { ...standin, limits: { tokensPerDay: 1 } } })).status).toBe(200);
     expect((await reply({ message: 'over the limit' })).status).toBe(429);

@@ -3,7 +3,7 @@
  * answers 402s by signing an `exact` payment with a wallet's key, and the settlement answer
  * (PAYMENT-RESPONSE) decoded.
  */
-import { x402Client } from '@x402/core/client';
+import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { SettleResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
@@ -46,4 +46,17 @@ export function usdcAssets(): { network: `eip155:${number}`; asset: string }[] {
 export function readPaymentResponse(res: Response): SettleResponse | undefined {
   const header = res.headers.get('payment-response');
   return header ? decodePaymentResponseHeader(header) : undefined;
+}
+
+/**
+ * The PAYMENT-SIGNATURE header for the terms of a 402's PAYMENT-REQUIRED (`headers`), signed with
+ * `privateKey` and not sent: to send one signature twice, or through another client.
+ */
+export async function signPayment(privateKey: Hex, headers: Headers): Promise<Record<string, string>> {
+  const x402 = new x402Client()
+    .register('eip155:*', new ExactEvmScheme(privateKeyToAccount(privateKey)))
+    .setSpendControls({ allowedAssets: usdcAssets() });
+  const client = new x402HTTPClient(x402);
+  const required = client.getPaymentRequiredResponse((name) => headers.get(name));
+  return client.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
 }
