@@ -52,7 +52,14 @@ async function pricedAgent(pricing: Record<string, unknown> = { askUsd: '0.01' }
   const agent = await replyAgent(worker.deployment, API_KEY);
   const set = await agent.call('/llm/settings', {
     method: 'POST',
-    json: { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: 'https://llm.tools.example/v1', pricing },
+    json: {
+      provider: 'openai-compatible',
+      model: 'stand-in',
+      temperature: 0,
+      maxTokens: 256,
+      baseUrl: 'https://llm.tools.example/v1',
+      pricing,
+    },
   });
   expect(set.status, set.text).toBe(200);
   expect(set.body.pricing).toEqual({ memoryTools: false, ...pricing });
@@ -148,7 +155,14 @@ describe('paid replies', () => {
     const { agent, url } = await pricedAgent();
     const broken = await agent.call('/llm/settings', {
       method: 'POST',
-      json: { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: 'https://llm.tools.example/v1', apiKey: 'sk-wrong' },
+      json: {
+        provider: 'openai-compatible',
+        model: 'stand-in',
+        temperature: 0,
+        maxTokens: 256,
+        baseUrl: 'https://llm.tools.example/v1',
+        apiKey: 'sk-wrong',
+      },
     });
     expect(broken.status, broken.text).toBe(200);
     const who = await payer();
@@ -163,7 +177,14 @@ describe('paid replies', () => {
 
     const fixed = await agent.call('/llm/settings', {
       method: 'POST',
-      json: { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: 'https://llm.tools.example/v1', apiKey: API_KEY },
+      json: {
+        provider: 'openai-compatible',
+        model: 'stand-in',
+        temperature: 0,
+        maxTokens: 256,
+        baseUrl: 'https://llm.tools.example/v1',
+        apiKey: API_KEY,
+      },
     });
     expect(fixed.status, fixed.text).toBe(200);
     const retried = await ask(url, 'now it works', signature);
@@ -187,7 +208,14 @@ describe('paid replies', () => {
     const reentered = await call(worker.url, agentPath(agent.collection, agent.tokenId, '/llm/settings'), {
       token,
       method: 'POST',
-      json: { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: 'https://llm.tools.example/v1', apiKey: API_KEY },
+      json: {
+        provider: 'openai-compatible',
+        model: 'stand-in',
+        temperature: 0,
+        maxTokens: 256,
+        baseUrl: 'https://llm.tools.example/v1',
+        apiKey: API_KEY,
+      },
     });
     expect(reentered.status, reentered.text).toBe(200);
     expect(reentered.body.pricing).toEqual({ askUsd: '0.01', memoryTools: false });
@@ -200,7 +228,14 @@ describe('paid replies', () => {
   });
 
   it('offers a payer no tools, or only memory_search and memory_read when the owner allows them', async () => {
-    const offered = (from: number) => [...new Set(llm.completions().slice(from).flatMap((r) => (r.body.tools ?? []).map((t) => t.function.name)))];
+    const offered = (from: number) => [
+      ...new Set(
+        llm
+          .completions()
+          .slice(from)
+          .flatMap((r) => (r.body.tools ?? []).map((t) => t.function.name)),
+      ),
+    ];
     const plain = await pricedAgent();
     const who = await payer();
     let from = llm.completions().length;

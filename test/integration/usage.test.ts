@@ -88,7 +88,14 @@ describe('usage of replies', () => {
 
     const empty = await usage(agent);
     expect(empty.status, empty.text).toBe(200);
-    expect(empty.body).toEqual({ from: today(), to: today(), groupBy: 'day', totals: { ...counts(0, 0, 0, 0, 0), paidUsd: '0' }, groups: [], truncated: false });
+    expect(empty.body).toEqual({
+      from: today(),
+      to: today(),
+      groupBy: 'day',
+      totals: { ...counts(0, 0, 0, 0, 0), paidUsd: '0' },
+      groups: [],
+      truncated: false,
+    });
 
     // 1. The owner, one model call, part of its input cached.
     const one = marked(() => ({ text: 'first', usage: { promptTokens: 100, completionTokens: 20, cachedTokens: 60 } }));
