@@ -1,34 +1,16 @@
 /**
  * What a paid reply costs: the owner's price in US dollars, as written in LLM settings and as
- * USDC's 6-decimal units on chain. No import but zod: the settings route, the paid route, the
+ * USDC's 6-decimal units on chain (src/encoding/usd-units.ts). No import but zod and that: the settings route, the paid route, the
  * client and the CLI's `--price` all apply these rules.
  */
 import { z } from '@hono/zod-openapi';
+import { usdToUnits } from '../encoding/usd-units';
 
-/** USDC's decimals on every chain this gateway knows. */
-export const USDC_DECIMALS = 6;
+export { USDC_DECIMALS, unitsToUsd, usdToUnits } from '../encoding/usd-units';
+
 /** The lowest and the highest price of one paid reply, in USDC units (0.001 and 100 dollars). */
 export const MIN_PRICE_UNITS = 1_000;
 export const MAX_PRICE_UNITS = 100_000_000;
-
-const USD_FORM = /^(0|[1-9]\d{0,2})(\.\d{1,6})?$/;
-
-/** `"0.01"` → 10000 (USDC units); null when it is not a decimal with at most 6 places. */
-export function usdToUnits(usd: string): number | null {
-  const match = USD_FORM.exec(usd);
-  if (!match) return null;
-  const [whole, fraction = ''] = usd.split('.');
-  return Number(whole) * 10 ** USDC_DECIMALS + Number(fraction.padEnd(USDC_DECIMALS, '0'));
-}
-
-/** 10000 → `"0.01"`: the shortest decimal for a count of USDC units (no trailing zeros). */
-export function unitsToUsd(units: number | bigint): string {
-  const n = BigInt(units);
-  const scale = 10n ** BigInt(USDC_DECIMALS);
-  const whole = n / scale;
-  const fraction = (n % scale).toString().padStart(USDC_DECIMALS, '0').replace(/0+$/, '');
-  return fraction ? `${whole}.${fraction}` : String(whole);
-}
 
 /** A price in dollars as written: a decimal string, 0.001 to 100, at most 6 places. */
 export const PriceUsdSchema = z

@@ -6,7 +6,7 @@ import { databaseError } from '../storage/db';
 import { daysIncluded, utcDay } from './day';
 import { NO_USAGE, type UsageCounts } from './meter';
 import { agentRef, agentRefText } from '../storage/agent-rows';
-import { unitsToUsd } from '../settings/pricing';
+import { unitsToUsd } from '../encoding/usd-units';
 
 export const USAGE_GROUP_BYS = ['day', 'credential', 'context'] as const;
 export type UsageGroupBy = (typeof USAGE_GROUP_BYS)[number];
