@@ -61,7 +61,14 @@ async function paidReply(
   try {
     const authorization = readAuthorization(c.req.header('payment-signature'));
     claim = claimOf(authorization.from, authorization.nonce);
+    // Counted once the payment is verified: unpaid requests spend only their client address's budget,
+    // so a stranger cannot use up an agent's paid budget without paying.
     await limitRequest(c, 'AGENT_RATE_LIMITER', `payer:${claim.chainId}:${claim.payer}`);
+    await limitRequest(
+      c,
+      'AGENT_RATE_LIMITER',
+      `paid:${claim.agent.chainId}:${claim.agent.collection.toLowerCase()}:${claim.agent.tokenId}`,
+    );
     if (!(await claimPayment(c.var.db, claim))) {
       throw new AppError('payment_replayed', 'This payment authorization was used already: sign a new one');
     }
@@ -107,6 +114,15 @@ function readAuthorization(header: string | undefined): { from: string; nonce: s
 }
 
 /**
+ * x402's reason as the caller may see it: its reason codes (`invalid_exact_evm_payload_signature`…)
+ * pass; any other text (an error message from the facilitator, which may name its RPC) does not.
+ */
+function safeReason(reason: string | undefined): string | undefined {
+  if (!reason) return undefined;
+  return /^[A-Za-z0-9_.:-]{1,80}$/.test(reason) ? reason : 'facilitator_error';
+}
+
+/**
  * x402's own 402s (a refused payment) carry an empty body: they get the gateway's error shape,
  * with x402's reason from PAYMENT-REQUIRED; its facilitator failures (502) become 503
  * `facilitator_unavailable`.
@@ -121,7 +137,7 @@ async function inHouseShape(c: Context<AppBindings>, res: Response): Promise<Res
   if (typeof body.error === 'object' && body.error !== null) return res;
   let reason: string | undefined;
   try {
-    reason = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '').error;
+    reason = safeReason(decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '').error);
   } catch {
     reason = undefined;
   }
@@ -146,7 +162,6 @@ export const paidAskHandler: RouteHandler<typeof routes.paidAsk, AppBindings> = 
   const facilitatorUrl = config.x402FacilitatorUrl;
   if (!facilitatorUrl) throw new AppError('payments_unavailable', 'This deployment takes no payments (no X402_FACILITATOR_URL)');
   const { kind, price, owner } = await paidAgent(c, identity);
-  await limitRequest(c, 'AGENT_RATE_LIMITER', `paid:${chainId}:${collection.toLowerCase()}:${tokenId}`);
   // The reply runs for the owner of now, on their model key; who asked is the payer.
   const agent = { ...identity, kind, owner, actor: undefined };
   c.set('agent', agent);
@@ -165,12 +180,16 @@ export const paidAskHandler: RouteHandler<typeof routes.paidAsk, AppBindings> = 
         c,
         new AppError('payment_required', 'This reply is paid: sign the payment of PAYMENT-REQUIRED and send it as PAYMENT-SIGNATURE'),
       ),
-    settleFailedBody: (reason) =>
+    settleFailedBody: (raw) =>
       errorBody(
         c,
-        new AppError('payment_settlement_failed', `The payment could not be settled${reason ? `: ${reason}` : ''}; nothing was charged`, {
-          details: reason ? { reason } : undefined,
-        }),
+        new AppError(
+          'payment_settlement_failed',
+          `The payment could not be settled${safeReason(raw) ? `: ${safeReason(raw)}` : ''}; nothing was charged`,
+          {
+            details: raw ? { reason: safeReason(raw) } : undefined,
+          },
+        ),
       ),
   });
   const claimOf = (payer: string, nonce: string): PaymentClaim => ({
@@ -202,10 +221,9 @@ export const paidAskHandler: RouteHandler<typeof routes.paidAsk, AppBindings> = 
           }),
         );
       });
-    } else if (res.status === 402) {
-      await releasePayment(c.var.db, claim).catch(() => undefined);
     }
-    // Anything else (the facilitator failed while settling): the claim stays, so the authorization is never spent twice.
+    // A settlement that failed after the reply ran (the USDC moved away, the authorization expired or
+    // was cancelled, the facilitator failed) keeps the claim: that authorization never buys another reply.
   }
   return res as unknown as ReturnType<typeof c.json<ReplyAnswer, 200>>;
 };
