@@ -5,10 +5,7 @@
  * and the same signature buys the reply later; one signature never buys two replies; usage, audit
  * and the payer's own context record it; the memory tools only when the owner allows them.
  */
-import { x402Client, x402HTTPClient } from '@x402/core/client';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
-import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STANDIN_PREFIX, type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { USDC } from '../../src/chains';
@@ -18,7 +15,7 @@ import { call } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg } from '../support/pg';
 import { replyAgent, replyWorker } from '../support/replies';
-import { fundUsdc, payingFetch, usdcAssets, usdcBalance } from '../support/x402';
+import { fundUsdc, payingFetch, signPayment, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
@@ -70,12 +67,7 @@ const ask = (url: string, message: string, headers: Record<string, string> = {},
   fetcher(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ message }) });
 
 /** Signs the payment a 402 asks for, without sending it (to send the same signature twice). */
-async function signFor(account: TestAccount, unpaid: Response): Promise<Record<string, string>> {
-  const x402 = new x402Client().register('eip155:*', new ExactEvmScheme(privateKeyToAccount(account.privateKey)));
-  const client = new x402HTTPClient(x402.setSpendControls({ allowedAssets: usdcAssets() }));
-  const required = client.getPaymentRequiredResponse((name) => unpaid.headers.get(name));
-  return client.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
-}
+const signFor = async (account: TestAccount, unpaid: Response) => signPayment(account.privateKey, unpaid.headers);
 
 describe('paid replies', () => {
   it('402 names the terms (the owner, exact USDC); @x402/fetch pays exactly the price to the owner; usage, audit and the context record it', async () => {
