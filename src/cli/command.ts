@@ -21,6 +21,11 @@ export interface Command {
   options: NonNullable<ParseArgsConfig['options']>;
   /** How many positional arguments it takes. */
   args: { min: number; max: number };
+  /**
+   * The form of an argument that may begin with '-' (an id made by a library, such as an OAuth
+   * grant id): a word of this form is an argument, not an option, so it can be pasted as listed.
+   */
+  dashArgs?: RegExp;
   /** Resolves with the exit code. */
   run(context: CommandContext): Promise<number>;
 }

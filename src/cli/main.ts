@@ -207,6 +207,36 @@ function commandWords(argv: readonly string[]): string[] {
   return words;
 }
 
+/**
+ * argv with the command's dash-led arguments (`command.dashArgs`) moved after a `--`, where
+ * parseArgs reads them as positionals. Option spellings and option values are left where they are.
+ */
+export function dashArgsLast(argv: readonly string[], command: Pick<Command, 'options' | 'dashArgs'>): string[] {
+  const pattern = command.dashArgs;
+  if (pattern === undefined) return [...argv];
+  const options: Command['options'] = { ...GLOBAL_OPTIONS, ...command.options };
+  const takesValue = new Set(
+    Object.entries(options)
+      .filter(([, o]) => o.type === 'string')
+      .flatMap(([name, o]) => [`--${name}`, ...(o.short === undefined ? [] : [`-${o.short}`])]),
+  );
+  const spelled = new Set(Object.keys(options).map((name) => `--${name}`));
+  const kept: string[] = [];
+  const moved: string[] = [];
+  let i = 0;
+  for (; i < argv.length && argv[i] !== '--'; i++) {
+    const arg = argv[i]!;
+    if (takesValue.has(arg) && i + 1 < argv.length) {
+      kept.push(arg, argv[++i]!);
+      continue;
+    }
+    const isOption = spelled.has(arg.split('=')[0]!);
+    (arg.startsWith('-') && !isOption && pattern.test(arg) ? moved : kept).push(arg);
+  }
+  const rest = argv.slice(i + 1);
+  return moved.length === 0 ? [...argv] : [...kept, '--', ...moved, ...rest];
+}
+
 function findCommand(words: readonly string[]): CommandEntry | undefined {
   return COMMANDS.find((c) => c.path.every((w, i) => words[i] === w));
 }
@@ -249,7 +279,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   let positionals: string[];
   try {
     const parsed = parseArgs({
-      args: [...argv],
+      args: dashArgsLast(argv, command),
       options: { ...GLOBAL_OPTIONS, ...command.options },
       allowPositionals: true,
       strict: true,

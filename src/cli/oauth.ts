@@ -49,6 +49,8 @@ and its refresh token no longer works; the app must be approved again. Other app
 ${NEEDS}`,
   options: {},
   args: { min: 1, max: 1 },
+  // The OAuth library's grant ids are 16 base64url characters: one in 32 begins with '-'.
+  dashArgs: /^[A-Za-z0-9_-]{16}$/,
   async run({ values, args, env, io }) {
     const grantId = args[0]!;
     const { agent } = await openAgent(values as GlobalValues, env, io, { agentKey: false });

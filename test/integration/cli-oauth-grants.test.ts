@@ -58,6 +58,10 @@ describe('agent-gateway oauth', () => {
     const again = await runCli(['oauth', 'revoke', grantId], owner);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('oauth_grant_not_found');
+    // One grant id in 32 begins with '-': it is still an argument, pasted as listed.
+    const dashed = await runCli(['oauth', 'revoke', `-${grantId.slice(1)}`], owner);
+    expect(dashed.code, dashed.output).toBe(1);
+    expect(dashed.stderr).toContain('oauth_grant_not_found');
 
     const mcp = await call(testnet.baseUrl, agentPath(testnet.collection, tokenId, '/mcp'), {
       method: 'POST',

@@ -1,6 +1,7 @@
 import { createSiweMessage } from 'viem/siwe';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, normalizeBaseUrl } from '../../src/cli/gateway-url';
+import { dashArgsLast } from '../../src/cli/main';
 import { RETRY, retryingFetch } from '../../src/cli/retry';
 import { signInProblem } from '../../src/cli/sign-in-check';
 import { STATEMENTS } from '../../src/auth/siwe';
@@ -99,5 +100,34 @@ describe('retryingFetch', () => {
     expect(calls).toBe(1);
     await fetch('http://127.0.0.1/auth/jwt/init', { method: 'POST' });
     expect(calls).toBe(1 + RETRY.attempts); // the one policy (src/cli/retry.ts)
+  });
+});
+
+describe("arguments that begin with '-'", () => {
+  const revoke = { options: { json: { type: 'boolean' as const } }, dashArgs: /^[A-Za-z0-9_-]{16}$/ };
+
+  it('moves an id of the declared form after --, options and option values stay', () => {
+    expect(dashArgsLast(['oauth', 'revoke', '-f3Kq9xTz2LmA8vB'], revoke)).toEqual(['oauth', 'revoke', '--', '-f3Kq9xTz2LmA8vB']);
+    expect(dashArgsLast(['--collection', '-f3Kq9xTz2LmA8vB', 'oauth', 'revoke', '--json', '--Kq9xTz2LmA8vBw'], revoke)).toEqual([
+      '--collection',
+      '-f3Kq9xTz2LmA8vB',
+      'oauth',
+      'revoke',
+      '--json',
+      '--',
+      '--Kq9xTz2LmA8vBw',
+    ]);
+    expect(dashArgsLast(['oauth', 'revoke', '-a', '--', 'x'], revoke)).toEqual(['oauth', 'revoke', '-a', '--', 'x']);
+    expect(dashArgsLast(['oauth', 'revoke', '-f3Kq9xTz2LmA8vB', '--', 'x'], revoke)).toEqual([
+      'oauth',
+      'revoke',
+      '--',
+      '-f3Kq9xTz2LmA8vB',
+      'x',
+    ]);
+  });
+
+  it('leaves argv alone for a command without dash arguments', () => {
+    expect(dashArgsLast(['keys', 'revoke', '-f3Kq9xTz2LmA8vB'], { options: {} })).toEqual(['keys', 'revoke', '-f3Kq9xTz2LmA8vB']);
   });
 });
