@@ -426,6 +426,9 @@ describe('the dashboard at /app, in headless Chromium with an injected wallet', 
     await expect.poll(() => page.locator('section[aria-labelledby="summary-title"]').textContent()).toContain('None yet.');
 
     await page.getByRole('button', { name: 'Chat in this context' }).click();
+    // The Memory page has a Message box too: fill the chat's only once the chat shows the context.
+    await page.getByRole('heading', { name: 'Chat', exact: true }).waitFor();
+    await expect.poll(() => page.locator('.earlier-message').count()).toBeGreaterThan(0);
     await page.getByLabel('Message', { exact: true }).fill('What did the import do on night 1?');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.reply-meta').last().textContent(), { timeout: 30_000 }).toMatch(/^Finished: stop/);
