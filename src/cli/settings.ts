@@ -84,7 +84,8 @@ Options:
                        and pay this many US dollars in USDC (0.001 to 100, at most 6 decimals) to
                        whoever owns the agent then; the owner's login only. Omitted: kept
   --price-memory-tools with --price: paid replies may also search and read the agent's memory
-                       (every context); without it a payer reaches only its own conversation
+                       (every context, your own notes included: only for an agent whose memory
+                       is meant to be public); without it a payer reaches only its own conversation
   --no-price           no paid replies (POST …/paid/ask answers 404 pricing_not_set)
   --json               the saved settings as JSON (never the key)
 

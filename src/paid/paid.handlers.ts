@@ -60,6 +60,14 @@ async function paidReply(
   let claim: PaymentClaim;
   try {
     const authorization = readAuthorization(c.req.header('payment-signature'));
+    if (authorization.validBefore < Date.now() / 1000 + MIN_VALID_SECONDS) {
+      // Refused before the claim: nothing is spent, and the payer may sign again with more time.
+      throw new AppError(
+        'payment_invalid',
+        `The payment was refused: its authorization must stay valid for at least ${MIN_VALID_SECONDS} s more (validBefore), for the reply and its settlement`,
+        { details: { reason: 'authorization_expires_too_soon' } },
+      );
+    }
     claim = claimOf(authorization.from, authorization.nonce);
     // Counted once the payment is verified: unpaid requests spend only their client address's budget,
     // so a stranger cannot use up an agent's paid budget without paying.
@@ -103,14 +111,22 @@ async function paidReply(
   }
 }
 
-/** The payer and the nonce of the verified payment (its `exact` EVM authorization). */
-function readAuthorization(header: string | undefined): { from: string; nonce: string } {
+/**
+ * How long, seconds, a verified authorization must stay valid when its reply starts: a reply and its
+ * settlement fit in it (x402 clients sign for the terms' PAYMENT_TIMEOUT_SECONDS), so the owner's model
+ * is not spent on a payment that would expire before it is settled.
+ */
+export const MIN_VALID_SECONDS = 120;
+
+/** The payer, the nonce and the end of validity (unix seconds) of the verified payment (its `exact` EVM authorization). */
+function readAuthorization(header: string | undefined): { from: string; nonce: string; validBefore: number } {
   const payload = decodePaymentSignatureHeader(header ?? '');
-  const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization;
-  if (typeof authorization?.from !== 'string' || typeof authorization.nonce !== 'string') {
+  const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown; validBefore?: unknown } }).authorization;
+  const validBefore = Number(authorization?.validBefore);
+  if (typeof authorization?.from !== 'string' || typeof authorization.nonce !== 'string' || !Number.isFinite(validBefore)) {
     throw new AppError('payment_invalid', 'The payment is not an exact EVM authorization');
   }
-  return { from: authorization.from.toLowerCase(), nonce: authorization.nonce.toLowerCase() };
+  return { from: authorization.from.toLowerCase(), nonce: authorization.nonce.toLowerCase(), validBefore };
 }
 
 /**
@@ -123,34 +139,55 @@ function safeReason(reason: string | undefined): string | undefined {
 }
 
 /**
- * x402's own 402s (a refused payment) carry an empty body: they get the gateway's error shape,
- * with x402's reason from PAYMENT-REQUIRED; its facilitator failures (502) become 503
- * `facilitator_unavailable`.
+ * x402's own answers in the gateway's error shape (its 402s carry an empty body, or a paywall page
+ * for a browser): no payment → `payment_required`; a refused payment, or its 412 (a Permit2 payment
+ * this route does not take) → 402 `payment_invalid` with x402's reason code from PAYMENT-REQUIRED;
+ * a settlement that threw after the reply ran → `payment_settlement_failed`; its facilitator
+ * failures (502) → 503 `facilitator_unavailable`; its own crash (500) → `internal_error`. Answers
+ * already in the gateway's shape pass unchanged.
  */
-async function inHouseShape(c: Context<AppBindings>, res: Response): Promise<Response> {
+async function inHouseShape(c: Context<AppBindings>, res: Response, replied: boolean): Promise<Response> {
   if (res.status === 502) return renderError(c, facilitatorUnavailable(await res.text().catch(() => '')));
-  if (res.status !== 402 || res.headers.get('content-type')?.includes('json') === false) return res;
-  const body = (await res
-    .clone()
-    .json()
-    .catch(() => ({}))) as { error?: unknown };
-  if (typeof body.error === 'object' && body.error !== null) return res;
-  let reason: string | undefined;
-  try {
-    reason = safeReason(decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '').error);
-  } catch {
-    reason = undefined;
+  if (![402, 412, 500].includes(res.status)) return res;
+  const html = res.headers.get('content-type')?.includes('text/html') === true;
+  if (!html) {
+    const body = (await res
+      .clone()
+      .json()
+      .catch(() => ({}))) as { error?: unknown };
+    if (typeof body.error === 'object' && body.error !== null) return res;
   }
-  const err = new AppError('payment_invalid', `The payment was refused${reason ? `: ${reason}` : ''}`, {
-    details: reason ? { reason } : undefined,
-  });
-  const shaped = renderError(c, err);
+  const shaped = renderError(c, x402Problem(res, html, replied));
   for (const name of ['payment-required', 'payment-response']) {
     const value = res.headers.get(name);
     if (value) shaped.headers.set(name, value);
   }
   return shaped;
 }
+
+/** What one of x402's own answers (see inHouseShape) means, as the gateway's error. */
+function x402Problem(res: Response, html: boolean, replied: boolean): Error {
+  if (res.status === 500) return new Error("x402's payment middleware failed");
+  if (html) return unpaid();
+  let reason: string | undefined;
+  try {
+    reason = safeReason(decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '').error);
+  } catch {
+    reason = undefined;
+  }
+  if (replied) return settlementFailed(reason);
+  return new AppError('payment_invalid', `The payment was refused${reason ? `: ${reason}` : ''}`, {
+    details: reason ? { reason } : undefined,
+  });
+}
+
+const settlementFailed = (reason: string | undefined) =>
+  new AppError('payment_settlement_failed', `The payment could not be settled${reason ? `: ${reason}` : ''}; nothing was charged`, {
+    details: reason ? { reason } : undefined,
+  });
+
+const unpaid = () =>
+  new AppError('payment_required', 'This reply is paid: sign the payment of PAYMENT-REQUIRED and send it as PAYMENT-SIGNATURE');
 
 export const paidAskHandler: RouteHandler<typeof routes.paidAsk, AppBindings> = async (c) => {
   const { config } = c.var;
@@ -175,22 +212,8 @@ export const paidAskHandler: RouteHandler<typeof routes.paidAsk, AppBindings> = 
     units: price.units,
     resource: new URL(c.req.url).toString(),
     description: `A reply of agent ${tokenId} of ${collection}`,
-    unpaidBody: () =>
-      errorBody(
-        c,
-        new AppError('payment_required', 'This reply is paid: sign the payment of PAYMENT-REQUIRED and send it as PAYMENT-SIGNATURE'),
-      ),
-    settleFailedBody: (raw) =>
-      errorBody(
-        c,
-        new AppError(
-          'payment_settlement_failed',
-          `The payment could not be settled${safeReason(raw) ? `: ${safeReason(raw)}` : ''}; nothing was charged`,
-          {
-            details: raw ? { reason: safeReason(raw) } : undefined,
-          },
-        ),
-      ),
+    unpaidBody: () => errorBody(c, unpaid()),
+    settleFailedBody: (raw) => errorBody(c, settlementFailed(safeReason(raw))),
   });
   const claimOf = (payer: string, nonce: string): PaymentClaim => ({
     chainId,
@@ -203,7 +226,7 @@ export const paidAskHandler: RouteHandler<typeof routes.paidAsk, AppBindings> = 
   const returned = await payment(c, async () => {
     c.res = await paidReply(c, agent, claimOf, message, price.memoryTools, settled);
   });
-  const res = await inHouseShape(c, returned instanceof Response ? returned : c.res);
+  const res = await inHouseShape(c, returned instanceof Response ? returned : c.res, settled.claim !== undefined);
   const claim = settled.claim;
   if (claim) {
     const header = res.headers.get('payment-response');

@@ -2,7 +2,9 @@
  * Paid replies refused, in workerd against real Postgres, the local chain with the USDC stand-in,
  * the local x402 facilitator and the stand-in model: a signature for an older, lower price; terms
  * changed before signing (another payTo, asset or network); a payload changed after signing; a
- * payer without USDC; a header that is not a payment; a bad body (checked before any 402); a
+ * payer without USDC; an authorization about to expire; a header that is not a payment; a browser
+ * without a payment (JSON, not a paywall page); a bad body (checked before any 402); the USDC
+ * moved away while the reply ran (not settled, and the authorization spent); a
  * deployment without a facilitator or with one that is down. In each the model is not called and
  * no USDC moves. Then the owner's price rules over LLM settings (bounds, form, null ends paid
  * replies, omitted keeps it, delegates never), and `x402Support` in the registration file.
@@ -22,7 +24,7 @@ import { call, expectError } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg } from '../support/pg';
 import { LLM_BASE_URL, replyAgent, replyWorker } from '../support/replies';
-import { fundUsdc, usdcBalance } from '../support/x402';
+import { fundUsdc, transferWithAuthorization, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
@@ -30,9 +32,17 @@ const CHAIN = stack.testnet.chainId as 80002;
 const SETTINGS = { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: LLM_BASE_URL };
 let llm: StandinLlm;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
+/** Runs while the model answers (then the stand-in's usual reply). */
+let duringReply: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  llm = await startStandinLlm({ apiKey: API_KEY });
+  llm = await startStandinLlm({
+    apiKey: API_KEY,
+    script: async () => {
+      await duringReply?.();
+      return undefined;
+    },
+  });
   worker = await replyWorker(stack, llm, {});
 });
 
@@ -153,6 +163,32 @@ describe('payments refused', () => {
     expect(await balance(broke.address)).toBe(0n);
   });
 
+  it('an authorization that expires within 120 s: refused before it is claimed, so it stays unspent', async () => {
+    const agent = await pricedAgent();
+    const who = await payer();
+    // Signed for 60 s (validBefore = now + 60), the terms it names left as the route gave them.
+    const short = decodePaymentSignatureHeader(
+      (await signFor(who, await ask(agent.url, { message: 'hurry' }), (r) => (r.maxTimeoutSeconds = 60)))['PAYMENT-SIGNATURE'] ?? '',
+    );
+    short.accepted.maxTimeoutSeconds = 300;
+    const header = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(short) };
+    for (let i = 0; i < 2; i++) {
+      const answer = await refusedUnpaid(agent, who, () => ask(agent.url, { message: 'hurry' }, header));
+      expect(answer.reason).toBe('authorization_expires_too_soon');
+    }
+  });
+
+  it('a browser without a payment gets the JSON 402 with the terms, not a paywall page', async () => {
+    const agent = await pricedAgent();
+    const res = await ask(
+      agent.url,
+      { message: 'from a browser' },
+      { accept: 'text/html,application/xhtml+xml', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0' },
+    );
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(await refusal(res)).toEqual({ status: 402, code: 'payment_required', required: true });
+  });
+
   // A header that does not decode is no payment at all (x402 answers as without one); one that decodes but is no payment is refused.
   it.each([
     ['not base64', '%%% not base64 %%%', 'payment_required'],
@@ -179,6 +215,35 @@ describe('payments refused', () => {
       expect(answer).toEqual({ status: 400, code: 'validation_failed', required: false });
       expect(llm.completions().length).toBe(calls);
     }
+  });
+});
+
+describe('a settlement that fails after the reply', () => {
+  it("the payer's USDC moved away while its reply ran: 402 payment_settlement_failed, nothing charged; that authorization never buys another reply", async () => {
+    const agent = await pricedAgent();
+    const who = await payer();
+    const signature = await signFor(who, await ask(agent.url, { message: 'mid-reply' }));
+    const ownerBefore = await balance(agent.owner.address);
+    duringReply = async () => {
+      duringReply = undefined;
+      await transferWithAuthorization(stack.testnet.rpcUrl, CHAIN, who.privateKey, newWallet().address, 1_000_000n);
+    };
+    try {
+      const failed = await refusal(await ask(agent.url, { message: 'mid-reply' }, signature));
+      expect(failed, JSON.stringify(failed)).toMatchObject({ status: 402, code: 'payment_settlement_failed' });
+    } finally {
+      duringReply = undefined;
+    }
+    expect(await balance(agent.owner.address)).toBe(ownerBefore);
+    // With the USDC back the same authorization verifies again, but it was spent on the reply it bought.
+    await fundUsdc(stack.testnet.rpcUrl, CHAIN, [who.address], 1_000_000n);
+    const calls = llm.completions().length;
+    expect(await refusal(await ask(agent.url, { message: 'mid-reply' }, signature))).toMatchObject({
+      status: 402,
+      code: 'payment_replayed',
+    });
+    expect(llm.completions().length).toBe(calls);
+    expect(await balance(agent.owner.address)).toBe(ownerBefore);
   });
 });
 

@@ -8,10 +8,11 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import type { SettleResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import type { Address, Hex } from 'viem';
+import { type Address, type Hex, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { USDC } from '../../src/chains';
-import { fundUsdc as fund, usdcBalance as balance } from '../../scripts/lib/contracts-usdc';
+import { type ChainId, USDC } from '../../src/chains';
+import { ANVIL_ACCOUNTS, clientsFor, waitForSuccess } from '../../scripts/lib/contracts';
+import { fundUsdc as fund, usdcAbi, usdcBalance as balance } from '../../scripts/lib/contracts-usdc';
 
 /** USDC (6-decimal units) held by `address` on the local chain. */
 export function usdcBalance(rpcUrl: string, chainId: number, address: string): Promise<bigint> {
@@ -59,4 +60,46 @@ export async function signPayment(privateKey: Hex, headers: Headers): Promise<Re
   const client = new x402HTTPClient(x402);
   const required = client.getPaymentRequiredResponse((name) => headers.get(name));
   return client.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+}
+
+/**
+ * Moves `value` USDC units from the payer (`payerKey`) to `to` on the local chain the way x402
+ * does, with an EIP-3009 transferWithAuthorization the payer signs (a fresh random nonce unless
+ * given) and a dev account sends. Resolves with the nonce and the transaction.
+ */
+export async function transferWithAuthorization(
+  rpcUrl: string,
+  chainId: number,
+  payerKey: Hex,
+  to: Address,
+  value: bigint,
+  nonce: Hex = toHex(crypto.getRandomValues(new Uint8Array(32))),
+): Promise<{ nonce: Hex; transaction: Hex }> {
+  const payer = privateKeyToAccount(payerKey);
+  const token = USDC[chainId as ChainId];
+  const authorization = { from: payer.address, to, value, validAfter: 0n, validBefore: BigInt(Math.floor(Date.now() / 1000) + 600), nonce };
+  const signature = await payer.signTypedData({
+    domain: { name: token.name, version: token.version, chainId, verifyingContract: token.address },
+    types: {
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'TransferWithAuthorization',
+    message: authorization,
+  });
+  const { walletClient, publicClient } = await clientsFor(rpcUrl, ANVIL_ACCOUNTS[0].privateKey);
+  const transaction = await walletClient.writeContract({
+    address: token.address,
+    abi: usdcAbi,
+    functionName: 'transferWithAuthorization',
+    args: [authorization.from, to, value, authorization.validAfter, authorization.validBefore, nonce, signature],
+  });
+  await waitForSuccess(publicClient, transaction, 'USDC transferWithAuthorization');
+  return { nonce, transaction };
 }

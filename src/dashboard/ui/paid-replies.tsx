@@ -32,7 +32,7 @@ export function PaidReplies(props: { value: PaidForm; onChange: (value: PaidForm
         name="priceMemoryTools"
         checked={value.memoryTools}
         onChange={(memoryTools: boolean) => onChange({ ...value, memoryTools })}
-        hint="The memory tools search and read every context of the agent. Off: a payer reaches only its own conversation."
+        hint="Any payer could then search and read every context of the agent, your own notes included: only for an agent whose memory is meant to be public. Off: a payer reaches only its own conversation."
       />
     </fieldset>
   );
