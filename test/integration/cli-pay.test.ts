@@ -8,13 +8,13 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STANDIN_PREFIX, type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
-import { newWallet, type TestAccount } from '../support/chain';
+import type { TestAccount } from '../support/chain';
 import { cliEnv, runCli, tempDir } from '../support/cli';
 import { cliAgent } from '../support/cli-agent';
 import { deployment } from '../support/http';
 import { closePg } from '../support/pg';
-import { LLM_BASE_URL, replyAgent, replyWorker } from '../support/replies';
-import { fundUsdc, usdcBalance } from '../support/x402';
+import { replyAgent, replyWorker } from '../support/replies';
+import { fundedPayer, pricedAgent, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
@@ -37,25 +37,11 @@ afterAll(async () => {
 
 const balance = (address: string) => usdcBalance(stack.testnet.rpcUrl, CHAIN, address);
 
-/** A fresh payer holding 1 USDC. */
-async function payer(): Promise<TestAccount> {
-  const wallet = newWallet();
-  await fundUsdc(stack.testnet.rpcUrl, CHAIN, [wallet.address], 1_000_000n);
-  return wallet;
-}
+const payer = () => fundedPayer(stack.testnet);
 
 /** An agent on the stand-in model, with `pricing` set by its owner's login (none: no price). */
-async function agentPriced(pricing?: { askUsd: string }) {
-  const agent = await replyAgent(worker.deployment, API_KEY);
-  if (pricing) {
-    const set = await agent.call('/llm/settings', {
-      method: 'POST',
-      json: { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: LLM_BASE_URL, pricing },
-    });
-    expect(set.status, set.text).toBe(200);
-  }
-  return agent;
-}
+const agentPriced = (pricing?: { askUsd: string }) =>
+  pricing ? pricedAgent(worker.deployment, API_KEY, pricing) : replyAgent(worker.deployment, API_KEY);
 
 const payAsk = (agent: { collection: string; tokenId: string | bigint }, who: TestAccount, extra: string[]) =>
   runCli(

@@ -13,11 +13,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STANDIN_PREFIX, type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
-import { newWallet } from '../support/chain';
 import { REPO_ROOT } from '../support/docs';
 import { closePg } from '../support/pg';
-import { LLM_BASE_URL, replyAgent, replyWorker } from '../support/replies';
-import { fundUsdc, usdcBalance } from '../support/x402';
+import { replyWorker } from '../support/replies';
+import { fundedPayer, pricedAgent, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
@@ -62,21 +61,8 @@ async function readerDirectory(code: string): Promise<string> {
 
 describe('the guide: Pay for a reply', () => {
   it('runs as written: pays the price to the owner and prints the reply and the transaction', async () => {
-    const agent = await replyAgent(worker.deployment, API_KEY);
-    const priced = await agent.call('/llm/settings', {
-      method: 'POST',
-      json: {
-        provider: 'openai-compatible',
-        model: 'stand-in',
-        temperature: 0,
-        maxTokens: 256,
-        baseUrl: LLM_BASE_URL,
-        pricing: { askUsd: '0.01' },
-      },
-    });
-    expect(priced.status, priced.text).toBe(200);
-    const payer = newWallet();
-    await fundUsdc(stack.testnet.rpcUrl, CHAIN, [payer.address], 1_000_000n);
+    const agent = await pricedAgent(worker.deployment, API_KEY);
+    const payer = await fundedPayer(stack.testnet);
     const code = await guideSnippet();
     expect(code).toContain("from 'agent-gateway/client'");
     const dir = await readerDirectory(code);

@@ -24,7 +24,7 @@ import { call, expectError } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg } from '../support/pg';
 import { LLM_BASE_URL, replyAgent, replyWorker } from '../support/replies';
-import { fundUsdc, transferWithAuthorization, usdcBalance } from '../support/x402';
+import { fundedPayer, fundUsdc, pricedAgent as priced, transferWithAuthorization, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
@@ -54,22 +54,12 @@ afterAll(async () => {
 
 type Agent = Awaited<ReturnType<typeof replyAgent>>;
 
-async function payer(): Promise<TestAccount> {
-  const wallet = newWallet();
-  await fundUsdc(stack.testnet.rpcUrl, CHAIN, [wallet.address], 1_000_000n);
-  return wallet;
-}
-
+const payer = () => fundedPayer(stack.testnet);
 const balance = (address: string) => usdcBalance(stack.testnet.rpcUrl, CHAIN, address);
 const setPricing = (agent: Agent, pricing: unknown) => agent.call('/llm/settings', { method: 'POST', json: { ...SETTINGS, pricing } });
 const paidPath = (agent: Agent) => agentPath(agent.collection, agent.tokenId, '/paid/ask');
 
-async function pricedAgent(askUsd = '0.01'): Promise<Agent & { url: string }> {
-  const agent = await replyAgent(worker.deployment, API_KEY);
-  const set = await setPricing(agent, { askUsd });
-  expect(set.status, set.text).toBe(200);
-  return { ...agent, url: `${worker.url}${paidPath(agent)}` };
-}
+const pricedAgent = (askUsd = '0.01') => priced(worker.deployment, API_KEY, { askUsd });
 
 const ask = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

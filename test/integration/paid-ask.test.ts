@@ -14,8 +14,8 @@ import { newWallet, type TestAccount, transferFreshAgent } from '../support/chai
 import { call } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg } from '../support/pg';
-import { replyAgent, replyWorker } from '../support/replies';
-import { fundUsdc, payingFetch, signPayment, usdcBalance } from '../support/x402';
+import { replyWorker } from '../support/replies';
+import { fundedPayer, payingFetch, pricedAgent as priced, signPayment, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
@@ -35,32 +35,13 @@ afterAll(async () => {
   await closePg();
 });
 
-/** A fresh payer holding 1 USDC (the stand-in's open mint): its balance is its own. */
-async function payer(): Promise<TestAccount> {
-  const wallet = newWallet();
-  await fundUsdc(stack.testnet.rpcUrl, CHAIN, [wallet.address], 1_000_000n);
-  return wallet;
-}
-
+const payer = () => fundedPayer(stack.testnet);
 const balance = (address: string) => usdcBalance(stack.testnet.rpcUrl, CHAIN, address);
 
-/** An agent on the stand-in model with a price set by its owner. */
-async function pricedAgent(pricing: Record<string, unknown> = { askUsd: '0.01' }) {
-  const agent = await replyAgent(worker.deployment, API_KEY);
-  const set = await agent.call('/llm/settings', {
-    method: 'POST',
-    json: {
-      provider: 'openai-compatible',
-      model: 'stand-in',
-      temperature: 0,
-      maxTokens: 256,
-      baseUrl: 'https://llm.tools.example/v1',
-      pricing,
-    },
-  });
-  expect(set.status, set.text).toBe(200);
-  expect(set.body.pricing).toEqual({ memoryTools: false, ...pricing });
-  return { agent, url: `${worker.url}${agentPath(agent.collection, agent.tokenId, '/paid/ask')}` };
+/** An agent on the stand-in model with a price set by its owner, and its paid route's URL. */
+async function pricedAgent(pricing?: Record<string, unknown>) {
+  const agent = await priced(worker.deployment, API_KEY, pricing);
+  return { agent, url: agent.url };
 }
 
 const ask = (url: string, message: string, headers: Record<string, string> = {}, fetcher: typeof fetch = fetch) =>

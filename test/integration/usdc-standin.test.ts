@@ -3,54 +3,21 @@
  * anvils: name and version per chain, funded dev accounts, signed transfers that move exactly their
  * value once, and every refusal EIP-3009 asks for.
  */
-import { type Address, createPublicClient, type Hex, http, parseSignature, toHex } from 'viem';
+import { type Address, createPublicClient, http, parseSignature } from 'viem';
 import { describe, expect, inject, it } from 'vitest';
 import { clientsFor } from '../../scripts/lib/contracts';
 import { DEV_USDC_FUNDING, usdcAbi } from '../../scripts/lib/contracts-usdc';
 import { USDC } from '../../src/chains';
 import { fundedWallet, newWallet, type TestAccount } from '../support/chain';
-import { fundUsdc, usdcBalance } from '../support/x402';
+import { fundUsdc, signTransferAuthorization, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
 const { rpcUrl, chainId } = stack.testnet;
 const token = USDC[80002].address;
 const reader = createPublicClient({ transport: http(rpcUrl) });
 
-const authTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
-
-const randomNonce = (): Hex => toHex(crypto.getRandomValues(new Uint8Array(32)));
-
-async function sign(
-  signer: TestAccount,
-  to: Address,
-  value: bigint,
-  over: { validAfter?: bigint; validBefore?: bigint; chainId?: number; from?: Address } = {},
-) {
-  const message = {
-    from: over.from ?? signer.address,
-    to,
-    value,
-    validAfter: over.validAfter ?? 0n,
-    validBefore: over.validBefore ?? BigInt(Math.floor(Date.now() / 1000) + 3600),
-    nonce: randomNonce(),
-  };
-  const signature = await signer.signTypedData({
-    domain: { name: USDC[80002].name, version: '2', chainId: over.chainId ?? chainId, verifyingContract: token },
-    types: authTypes,
-    primaryType: 'TransferWithAuthorization',
-    message,
-  });
-  return { message, signature };
-}
+const sign = (signer: TestAccount, to: Address, value: bigint, over: Parameters<typeof signTransferAuthorization>[4] = {}) =>
+  signTransferAuthorization(signer, chainId, to, value, over);
 
 async function submit(
   relayer: TestAccount,

@@ -9,9 +9,13 @@ import type { SettleResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { type Address, type Hex, toHex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type ChainId, USDC } from '../../src/chains';
 import { ANVIL_ACCOUNTS, clientsFor, waitForSuccess } from '../../scripts/lib/contracts';
+import { newWallet, type TestAccount } from './chain';
+import { agentPath } from './login';
+import { replyAgent } from './replies';
+import type { DeploymentInfo } from './stack-info';
 import { fundUsdc as fund, usdcAbi, usdcBalance as balance } from '../../scripts/lib/contracts-usdc';
 
 /** USDC (6-decimal units) held by `address` on the local chain. */
@@ -22,6 +26,22 @@ export function usdcBalance(rpcUrl: string, chainId: number, address: string): P
 /** Tops each address up to `amount` USDC units (the stand-in's open mint). */
 export function fundUsdc(rpcUrl: string, chainId: number, addresses: readonly string[], amount: bigint): Promise<void> {
   return fund(rpcUrl, chainId, addresses as Address[], amount);
+}
+
+/** A fresh wallet holding `units` USDC (1 USDC unless told) on the local chain: its balance is its own. */
+export async function fundedPayer(deployment: DeploymentInfo, units = 1_000_000n): Promise<TestAccount> {
+  const wallet = newWallet();
+  await fundUsdc(deployment.rpcUrl, deployment.chainId, [wallet.address], units);
+  return wallet;
+}
+
+/**
+ * A fresh agent on the stand-in model (replyAgent) whose owner set `pricing` (0.01 USD unless told),
+ * with the URL of its paid route on the deployment's worker.
+ */
+export async function pricedAgent(deployment: DeploymentInfo, apiKey: string, pricing: Record<string, unknown> = { askUsd: '0.01' }) {
+  const agent = await replyAgent(deployment, apiKey, { pricing });
+  return Object.assign(agent, { url: `${deployment.baseUrl}${agentPath(agent.collection, agent.tokenId, '/paid/ask')}` });
 }
 
 /**
@@ -62,10 +82,52 @@ export async function signPayment(privateKey: Hex, headers: Headers): Promise<Re
   return client.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
 }
 
+/** EIP-3009's TransferWithAuthorization, as EIP-712 types. */
+const TRANSFER_WITH_AUTHORIZATION = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
+/**
+ * An EIP-3009 transfer authorization of `value` USDC units from `signer` to `to` on `chainId`'s
+ * USDC, signed (valid from 0 for an hour, a random nonce, unless `over` says otherwise; `over.from`
+ * names another authorizer, `over.chainId` another chain in the signed domain).
+ */
+export async function signTransferAuthorization(
+  signer: PrivateKeyAccount,
+  chainId: number,
+  to: Address,
+  value: bigint,
+  over: { validAfter?: bigint; validBefore?: bigint; nonce?: Hex; chainId?: number; from?: Address } = {},
+) {
+  const message = {
+    from: over.from ?? signer.address,
+    to,
+    value,
+    validAfter: over.validAfter ?? 0n,
+    validBefore: over.validBefore ?? BigInt(Math.floor(Date.now() / 1000) + 3600),
+    nonce: over.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
+  };
+  const token = USDC[chainId as ChainId];
+  const signature = await signer.signTypedData({
+    domain: { name: token.name, version: token.version, chainId: over.chainId ?? chainId, verifyingContract: token.address },
+    types: TRANSFER_WITH_AUTHORIZATION,
+    primaryType: 'TransferWithAuthorization',
+    message,
+  });
+  return { message, signature };
+}
+
 /**
  * Moves `value` USDC units from the payer (`payerKey`) to `to` on the local chain the way x402
- * does, with an EIP-3009 transferWithAuthorization the payer signs (a fresh random nonce unless
- * given) and a dev account sends. Resolves with the nonce and the transaction.
+ * does: an EIP-3009 transferWithAuthorization the payer signs (signTransferAuthorization) and a
+ * dev account sends. Resolves with the nonce and the transaction.
  */
 export async function transferWithAuthorization(
   rpcUrl: string,
@@ -73,33 +135,15 @@ export async function transferWithAuthorization(
   payerKey: Hex,
   to: Address,
   value: bigint,
-  nonce: Hex = toHex(crypto.getRandomValues(new Uint8Array(32))),
 ): Promise<{ nonce: Hex; transaction: Hex }> {
-  const payer = privateKeyToAccount(payerKey);
-  const token = USDC[chainId as ChainId];
-  const authorization = { from: payer.address, to, value, validAfter: 0n, validBefore: BigInt(Math.floor(Date.now() / 1000) + 600), nonce };
-  const signature = await payer.signTypedData({
-    domain: { name: token.name, version: token.version, chainId, verifyingContract: token.address },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'TransferWithAuthorization',
-    message: authorization,
-  });
+  const { message: m, signature } = await signTransferAuthorization(privateKeyToAccount(payerKey), chainId, to, value);
   const { walletClient, publicClient } = await clientsFor(rpcUrl, ANVIL_ACCOUNTS[0].privateKey);
   const transaction = await walletClient.writeContract({
-    address: token.address,
+    address: USDC[chainId as ChainId].address,
     abi: usdcAbi,
     functionName: 'transferWithAuthorization',
-    args: [authorization.from, to, value, authorization.validAfter, authorization.validBefore, nonce, signature],
+    args: [m.from, m.to, m.value, m.validAfter, m.validBefore, m.nonce, signature],
   });
   await waitForSuccess(publicClient, transaction, 'USDC transferWithAuthorization');
-  return { nonce, transaction };
+  return { nonce: m.nonce, transaction };
 }
