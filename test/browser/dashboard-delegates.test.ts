@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedWallet, newWallet } from '../support/chain';
 import { chainTime, delegateERC721, mintRentable, rent } from '../support/delegation';
 import type { DeploymentInfo } from '../support/stack-info';
-import { type DashboardPage, logIn, mintWithNpm, openDashboard, pickAgent, screenshots } from './dashboard-page';
+import { type DashboardPage, logIn, mintWithNpm, openDashboard, pickAgent, screenshots, openTab, saveSettings } from './dashboard-page';
 import { type BrowserStack, startBrowserStack } from './stack';
 
 let env: BrowserStack | undefined;
@@ -31,21 +31,7 @@ afterAll(async () => {
 const testnet = () => env!.stack.testnet;
 const appUrl = () => `${new URL(testnet().baseUrl).origin}/app`;
 
-async function openTab(page: Page, title: string, heading: string) {
-  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
-  await page.getByRole('heading', { name: heading, exact: true }).waitFor();
-}
-
 const mainText = async (page: Page) => (await page.textContent('main')) ?? '';
-
-/** Clicks Save settings and waits for the gateway's answer to the save (200). */
-async function saveSettings(page: Page): Promise<void> {
-  const [answer] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/llm/settings') && r.request().method() === 'POST'),
-    page.getByRole('button', { name: 'Save settings' }).click(),
-  ]);
-  expect(answer.status()).toBe(200);
-}
 
 describe('an agent used by its owner’s delegate, in headless Chromium', () => {
   it('the owner’s access choice, the delegate’s picker entry, and the pages beyond its reach', { timeout: 300_000 }, async ({

@@ -1,5 +1,5 @@
 /**
- * Helpers of test/browser/dashboard.test.ts: a page of the dashboard with the test wallet, what
+ * Helpers of the dashboard's browser tests: a page of the dashboard with the test wallet, what
  * went wrong on it (console errors, page errors, CSP violations, requests to another origin),
  * `npm run mint` against the browser stack, and screenshots attached to the test output.
  */
@@ -117,6 +117,21 @@ export async function pickAgent({ page }: DashboardPage, collection: string, tok
   const refused = page.getByRole('alert');
   await nav.or(refused).first().waitFor({ timeout: 60_000 });
   if (!(await nav.isVisible())) throw new Error(`the picker refused the agent: ${await refused.allTextContents()}`);
+}
+
+/** Opens one of the agent's pages from the pages' nav; resolves when its heading is shown. */
+export async function openTab(page: Page, title: string, heading: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
+  await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+}
+
+/** Clicks Save settings on the LLM settings page; resolves once the gateway answered the save with 200. */
+export async function saveSettings(page: Page): Promise<void> {
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/llm/settings') && r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'Save settings' }).click(),
+  ]);
+  if (answer.status() !== 200) throw new Error(`saving the LLM settings answered ${answer.status()}: ${await answer.text()}`);
 }
 
 /** A fresh wallet with an agent minted by `npm run mint`, logged in and its agent picked in a new page. */

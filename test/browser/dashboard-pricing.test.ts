@@ -8,13 +8,12 @@
  *
  * Run with `npm run test:browser -- test/browser/dashboard-pricing.test.ts` (not part of `npm test`).
  */
-import type { Page } from 'playwright-core';
 import { type Address, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fundedWallet, newWallet } from '../support/chain';
 import { delegateERC721 } from '../support/delegation';
 import type { DeploymentInfo } from '../support/stack-info';
-import { type DashboardPage, logIn, mintWithNpm, openDashboard, pickAgent, screenshots } from './dashboard-page';
+import { type DashboardPage, logIn, mintWithNpm, openDashboard, pickAgent, screenshots, openTab, saveSettings } from './dashboard-page';
 import { type BrowserStack, startBrowserStack } from './stack';
 
 let env: BrowserStack | undefined;
@@ -29,20 +28,6 @@ afterAll(async () => {
 
 const testnet = () => env!.stack.testnet;
 const appUrl = () => `${new URL(testnet().baseUrl).origin}/app`;
-
-async function openTab(page: Page, title: string, heading: string) {
-  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
-  await page.getByRole('heading', { name: heading, exact: true }).waitFor();
-}
-
-/** Clicks Save settings and waits for the gateway's answer to the save (200). */
-async function saveSettings(page: Page): Promise<void> {
-  const [answer] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/llm/settings') && r.request().method() === 'POST'),
-    page.getByRole('button', { name: 'Save settings' }).click(),
-  ]);
-  expect(answer.status()).toBe(200);
-}
 
 describe('the price of a paid reply, in headless Chromium', () => {
   it('the owner sets a price and the memory tools; reload and the API show them; a delegate sees no price', { timeout: 300_000 }, async ({

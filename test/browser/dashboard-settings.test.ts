@@ -21,7 +21,7 @@ import { startToolServer } from '../../scripts/lib/tool-server';
 import { REPO_ROOT } from '../../scripts/lib/migrate';
 import { createGatewayClient } from '../../src/client';
 import { oauthTokens } from '../support/oauth';
-import { mintWithNpm, openDashboard, screenshots } from './dashboard-page';
+import { mintWithNpm, openDashboard, screenshots, openTab } from './dashboard-page';
 import { type BrowserStack, startBrowserStack } from './stack';
 
 let env: BrowserStack | undefined;
@@ -40,11 +40,6 @@ afterAll(async () => {
 
 const testnet = () => env!.stack.testnet;
 const appUrl = () => `${new URL(testnet().baseUrl).origin}/app`;
-
-async function openTab(page: Page, title: string, heading: string) {
-  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title, exact: true }).click();
-  await page.getByRole('heading', { name: heading, exact: true }).waitFor();
-}
 
 const mainText = async (page: Page) => (await page.textContent('main')) ?? '';
 const focusedText = (page: Page) =>
