@@ -1,6 +1,9 @@
 import { pruneAuditLog } from '../audit/audit.service';
 import { pruneConsumedNonces } from '../auth/nonces';
+import type { PublicClient } from 'viem';
+import type { ChainId } from '../chains';
 import { IDEMPOTENCY_RETENTION_HOURS } from '../contexts/messages.service';
+import { type ReconcileReport, reconcileClaims } from '../payments/reconcile';
 import { INDEX_BATCH, indexMessages, schemasBehind } from '../storage/search-index';
 import type { SqlClient } from '../storage/sql-client';
 import type { Database } from '../storage/db';
@@ -24,7 +27,9 @@ export interface CleanupDeps {
   db: Database;
   /** Where the walk over agent schemas keeps its place between runs. */
   kv: KVNamespace;
-  chainId: number;
+  chainId: ChainId;
+  /** The deployment's chain, read by the reconciliation of paid replies. */
+  chain: PublicClient;
 }
 
 export interface CleanupReport {
@@ -40,6 +45,11 @@ export interface CleanupReport {
   auditEntries: number;
   /** The last schema visited, where the next run goes on; empty when the walk went round. */
   cursor: string;
+  /**
+   * Paid replies whose claim was still running after the reconciliation's bound: settled (the
+   * transfer was on chain), unsettled (it never was) and left running for the next run (the RPC failed).
+   */
+  paidClaims: ReconcileReport;
 }
 
 /** Expired reply leases one run deletes at most (bounds the work of one run). */
@@ -59,14 +69,16 @@ const SEARCH_TEMPLATE_VERSION = 3;
 export const cleanupCursorKey = (chainId: number) => `cleanup:idempotency-cursor:${chainId}`;
 
 /**
- * The scheduled clean-up (on a Cron Trigger, never on requests): drops consumed nonces older than any nonce can live, reply
- * leases that ran out (a crashed reply's; at most REPLY_LEASES_PER_RUN), audit entries older than
- * 90 days (at most AUDIT_ENTRIES_PER_RUN), and idempotency records
- * older than IDEMPOTENCY_RETENTION_HOURS from the next `agentsPerRun` agent schemas of this chain,
- * in schema-name order from where the previous run stopped, and indexes for search up to
- * INDEX_CATCH_UP_PER_RUN of those schemas' messages not yet indexed. A run costs at most
- * agentsPerRun / 25 + 24 statements, and one more per schema with messages not yet indexed; the
- * walk wraps round when it reaches the last schema.
+ * The scheduled clean-up (on a Cron Trigger, never on requests): drops consumed nonces older than
+ * any nonce can live, reply leases that ran out (a crashed reply's; at most REPLY_LEASES_PER_RUN),
+ * audit entries older than 90 days (at most AUDIT_ENTRIES_PER_RUN), and idempotency records older
+ * than IDEMPOTENCY_RETENTION_HOURS from the next `agentsPerRun` agent schemas of this chain, in
+ * schema-name order from where the previous run stopped, and indexes for search up to
+ * INDEX_CATCH_UP_PER_RUN of those schemas' messages not yet indexed; the walk wraps round when it
+ * reaches the last schema. Last, it reconciles this chain's paid replies whose settlement never
+ * reported back (src/payments/reconcile.ts: at most CLAIMS_PER_RUN; an RPC failure leaves them for
+ * the next run and fails nothing). A run costs at most agentsPerRun / 25 + 24 statements, one more
+ * per schema with messages not yet indexed, and 1 + 2 x CLAIMS_PER_RUN for the reconciliation.
  */
 export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: number } = {}): Promise<CleanupReport> {
   const agentsPerRun = options.agentsPerRun ?? AGENTS_PER_RUN;
@@ -92,7 +104,8 @@ export async function runCleanup(deps: CleanupDeps, options: { agentsPerRun?: nu
   const cursor = rows.length < agentsPerRun ? '' : (rows[rows.length - 1]?.schema_name ?? '');
   if (cursor) await deps.kv.put(cleanupCursorKey(deps.chainId), cursor);
   else if (after) await deps.kv.delete(cleanupCursorKey(deps.chainId));
-  return { agents: schemas.length, idempotencyRecords: deleted, replyLeases, indexedMessages, auditEntries, cursor };
+  const paidClaims = await reconcileClaims(deps.db, deps.chain, deps.chainId);
+  return { agents: schemas.length, idempotencyRecords: deleted, replyLeases, indexedMessages, auditEntries, cursor, paidClaims };
 }
 
 /**

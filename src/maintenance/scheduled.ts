@@ -1,3 +1,4 @@
+import { chainClient } from '../chain/client';
 import { loadConfig } from '../config';
 import type { Env } from '../env';
 import { scrubLogLine } from '../scrub';
@@ -13,7 +14,7 @@ export async function scheduled(controller: ScheduledController, env: Env, ctx: 
   try {
     const config = loadConfig(env);
     db = openDatabase(config);
-    const report = await runCleanup({ db, kv: env.NONCES, chainId: config.chainId });
+    const report = await runCleanup({ db, kv: env.NONCES, chainId: config.chainId, chain: chainClient(config) });
     console.log(JSON.stringify({ level: 'info', cron: controller.cron, cleanup: report }));
   } catch (err) {
     // A ConfigError names variables, never their values; anything else is redacted.

@@ -442,9 +442,13 @@ export const paidCalls = gateway.table(
     payTo: text('pay_to').notNull(),
     /** The amount in USDC units. */
     amountUnits: bigint('amount_units', { mode: 'number' }).notNull(),
-    /** `running` while the reply runs, `settled` once the transfer is on chain. */
+    /**
+     * `running` while the reply runs, `settled` once the transfer is on chain, `unsettled` when the
+     * hourly reconciliation found the authorization never used (the reply was given, nothing was
+     * paid; the authorization still buys no other reply).
+     */
     state: text('state').notNull(),
-    /** The settlement's transaction hash (settled rows). */
+    /** The settlement's transaction hash (settled rows; null when the reconciliation saw the authorization used but could not find its transaction). */
     transaction: text('transaction'),
     claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull().defaultNow(),
     settledAt: timestamp('settled_at', { withTimezone: true }),
@@ -452,6 +456,6 @@ export const paidCalls = gateway.table(
   (t) => [
     primaryKey({ columns: [t.chainId, t.payer, t.nonce] }),
     index('paid_calls_agent_day').on(t.agentRef, t.settledAt),
-    check('paid_calls_state', sql`${t.state} in ('running', 'settled')`),
+    check('paid_calls_state', sql`${t.state} in ('running', 'settled', 'unsettled')`),
   ],
 );

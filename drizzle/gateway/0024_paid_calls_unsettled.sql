@@ -1,0 +1,2 @@
+ALTER TABLE "gateway"."paid_calls" DROP CONSTRAINT "paid_calls_state";--> statement-breakpoint
+ALTER TABLE "gateway"."paid_calls" ADD CONSTRAINT "paid_calls_state" CHECK ("gateway"."paid_calls"."state" in ('running', 'settled', 'unsettled'));
