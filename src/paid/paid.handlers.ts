@@ -10,6 +10,7 @@ import { AppError, renderError } from '../errors';
 import { abandoned, outliving } from '../http/outliving';
 import { limitRequest } from '../http/rate-limit';
 import type { AgentIdentity } from '../identity/identity';
+import { claimPayment, type PaymentClaim, recordSettlement, releasePayment } from '../payments/ledger';
 import { prepareConversationReply } from '../replies/conversation';
 import { replyDeps } from '../replies/request-deps';
 import type { ReplyAnswer } from '../replies/reply-types';
@@ -17,7 +18,7 @@ import { MEMORY_READ, MEMORY_SEARCH } from '../tools/memory';
 import type { ToolRight } from '../tools/rights';
 import type { AppBindings } from '../types';
 import { payerCredential } from '../usage/record.service';
-import { claimPayment, type PaymentClaim, readPrice, recordSettlement, releasePayment } from './payments.service';
+import { readPrice } from './payments.service';
 import type * as routes from './paid.routes';
 import { facilitatorUnavailable, paymentFor, resourceServer } from './x402';
 
