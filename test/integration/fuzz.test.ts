@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startMiniflare } from '../../scripts/lib/worker-bundle';
 import { mintFreshAgent, newWallet, type TestAccount } from '../support/chain';
-import { deployment } from '../support/http';
+import { deployment, resendingFetch } from '../support/http';
 import { login } from '../support/login';
 import { closePg, sql } from '../support/pg';
 import { workerBindingsFor } from '../support/worker';
@@ -195,7 +195,7 @@ async function send(c: Case): Promise<{ status: number; text: string }> {
   const withBody = c.op.method !== 'GET' && c.op.method !== 'HEAD' && c.body !== undefined;
   if (withBody && c.contentType) headers.set('content-type', c.contentType);
   if (withBody && c.encoding) headers.set('content-encoding', c.encoding);
-  const res = await fetch(urlOf(c), { method: c.op.method, headers, body: withBody ? c.body : undefined, redirect: 'manual' });
+  const res = await resendingFetch(urlOf(c), { method: c.op.method, headers, body: withBody ? c.body : undefined, redirect: 'manual' });
   return { status: res.status, text: await res.text() };
 }
 
@@ -287,7 +287,7 @@ describe('hostile OAuth token requests and consent posts', () => {
       await fc.assert(
         fc.asyncProperty(hostileToken, async (t) => {
           const headers: Record<string, string> = { 'content-type': t.contentType, ...(t.basic ? { authorization: t.basic } : {}) };
-          const res = await fetch(`${worker.url}${t.path}`, { method: 'POST', headers, body: t.body });
+          const res = await resendingFetch(`${worker.url}${t.path}`, { method: 'POST', headers, body: t.body });
           const answer = { status: res.status, text: await res.text() };
           check(`POST ${t.path} ${t.contentType} (${t.basic?.slice(0, 40)}) -> ${answer.status}: ${answer.text.slice(0, 200)}`, answer);
         }),
@@ -296,7 +296,7 @@ describe('hostile OAuth token requests and consent posts', () => {
       await fc.assert(
         fc.asyncProperty(consentPost, async (p) => {
           const headers: Record<string, string> = { 'content-type': 'application/json', ...(p.cookie ? { cookie: p.cookie } : {}) };
-          const res = await fetch(`${worker.url}${p.path}`, { method: 'POST', headers, body: p.body, redirect: 'manual' });
+          const res = await resendingFetch(`${worker.url}${p.path}`, { method: 'POST', headers, body: p.body, redirect: 'manual' });
           const answer = { status: res.status, text: await res.text() };
           check(`POST ${p.path} ${p.body.slice(0, 100)} -> ${answer.status}: ${answer.text.slice(0, 200)}`, answer);
         }),

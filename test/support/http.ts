@@ -27,19 +27,25 @@ export async function call<T = any>(
     body = JSON.stringify(init.json);
   }
   if (init.token) headers.set('authorization', `Bearer ${init.token}`);
-  const send = () => fetch(baseUrl + path, { ...init, headers, body, redirect: 'manual' });
-  const res = await send().catch((err: unknown) => {
-    // A kept-alive connection that workerd closed before any answer, after refusing an earlier
-    // request whose body it never read (a 415 or 413 refuses unread): send it once more, on a new
-    // connection, as a browser does for a reused connection. Only a body that can be sent twice.
-    const resendable = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
-    if (resendable && isClosedSocket(err)) return send();
-    throw err;
-  });
+  const res = await resendingFetch(baseUrl + path, { ...init, headers, body, redirect: 'manual' });
   const text = await res.text();
   let parsed: unknown;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/**
+ * fetch, sent once more on a new connection when a kept-alive connection was closed before any
+ * answer: workerd closes one after refusing an earlier request whose body it never read (a 415 or
+ * 413 refuses unread), as a browser does for a reused connection. Only a body that can be sent twice.
+ */
+export async function resendingFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const body = init.body;
+  return fetch(url, init).catch((err: unknown) => {
+    const resendable = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
+    if (resendable && isClosedSocket(err)) return fetch(url, init);
+    throw err;
+  });
 }
 
 /** Whether a fetch failed because the other side closed the connection before answering. */
