@@ -1,9 +1,10 @@
 /**
- * The hourly reconciliation of paid replies whose settlement never reported back, run through the
+ * The reconciliation of paid replies whose settlement never reported back, run through the
  * worker's real `scheduled` handler in workerd against real Postgres and the local chain with the
  * USDC stand-in: a claim left running for two hours whose authorization was used on chain is
- * settled with that transaction (audit and usage follow), one never used is unsettled, a fresh one
- * and a settled one are left alone.
+ * settled with that transaction (audit and usage follow), one never used (or cancelled by its
+ * payer) is unsettled, a fresh one and a settled one are left alone; an RPC that fails leaves the
+ * claim running and fails nothing.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -18,6 +19,7 @@ import { workerBindingsFor } from '../support/worker';
 import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { closePg, sql } from '../support/pg';
 import { replyWorker } from '../support/replies';
+import { cancelAuthorization } from '../support/usdc-cancel';
 import { fundedPayer, pricedAgent, transferWithAuthorization } from '../support/x402';
 
 const stack = inject('stack');
@@ -57,7 +59,9 @@ describe('the reconciliation of paid replies', () => {
     // used on chain (signed by the payer, sent by another account), the claim still running.
     const landed = await transferWithAuthorization(stack.testnet.rpcUrl, CHAIN, payer.privateKey, agent.owner.address as Hex, 10_000n);
     const used = landed.nonce.toLowerCase();
-    const [unused, fresh, settled] = [randomNonce(), randomNonce(), randomNonce()];
+    const [unused, fresh, settled, cancelled] = [randomNonce(), randomNonce(), randomNonce(), randomNonce()];
+    // An authorization its payer cancelled on chain: "used" to authorizationState, yet nothing moved.
+    await cancelAuthorization(stack.testnet.rpcUrl, CHAIN, payer.privateKey, cancelled);
     const settledTx = randomNonce();
     await sql(
       stack.databaseUrl,
@@ -65,6 +69,7 @@ describe('the reconciliation of paid replies', () => {
        values ($1, $2, $3, $6, $7, 10000, 'running', null, now() - interval '2 hours', null),
               ($1, $2, $4, $6, $7, 10000, 'running', null, now() - interval '2 hours', null),
               ($1, $2, $5, $6, $7, 10000, 'running', null, now() - interval '5 minutes', null),
+              ($1, $2, $10, $6, $7, 10000, 'running', null, now() - interval '2 hours', null),
               ($1, $2, $8, $6, $7, 20000, 'settled', $9, now() - interval '3 hours', now() - interval '3 hours' + interval '5 seconds')`,
       [
         CHAIN,
@@ -76,6 +81,7 @@ describe('the reconciliation of paid replies', () => {
         payTo,
         settled,
         settledTx,
+        cancelled,
       ],
     );
     const claims = async () =>
@@ -102,6 +108,7 @@ describe('the reconciliation of paid replies', () => {
     const block = await blockTime(landed.transaction);
     expect(after.get(used)?.settled_at?.getTime()).toBe(block);
     expect(after.get(unused)).toMatchObject({ state: 'unsettled', transaction: null, settled_at: null });
+    expect(after.get(cancelled)).toMatchObject({ state: 'unsettled', transaction: null, settled_at: null });
     expect(after.get(fresh)).toMatchObject({ state: 'running', transaction: null, settled_at: null });
     expect(after.get(settled)).toEqual(before.get(settled));
 
