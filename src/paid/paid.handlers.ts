@@ -10,6 +10,7 @@ import { AppError, renderError } from '../errors';
 import { abandoned, outliving } from '../http/outliving';
 import { limitRequest } from '../http/rate-limit';
 import type { AgentIdentity } from '../identity/identity';
+import { RECONCILE_AFTER_MS } from '../payments/reconcile';
 import { claimPayment, type PaymentClaim, recordSettlement, releasePayment } from '../payments/ledger';
 import { prepareConversationReply } from '../replies/conversation';
 import { replyDeps } from '../replies/request-deps';
@@ -61,14 +62,7 @@ async function paidReply(
   let claim: PaymentClaim;
   try {
     const authorization = readAuthorization(c.req.header('payment-signature'));
-    if (authorization.validBefore < Date.now() / 1000 + MIN_VALID_SECONDS) {
-      // Refused before the claim: nothing is spent, and the payer may sign again with more time.
-      throw new AppError(
-        'payment_invalid',
-        `The payment was refused: its authorization must stay valid for at least ${MIN_VALID_SECONDS} s more (validBefore), for the reply and its settlement`,
-        { details: { reason: 'authorization_expires_too_soon' } },
-      );
-    }
+    validityWindow(authorization.validBefore, Date.now() / 1000);
     claim = claimOf(authorization.from, authorization.nonce);
     // Counted once the payment is verified: unpaid requests spend only their client address's budget,
     // so a stranger cannot use up an agent's paid budget without paying.
@@ -118,6 +112,28 @@ async function paidReply(
  * is not spent on a payment that would expire before it is settled.
  */
 export const MIN_VALID_SECONDS = 120;
+
+/**
+ * How long, seconds, it may stay valid at most: half the age at which a claim left running is
+ * reconciled with the chain, so an authorization has expired by then and `unsettled` is final.
+ */
+export const MAX_VALID_SECONDS = RECONCILE_AFTER_MS / 1_000 / 2;
+
+/**
+ * Refuses an authorization valid for less than MIN_VALID_SECONDS or more than MAX_VALID_SECONDS
+ * from `now` (unix seconds): 402 `payment_invalid`, before the claim (nothing spent: sign again).
+ */
+function validityWindow(validBefore: number, now: number): void {
+  const left = validBefore - now;
+  if (left >= MIN_VALID_SECONDS && left <= MAX_VALID_SECONDS) return;
+  const [reason, rule] =
+    left < MIN_VALID_SECONDS
+      ? ['authorization_expires_too_soon', `at least ${MIN_VALID_SECONDS} s more, for the reply and its settlement`]
+      : ['authorization_valid_too_long', `at most ${MAX_VALID_SECONDS} s more`];
+  throw new AppError('payment_invalid', `The payment was refused: its authorization (validBefore) must stay valid for ${rule}`, {
+    details: { reason },
+  });
+}
 
 /** The payer, the nonce and the end of validity (unix seconds) of the verified payment (its `exact` EVM authorization). */
 function readAuthorization(header: string | undefined): { from: string; nonce: string; validBefore: number } {

@@ -61,7 +61,7 @@ each settled payment is in the audit trail (\`payment.settled\`, with its transa
       ...errorResponse(
         '`payment_required` (no `PAYMENT-SIGNATURE`: the terms are in `PAYMENT-REQUIRED`), `payment_invalid` (the facilitator refused ' +
           'the payment: a bad signature, another amount, asset, network or `payTo`, an expired authorization, too little USDC; ' +
-          "`details.reason` is x402's reason code; or `authorization_expires_too_soon`: valid for less than 120 s more, refused unspent), `payment_replayed` (this authorization was used already), `payment_settlement_failed` " +
+          "`details.reason` is x402's reason code; or `authorization_expires_too_soon` / `authorization_valid_too_long`: valid for less than 120 s or more than 30 minutes, refused unspent), `payment_replayed` (this authorization was used already), `payment_settlement_failed` " +
           '(the reply ran but the transfer failed: nothing charged, the reply withheld, the authorization spent: sign a new one); the model is not called for the first three',
       ),
       headers: { 'PAYMENT-REQUIRED': base64Json("x402's payment requirements (base64 JSON), with `error` after a refused payment") },

@@ -2,7 +2,7 @@
  * Paid replies refused, in workerd against real Postgres, the local chain with the USDC stand-in,
  * the local x402 facilitator and the stand-in model: a signature for an older, lower price; terms
  * changed before signing (another payTo, asset or network); a payload changed after signing; a
- * payer without USDC; an authorization about to expire; a header that is not a payment; a browser
+ * payer without USDC; an authorization about to expire or valid for too long; a header that is not a payment; a browser
  * without a payment (JSON, not a paywall page); a bad body (checked before any 402); the USDC
  * moved away while the reply ran (not settled, and the authorization spent); a
  * deployment without a facilitator or with one that is down. In each the model is not called and
@@ -153,20 +153,26 @@ describe('payments refused', () => {
     expect(await balance(broke.address)).toBe(0n);
   });
 
-  it('an authorization that expires within 120 s: refused before it is claimed, so it stays unspent', async () => {
-    const agent = await pricedAgent();
-    const who = await payer();
-    // Signed for 60 s (validBefore = now + 60), the terms it names left as the route gave them.
-    const short = decodePaymentSignatureHeader(
-      (await signFor(who, await ask(agent.url, { message: 'hurry' }), (r) => (r.maxTimeoutSeconds = 60)))['PAYMENT-SIGNATURE'] ?? '',
-    );
-    short.accepted.maxTimeoutSeconds = 300;
-    const header = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(short) };
-    for (let i = 0; i < 2; i++) {
-      const answer = await refusedUnpaid(agent, who, () => ask(agent.url, { message: 'hurry' }, header));
-      expect(answer.reason).toBe('authorization_expires_too_soon');
-    }
-  });
+  it.each([
+    [60, 'authorization_expires_too_soon'],
+    [7_200, 'authorization_valid_too_long'],
+  ])(
+    'an authorization valid for %i s (120 s to 30 min taken): refused before it is claimed, so it stays unspent',
+    async (seconds, reason) => {
+      const agent = await pricedAgent();
+      const who = await payer();
+      // Signed with validBefore = now + seconds, the terms it names left as the route gave them.
+      const signed = decodePaymentSignatureHeader(
+        (await signFor(who, await ask(agent.url, { message: 'when?' }), (r) => (r.maxTimeoutSeconds = seconds)))['PAYMENT-SIGNATURE'] ?? '',
+      );
+      signed.accepted.maxTimeoutSeconds = 300;
+      const header = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(signed) };
+      for (let i = 0; i < 2; i++) {
+        const answer = await refusedUnpaid(agent, who, () => ask(agent.url, { message: 'when?' }, header));
+        expect(answer.reason).toBe(reason);
+      }
+    },
+  );
 
   it('a browser without a payment gets the JSON 402 with the terms, not a paywall page', async () => {
     const agent = await pricedAgent();
