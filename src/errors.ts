@@ -190,6 +190,14 @@ function fromFramework(err: unknown): AppError | undefined {
   return undefined;
 }
 
+/** The one error body (ErrorBodySchema) of an error: its code, message and details when it has any. */
+export function errorBody(requestId: string, err: Pick<AppError, 'code' | 'message' | 'details'>): z.infer<typeof ErrorBodySchema> {
+  return {
+    error: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) },
+    requestId,
+  };
+}
+
 /**
  * Turns any thrown value into the client-facing error response. Unexpected errors become a
  * generic 500; their cause goes to the log with the request id, never to the client.
@@ -207,12 +215,7 @@ export function renderError(c: Context, err: unknown): Response {
       }),
     );
   }
-  const code: ErrorCode = appError?.code ?? 'internal_error';
-  const message = appError?.message ?? 'Internal Server Error';
-  const body = {
-    error: { code, message, ...(appError?.details !== undefined ? { details: appError.details } : {}) },
-    requestId,
-  };
+  const body = errorBody(requestId, appError ?? { code: 'internal_error', message: 'Internal Server Error', details: undefined });
   const res = c.json(body, appError?.status ?? 500);
   res.headers.set('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(appError?.headers ?? {})) res.headers.set(name, value);

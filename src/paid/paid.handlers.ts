@@ -6,30 +6,23 @@ import { collectionKind } from '../agents/registry';
 import { ownerOf } from '../agents/ownership';
 import { chainClient } from '../chain/client';
 import { type ChainId, isChainId } from '../chains';
-import { AppError, renderError } from '../errors';
+import { AppError, errorBody, renderError } from '../errors';
 import { abandoned, outliving } from '../http/outliving';
 import { limitRequest } from '../http/rate-limit';
 import type { AgentIdentity } from '../identity/identity';
 import { RECONCILE_AFTER_MS } from '../payments/reconcile';
 import { claimPayment, type PaymentClaim, recordSettlement, releasePayment } from '../payments/ledger';
+import { readPrice } from '../payments/price';
 import { prepareConversationReply } from '../replies/conversation';
 import { replyDeps } from '../replies/request-deps';
 import type { ReplyAnswer } from '../replies/reply-types';
+import { agentRef, agentRefText } from '../storage/agent-rows';
 import { MEMORY_READ, MEMORY_SEARCH } from '../tools/memory';
 import type { ToolRight } from '../tools/rights';
 import type { AppBindings } from '../types';
 import { payerCredential } from '../usage/record.service';
-import { readPrice } from './payments.service';
 import type * as routes from './paid.routes';
 import { facilitatorUnavailable, paymentFor, resourceServer } from './x402';
-
-/** The body of an error the gateway's way, for a response x402's middleware builds. */
-function errorBody(c: Context<AppBindings>, err: AppError): unknown {
-  return {
-    error: { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) },
-    requestId: c.var.requestId,
-  };
-}
 
 const quiet = { delta: () => undefined, toolCall: () => undefined, toolResult: () => undefined };
 
@@ -67,11 +60,7 @@ async function paidReply(
     // Counted once the payment is verified: unpaid requests spend only their client address's budget,
     // so a stranger cannot use up an agent's paid budget without paying.
     await limitRequest(c, 'AGENT_RATE_LIMITER', `payer:${claim.chainId}:${claim.payer}`);
-    await limitRequest(
-      c,
-      'AGENT_RATE_LIMITER',
-      `paid:${claim.agent.chainId}:${claim.agent.collection.toLowerCase()}:${claim.agent.tokenId}`,
-    );
+    await limitRequest(c, 'AGENT_RATE_LIMITER', `paid:${agentRefText(agentRef(claim.agent))}`);
     if (!(await claimPayment(c.var.db, claim))) {
       throw new AppError('payment_replayed', 'This payment authorization was used already: sign a new one');
     }
@@ -229,8 +218,8 @@ export const paidAskHandler: RouteHandler<typeof routes.paidAsk, AppBindings> = 
     units: price.units,
     resource: new URL(c.req.url).toString(),
     description: `A reply of agent ${tokenId} of ${collection}`,
-    unpaidBody: () => errorBody(c, unpaid()),
-    settleFailedBody: (raw) => errorBody(c, settlementFailed(safeReason(raw))),
+    unpaidBody: () => errorBody(c.var.requestId, unpaid()),
+    settleFailedBody: (raw) => errorBody(c.var.requestId, settlementFailed(safeReason(raw))),
   });
   const claimOf = (payer: string, nonce: string): PaymentClaim => ({
     chainId,

@@ -6,11 +6,10 @@
  * the paid route and the scheduled reconciliation both write through it.
  */
 import { and, eq, lt, sql } from 'drizzle-orm';
-import { getAddress } from 'viem';
 import { auditRow } from '../audit/entry';
 import { unitsToUsd } from '../encoding/usd-units';
 import type { AgentIdentity } from '../identity/identity';
-import { agentRef, agentRefText } from '../storage/agent-rows';
+import { agentOfRefText, agentRef, agentRefText } from '../storage/agent-rows';
 import { databaseError, type Database } from '../storage/db';
 import { auditLog, paidCalls } from '../storage/schema';
 
@@ -125,17 +124,11 @@ export async function staleClaims(db: Database, chainId: number, claimedBefore: 
       chainId: r.chainId,
       payer: r.payer,
       nonce: r.nonce,
-      agent: agentOfRef(r.agentRef),
+      agent: agentOfRefText(r.agentRef),
       payTo: r.payTo,
       amountUnits: r.amountUnits,
     }));
   } catch (err) {
     throw databaseError(err);
   }
-}
-
-/** The agent a row's `agent_ref` (agentRefText) names. */
-function agentOfRef(text: string): AgentIdentity {
-  const [chainId = '', collection = '', tokenId = ''] = text.split(':');
-  return { chainId: Number(chainId), collection: getAddress(collection), tokenId: BigInt(tokenId) };
 }

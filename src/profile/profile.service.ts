@@ -10,9 +10,10 @@ import { ownerOf } from '../agents/ownership';
 import { collectionKind } from '../agents/registry';
 import { auditChange } from '../audit/entry';
 import { AppError } from '../errors';
+import { readPrice } from '../payments/price';
 import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError, type Database } from '../storage/db';
-import { agentProfiles, llmSettings } from '../storage/schema';
+import { agentProfiles } from '../storage/schema';
 import { A2A_SERVICE_VERSION, AGENT_CARD_PATH, MCP_SERVICE_VERSION, REGISTRATION_TYPE } from './rules';
 
 export interface Profile {
@@ -135,27 +136,13 @@ export interface RegistrationDeps {
   takesPayments?: boolean;
 }
 
-/** Whether the owner set a price for paid replies. */
-async function priceSet(db: Database, agent: AgentIdentity): Promise<boolean> {
-  try {
-    const [row] = await db.orm
-      .select({ units: llmSettings.priceAskUnits })
-      .from(llmSettings)
-      .where(ofAgent(llmSettings, agentRef(agent)))
-      .limit(1);
-    return row?.units != null;
-  } catch (err) {
-    throw databaseError(err);
-  }
-}
-
 /**
  * The public registration file of `agent`: its MCP endpoint and its A2A Agent Card under `origin`. The collection must be
  * registered (404 `agent_not_found`, as the gate says) and a profile set (404 `profile_not_found`);
  * `active` costs one ownerOf read, asked once a profile is there to present.
  */
 export async function readRegistration(deps: RegistrationDeps, agent: AgentIdentity, origin: string): Promise<Registration> {
-  const [row, priced] = await Promise.all([readPublicRow(deps.db, agent), deps.takesPayments ? priceSet(deps.db, agent) : false]);
+  const [row, priced] = await Promise.all([readPublicRow(deps.db, agent), deps.takesPayments ? readPrice(deps.db, agent) : null]);
   // Asked only now: a caller without a token must not spend the chain RPC's quota on agents
   // that have nothing to present (one more round trip for a document cached 60 s).
   const current = await ownerOf(deps.chain, agent.collection, agent.tokenId);
@@ -169,7 +156,7 @@ export async function readRegistration(deps: RegistrationDeps, agent: AgentIdent
       { name: 'MCP', endpoint: `${base}/mcp`, version: MCP_SERVICE_VERSION },
       { name: 'A2A', endpoint: `${base}/${AGENT_CARD_PATH}`, version: A2A_SERVICE_VERSION },
     ],
-    x402Support: priced,
+    x402Support: priced !== null,
     active: setByOwner(row.setByWallet, current),
   };
 }

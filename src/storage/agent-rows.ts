@@ -4,6 +4,7 @@
  */
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
+import { getAddress } from 'viem';
 import type { AgentIdentity } from '../identity/identity';
 
 /** How gateway rows name their agent: chain, lower-case collection, decimal token id. */
@@ -25,4 +26,10 @@ export function ofAgent(table: { chainId: PgColumn; collection: PgColumn; tokenI
 /** `chainId:collection:tokenId`: the agent as one string (e.g. in the vault's additional data). */
 export function agentRefText(ref: AgentRef): string {
   return `${ref.chainId}:${ref.collection}:${ref.tokenId}`;
+}
+
+/** The agent an `agentRefText` names (a row's `agent_ref`): the inverse of agentRefText(agentRef(agent)). */
+export function agentOfRefText(text: string): AgentIdentity {
+  const [chainId = '', collection = '', tokenId = ''] = text.split(':');
+  return { chainId: Number(chainId), collection: getAddress(collection), tokenId: BigInt(tokenId) };
 }

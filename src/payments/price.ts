@@ -1,7 +1,6 @@
 /**
- * The agent's price of a paid reply, as its owner set it in the LLM settings. The claims and
- * settlements of paid replies are kept in src/payments/ledger.ts (the scheduled reconciliation
- * writes them too). Knows nothing of HTTP.
+ * The agent's price of a paid reply, as its owner set it in the LLM settings: what the paid route
+ * asks, and whether the registration file says `x402Support`. Knows nothing of HTTP.
  */
 import type { AgentIdentity } from '../identity/identity';
 import { agentRef, ofAgent } from '../storage/agent-rows';
