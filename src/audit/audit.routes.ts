@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { AGENT_PATH, agentRoute } from '../http/agent-route';
 import { errorResponse } from '../errors';
 import { jsonResponse, PageQuerySchema } from '../http/openapi';
-import { AUDIT_ACTIONS } from './entry';
+import { ACTOR_VIAS, AUDIT_ACTIONS } from './entry';
 
 const AuditActorSchema = z
   .union([
@@ -10,7 +10,7 @@ const AuditActorSchema = z
       .object({
         wallet: z.string().openapi({ example: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8' }),
         clientId: z.string().optional().openapi({ description: 'An OAuth app acting for the wallet: the client its grant was made for' }),
-        via: z.enum(['delegate', 'renter', 'payer']).optional().openapi({
+        via: z.enum(ACTOR_VIAS).optional().openapi({
           description:
             "How the wallet came in when it was not the owner: the owner's `delegate` (delegate.xyz), the token's `renter` (ERC-4907), or a `payer` of a paid reply (x402); absent for the owner",
         }),

@@ -6,7 +6,7 @@ import { agentRef, ofAgent } from '../storage/agent-rows';
 import { databaseError, type Database } from '../storage/db';
 import { auditLog } from '../storage/schema';
 import type { SqlClient } from '../storage/sql-client';
-import type { AuditAction, AuditActor, AuditTarget } from './entry';
+import { ACTOR_VIAS, type ActorVia, type AuditAction, type AuditActor, type AuditTarget } from './entry';
 
 /** One entry as the owner reads it. */
 export interface AuditEntry {
@@ -54,6 +54,8 @@ function decodeCursor(cursor: string): number {
   return Number(id);
 }
 
+const isActorVia = (value: string | null): value is ActorVia => (ACTOR_VIAS as readonly (string | null)[]).includes(value);
+
 function toEntry(row: typeof auditLog.$inferSelect): AuditEntry {
   return {
     id: String(row.id),
@@ -64,7 +66,7 @@ function toEntry(row: typeof auditLog.$inferSelect): AuditEntry {
         : {
             wallet: row.actorWallet ?? '',
             ...(row.actorClientId !== null ? { clientId: row.actorClientId } : {}),
-            ...(row.actorVia === 'delegate' || row.actorVia === 'renter' || row.actorVia === 'payer' ? { via: row.actorVia } : {}),
+            ...(isActorVia(row.actorVia) ? { via: row.actorVia } : {}),
           },
     action: row.action as AuditAction,
     target: row.target as AuditTarget,

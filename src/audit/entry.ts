@@ -10,12 +10,15 @@ import { agentRef } from '../storage/agent-rows';
 import type { Database } from '../storage/db';
 import { auditLog } from '../storage/schema';
 
+/** How a wallet that is not the owner came in: the owner's delegate, the token's renter, or a stranger who paid for a reply. */
+export const ACTOR_VIAS = ['delegate', 'renter', 'payer'] as const;
+export type ActorVia = (typeof ACTOR_VIAS)[number];
+
 /**
- * Who acted: a wallet (its token, or an OAuth app acting for it: `clientId`; `via` when it was the
- * owner's delegate or the token's renter, or a stranger who paid for a reply; absent for the owner),
- * or an agent key (by id).
+ * Who acted: a wallet (its token, or an OAuth app acting for it: `clientId`; `via` when it was not
+ * the owner: ACTOR_VIAS; absent for the owner), or an agent key (by id).
  */
-export type AuditActor = { wallet: string; clientId?: string; via?: 'delegate' | 'renter' | 'payer' } | { keyId: string };
+export type AuditActor = { wallet: string; clientId?: string; via?: ActorVia } | { keyId: string };
 
 /** Every action the trail records: administrative changes, and tool calls. */
 export const AUDIT_ACTIONS = [
