@@ -8,7 +8,7 @@ import { createGatewayClient } from '../client/client';
 import { GatewayError } from '../client/errors';
 import type { ReplyAnswer } from '../client/types';
 import { isChainId, USDC } from '../chains';
-import { unitsToUsd, usdToUnits } from '../settings/pricing';
+import { unitsToUsd, usdToUnits } from '../encoding/usd-units';
 import { accountFromKeystore, accountFromPrivateKey } from './accounts';
 import { type Command, type OptionValues, stringValue } from './command';
 import { CliError, checksummed, describeGatewayError, EXIT_REFUSED, UsageError } from './output';

@@ -11,7 +11,8 @@ import { deleteSecret, secretOwnerWallet, storeSecret } from '../vault/store';
 import type { OutboundOptions } from '../net/outbound-policy';
 import { checkBaseUrl } from './llm-base-url';
 import { type AgentAccessChoice, accessChoice, choiceFor } from './access.service';
-import { type AgentPricing, unitsToUsd, usdToUnits } from './pricing';
+import { unitsToUsd, usdToUnits } from '../encoding/usd-units';
+import type { AgentPricing } from './pricing';
 
 export interface LlmSettingsInput {
   provider: string;

@@ -1,24 +1,19 @@
 /**
  * What a paid reply costs: the owner's price in US dollars, as written in LLM settings and as
- * USDC's 6-decimal units on chain (src/encoding/usd-units.ts). No import but zod and that: the settings route, the paid route, the
- * client and the CLI's `--price` all apply these rules.
+ * USDC's 6-decimal units on chain (src/encoding/usd-units.ts), checked by the rule of
+ * price-rules.ts. The settings route, the paid route, the client and the CLI's `--price` all apply
+ * this schema; the dashboard the rule itself.
  */
 import { z } from '@hono/zod-openapi';
-import { usdToUnits } from '../encoding/usd-units';
-
-export { USDC_DECIMALS, unitsToUsd, usdToUnits } from '../encoding/usd-units';
-
-/** The lowest and the highest price of one paid reply, in USDC units (0.001 and 100 dollars). */
-export const MIN_PRICE_UNITS = 1_000;
-export const MAX_PRICE_UNITS = 100_000_000;
+import { priceUnits } from './price-rules';
 
 /** A price in dollars as written: a decimal string, 0.001 to 100, at most 6 places. */
 export const PriceUsdSchema = z
   .string()
-  .refine((usd) => {
-    const units = usdToUnits(usd);
-    return units !== null && units >= MIN_PRICE_UNITS && units <= MAX_PRICE_UNITS;
-  }, 'a price is a decimal string of US dollars from 0.001 to 100 with at most 6 decimal places, such as "0.01"')
+  .refine(
+    (usd) => priceUnits(usd) !== null,
+    'a price is a decimal string of US dollars from 0.001 to 100 with at most 6 decimal places, such as "0.01"',
+  )
   .openapi({ example: '0.01' });
 
 /** `pricing` as written: what a stranger pays per reply (POST …/paid/ask), in USDC to the agent's owner. */

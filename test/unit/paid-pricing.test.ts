@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { USDC } from '../../src/chains';
 import { PAYMENT_TIMEOUT_SECONDS, paidRouteConfig } from '../../src/paid/x402';
-import { AgentPricingSchema, MAX_PRICE_UNITS, MIN_PRICE_UNITS, PriceUsdSchema, unitsToUsd, usdToUnits } from '../../src/settings/pricing';
+import { unitsToUsd, usdToUnits } from '../../src/encoding/usd-units';
+import { MAX_PRICE_UNITS, MIN_PRICE_UNITS } from '../../src/settings/price-rules';
+import { AgentPricingSchema, PriceUsdSchema } from '../../src/settings/pricing';
 
 describe('usdToUnits and unitsToUsd', () => {
   it.each([

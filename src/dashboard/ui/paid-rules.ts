@@ -1,7 +1,9 @@
 /**
  * The pure rules of the Paid replies section (paid-replies.tsx): the price as the gateway checks
- * it (without zod, which the page does not load) and the settings' `pricing` of the form.
+ * it (its own rule, src/settings/price-rules.ts: the page loads no zod) and the settings' `pricing`
+ * of the form.
  */
+import { priceUnits } from '../../settings/price-rules';
 
 export interface PaidForm {
   /** US dollars as typed; empty: no paid replies. */
@@ -9,15 +11,11 @@ export interface PaidForm {
   memoryTools: boolean;
 }
 
-/** The lowest and highest price of one reply in dollars, and at most 6 places (USDC's decimals), as the gateway checks. */
-const PRICE_FORM = /^(0|[1-9]\d{0,2})(\.\d{1,6})?$/;
-
 /** What is wrong with the price as typed, in words (undefined: nothing; empty is "off"). */
 export function priceError(price: string): string | undefined {
   const text = price.trim();
   if (text === '') return undefined;
-  const dollars = Number(text);
-  return PRICE_FORM.test(text) && dollars >= 0.001 && dollars <= 100
+  return priceUnits(text) !== null
     ? undefined
     : 'A price is US dollars from 0.001 to 100 with at most 6 decimal places, such as 0.01; empty for no paid replies.';
 }
