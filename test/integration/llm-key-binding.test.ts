@@ -13,7 +13,7 @@ import { newWallet, transferFreshAgent } from '../support/chain';
 import { call, expectError } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg, sql } from '../support/pg';
-import { LLM_BASE_URL, replyAgent, replyWorker } from '../support/replies';
+import { LLM_BASE_URL, replyAgent, replyWorker, standinSettings } from '../support/replies';
 import { secretValue } from '../support/secrets';
 
 const stack = inject('stack');
@@ -40,7 +40,7 @@ afterAll(async () => {
   await Promise.all([llm?.close(), llmB?.close(), closePg()]);
 });
 
-const settings = { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: LLM_BASE_URL };
+const settings = standinSettings();
 const replyPath = `/context/${seg('chat')}/reply`;
 
 const entriesOf = (agent: TestAgent) =>

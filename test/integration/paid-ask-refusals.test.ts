@@ -23,13 +23,13 @@ import { delegateERC721 } from '../support/delegation';
 import { call, expectError } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg } from '../support/pg';
-import { LLM_BASE_URL, replyAgent, replyWorker } from '../support/replies';
+import { replyAgent, replyWorker, standinSettings } from '../support/replies';
 import { fundedPayer, fundUsdc, pricedAgent as priced, transferWithAuthorization, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
 const CHAIN = stack.testnet.chainId as 80002;
-const SETTINGS = { provider: 'openai-compatible', model: 'stand-in', temperature: 0, maxTokens: 256, baseUrl: LLM_BASE_URL };
+const SETTINGS = standinSettings();
 let llm: StandinLlm;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
 /** Runs while the model answers (then the stand-in's usual reply). */

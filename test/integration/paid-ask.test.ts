@@ -14,7 +14,7 @@ import { newWallet, type TestAccount, transferFreshAgent } from '../support/chai
 import { call } from '../support/http';
 import { agentPath, login } from '../support/login';
 import { closePg } from '../support/pg';
-import { replyWorker } from '../support/replies';
+import { replyWorker, standinSettings } from '../support/replies';
 import { fundedPayer, payingFetch, pricedAgent as priced, signPayment, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
@@ -128,14 +128,7 @@ describe('paid replies', () => {
     const { agent, url } = await pricedAgent();
     const broken = await agent.call('/llm/settings', {
       method: 'POST',
-      json: {
-        provider: 'openai-compatible',
-        model: 'stand-in',
-        temperature: 0,
-        maxTokens: 256,
-        baseUrl: 'https://llm.tools.example/v1',
-        apiKey: 'sk-wrong',
-      },
+      json: standinSettings({ apiKey: 'sk-wrong' }),
     });
     expect(broken.status, broken.text).toBe(200);
     const who = await payer();
@@ -150,14 +143,7 @@ describe('paid replies', () => {
 
     const fixed = await agent.call('/llm/settings', {
       method: 'POST',
-      json: {
-        provider: 'openai-compatible',
-        model: 'stand-in',
-        temperature: 0,
-        maxTokens: 256,
-        baseUrl: 'https://llm.tools.example/v1',
-        apiKey: API_KEY,
-      },
+      json: standinSettings({ apiKey: API_KEY }),
     });
     expect(fixed.status, fixed.text).toBe(200);
     const retried = await ask(url, 'now it works', signature);
@@ -181,14 +167,7 @@ describe('paid replies', () => {
     const reentered = await call(worker.url, agentPath(agent.collection, agent.tokenId, '/llm/settings'), {
       token,
       method: 'POST',
-      json: {
-        provider: 'openai-compatible',
-        model: 'stand-in',
-        temperature: 0,
-        maxTokens: 256,
-        baseUrl: 'https://llm.tools.example/v1',
-        apiKey: API_KEY,
-      },
+      json: standinSettings({ apiKey: API_KEY }),
     });
     expect(reentered.status, reentered.text).toBe(200);
     expect(reentered.body.pricing).toEqual({ askUsd: '0.01', memoryTools: false });

@@ -25,6 +25,16 @@ export async function replyWorker(
   return { ...worker, deployment };
 }
 
+/** LLM settings on the stand-in model (its base URL, which test workers send to the stand-in), with `extra` over them. */
+export const standinSettings = (extra: Record<string, unknown> = {}) => ({
+  provider: 'openai-compatible',
+  model: 'stand-in',
+  temperature: 0,
+  maxTokens: 256,
+  baseUrl: LLM_BASE_URL,
+  ...extra,
+});
+
 /** A fresh agent with the context `chat` and LLM settings on the stand-in (key `apiKey`). */
 export async function replyAgent(
   deployment: DeploymentInfo,
@@ -34,18 +44,7 @@ export async function replyAgent(
   const agent = await freshAgent(deployment);
   const [ctx, llm] = await Promise.all([
     agent.call('/context', { method: 'POST', json: { key: 'chat' } }),
-    agent.call('/llm/settings', {
-      method: 'POST',
-      json: {
-        provider: 'openai-compatible',
-        model: 'stand-in',
-        temperature: 0,
-        maxTokens: 256,
-        baseUrl: LLM_BASE_URL,
-        apiKey,
-        ...settings,
-      },
-    }),
+    agent.call('/llm/settings', { method: 'POST', json: standinSettings({ apiKey, ...settings }) }),
   ]);
   if (ctx.status !== 200 || llm.status !== 200) throw new Error(`setup failed: ${ctx.text} ${llm.text}`);
   return {
