@@ -19,8 +19,7 @@ import { workerBindingsFor } from '../support/worker';
 import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
 import { closePg, sql } from '../support/pg';
 import { replyWorker } from '../support/replies';
-import { cancelAuthorization } from '../support/usdc-cancel';
-import { fundedPayer, pricedAgent, transferWithAuthorization } from '../support/x402';
+import { cancelAuthorization, fundedPayer, pricedAgent, transferWithAuthorization } from '../support/x402';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;

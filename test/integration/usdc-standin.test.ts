@@ -9,7 +9,7 @@ import { clientsFor } from '../../scripts/lib/contracts';
 import { DEV_USDC_FUNDING, usdcAbi } from '../../scripts/lib/contracts-usdc';
 import { USDC } from '../../src/chains';
 import { fundedWallet, newWallet, type TestAccount } from '../support/chain';
-import { fundUsdc, signTransferAuthorization, usdcBalance } from '../support/x402';
+import { fundUsdc, signCancelAuthorization, signTransferAuthorization, usdcBalance } from '../support/x402';
 
 const stack = inject('stack');
 const { rpcUrl, chainId } = stack.testnet;
@@ -105,17 +105,7 @@ describe('USDC stand-in', () => {
     const relayer = await fundedWallet(rpcUrl);
     const to = newWallet().address;
     const signed = await sign(from, to, 10n);
-    const cancel = await from.signTypedData({
-      domain: { name: USDC[80002].name, version: '2', chainId, verifyingContract: token },
-      types: {
-        CancelAuthorization: [
-          { name: 'authorizer', type: 'address' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
-      primaryType: 'CancelAuthorization',
-      message: { authorizer: from.address, nonce: signed.message.nonce },
-    });
+    const cancel = await signCancelAuthorization(from, chainId, signed.message.nonce);
     const { walletClient, publicClient } = await clientsFor(rpcUrl, relayer.privateKey);
     const hash = await walletClient.writeContract({
       address: token,

@@ -82,6 +82,12 @@ export async function signPayment(privateKey: Hex, headers: Headers): Promise<Re
   return client.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
 }
 
+/** The EIP-712 domain of `chainId`'s USDC (signed for `signedChainId` when another chain is named, to be refused). */
+function usdcDomain(chainId: number, signedChainId = chainId) {
+  const token = USDC[chainId as ChainId];
+  return { name: token.name, version: token.version, chainId: signedChainId, verifyingContract: token.address };
+}
+
 /** EIP-3009's TransferWithAuthorization, as EIP-712 types. */
 const TRANSFER_WITH_AUTHORIZATION = {
   TransferWithAuthorization: [
@@ -114,9 +120,8 @@ export async function signTransferAuthorization(
     validBefore: over.validBefore ?? BigInt(Math.floor(Date.now() / 1000) + 3600),
     nonce: over.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
   };
-  const token = USDC[chainId as ChainId];
   const signature = await signer.signTypedData({
-    domain: { name: token.name, version: token.version, chainId: over.chainId ?? chainId, verifyingContract: token.address },
+    domain: usdcDomain(chainId, over.chainId),
     types: TRANSFER_WITH_AUTHORIZATION,
     primaryType: 'TransferWithAuthorization',
     message,
@@ -146,4 +151,37 @@ export async function transferWithAuthorization(
   });
   await waitForSuccess(publicClient, transaction, 'USDC transferWithAuthorization');
   return { nonce: m.nonce, transaction };
+}
+
+/** The payer's EIP-3009 CancelAuthorization(authorizer, nonce) signature over `chainId`'s USDC domain. */
+export function signCancelAuthorization(signer: PrivateKeyAccount, chainId: number, nonce: Hex): Promise<Hex> {
+  return signer.signTypedData({
+    domain: usdcDomain(chainId),
+    types: {
+      CancelAuthorization: [
+        { name: 'authorizer', type: 'address' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'CancelAuthorization',
+    message: { authorizer: signer.address, nonce },
+  });
+}
+
+/**
+ * Cancels the payer's (`payerKey`) authorization `nonce` on `chainId`'s USDC the way a payer would:
+ * signCancelAuthorization, sent by a dev account; resolves once mined. The authorization's state is
+ * then "used", and no transfer ever happened.
+ */
+export async function cancelAuthorization(rpcUrl: string, chainId: number, payerKey: Hex, nonce: Hex): Promise<void> {
+  const payer = privateKeyToAccount(payerKey);
+  const signature = await signCancelAuthorization(payer, chainId, nonce);
+  const { walletClient, publicClient } = await clientsFor(rpcUrl, ANVIL_ACCOUNTS[0].privateKey);
+  const transaction = await walletClient.writeContract({
+    address: USDC[chainId as ChainId].address,
+    abi: usdcAbi,
+    functionName: 'cancelAuthorization',
+    args: [payer.address, nonce, signature],
+  });
+  await waitForSuccess(publicClient, transaction, 'USDC cancelAuthorization');
 }
