@@ -11,7 +11,7 @@ import { type StandinLlm, type StandinReply, type StandinRequest, startStandinLl
 import { seg } from '../support/agent';
 import { createKey, withKey } from '../support/agent-keys';
 import { expectError, type JsonResponse } from '../support/http';
-import { replyAgent, replyWorker } from '../support/replies';
+import { replyAgent, replyWorker, standinSettings } from '../support/replies';
 
 const stack = inject('stack');
 const API_KEY = `sk-standin-${crypto.randomUUID()}`;
@@ -80,13 +80,7 @@ describe("the agent's daily limit", () => {
     expect((await agent.call('/usage')).body.totals).toMatchObject({ inputTokens: 100, outputTokens: 60, modelCalls: 1 });
 
     // Settings saved without `limits` keep them; a higher limit lets replies run again.
-    const resave = {
-      provider: 'openai-compatible',
-      model: 'stand-in',
-      temperature: 0,
-      maxTokens: 256,
-      baseUrl: 'https://llm.tools.example/v1',
-    };
+    const resave = standinSettings();
     expect((await agent.call('/llm/settings', { method: 'POST', json: resave })).body.limits).toEqual({ tokensPerDay: 150 });
     expectError(await agent.reply({ message: 'still refused' }), 429, 'usage_limit_reached');
     const raised = await agent.call('/llm/settings', { method: 'POST', json: { ...resave, limits: { tokensPerDay: 1_000 } } });
@@ -107,13 +101,7 @@ describe("the agent's daily limit", () => {
 
   it('refuses a limit out of 1 .. 10^12 with 400 validation_failed', async () => {
     const agent = await replyAgent(worker.deployment, API_KEY);
-    const base = {
-      provider: 'openai-compatible',
-      model: 'stand-in',
-      temperature: 0,
-      maxTokens: 256,
-      baseUrl: 'https://llm.tools.example/v1',
-    };
+    const base = standinSettings();
     for (const limits of [{ tokensPerDay: 0 }, { tokensPerDay: 1.5 }, { tokensPerDay: 1e13 }, { perDay: 5 }]) {
       expectError(await agent.call('/llm/settings', { method: 'POST', json: { ...base, limits } }), 400, 'validation_failed');
       expectError(await agent.call('/keys', { method: 'POST', json: { name: 'k', scopes: ['reply'], limits } }), 400, 'validation_failed');

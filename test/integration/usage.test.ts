@@ -23,7 +23,7 @@ import { cliEnv, runCli, tempDir } from '../support/cli';
 import { createKey, withKey } from '../support/agent-keys';
 import { expectError } from '../support/http';
 import { agentSchema, closePg, quoted, sql, storageRows } from '../support/pg';
-import { replyAgent, replyWorker, startSwitchableTools } from '../support/replies';
+import { replyAgent, replyWorker, standinSettings, startSwitchableTools } from '../support/replies';
 import { toolServerUrl } from '../support/tool-routing';
 
 const stack = inject('stack');
@@ -381,14 +381,7 @@ describe('an agent stored before usage existed', () => {
     }
     const ref = { deployment: agent.deployment, collection: agent.collection, tokenId: agent.tokenId };
     expect((await storageRows(stack.databaseUrl, ref))[0]?.template_version).toBeLessThan(5);
-    const settings = {
-      provider: 'openai-compatible',
-      model: 'stand-in',
-      temperature: 0,
-      maxTokens: 256,
-      baseUrl: 'https://llm.tools.example/v1',
-      apiKey: API_KEY,
-    };
+    const settings = standinSettings({ apiKey: API_KEY });
     expect((await agent.call('/llm/settings', { method: 'POST', json: settings })).status).toBe(200);
 
     const none = await usage(agent);
