@@ -10,8 +10,8 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, defineChain, type Hex, http, publicActions } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
+import { clientsFor } from './contracts';
 
 /** anvil's tenth well-known account: funded with gas on every local chain, used by nothing else. */
 export const FACILITATOR_ACCOUNT = {
@@ -31,24 +31,17 @@ export async function startFacilitator(options: {
   privateKey?: Hex;
   port?: number;
 }): Promise<RunningFacilitator> {
-  const account = privateKeyToAccount(options.privateKey ?? FACILITATOR_ACCOUNT.privateKey);
   const facilitator = new x402Facilitator();
   for (const { chainId, rpcUrl } of options.chains) {
-    const chain = defineChain({
-      id: chainId,
-      name: `local-${chainId}`,
-      nativeCurrency: { name: 'POL', symbol: 'POL', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    });
-    const client = createWalletClient({ account, chain, transport: http(rpcUrl) }).extend(publicActions);
+    const { account, publicClient, walletClient } = await clientsFor(rpcUrl, options.privateKey ?? FACILITATOR_ACCOUNT.privateKey);
     const signer = toFacilitatorEvmSigner({
       address: account.address,
-      readContract: (args) => client.readContract(args as Parameters<typeof client.readContract>[0]),
-      verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
-      writeContract: (args) => client.writeContract(args as Parameters<typeof client.writeContract>[0]),
-      sendTransaction: (args) => client.sendTransaction(args),
-      waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, pollingInterval: 50 }),
-      getCode: (args) => client.getCode(args),
+      readContract: (args) => publicClient.readContract(args as Parameters<typeof publicClient.readContract>[0]),
+      verifyTypedData: (args) => publicClient.verifyTypedData(args as Parameters<typeof publicClient.verifyTypedData>[0]),
+      writeContract: (args) => walletClient.writeContract(args as Parameters<typeof walletClient.writeContract>[0]),
+      sendTransaction: (args) => walletClient.sendTransaction(args),
+      waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt({ ...args, pollingInterval: 50 }),
+      getCode: (args) => publicClient.getCode(args),
     });
     facilitator.register(`eip155:${chainId}`, new ExactEvmScheme(signer));
   }
