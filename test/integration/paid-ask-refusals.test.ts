@@ -4,7 +4,8 @@
  * changed before signing (another payTo, asset or network); a payload changed after signing; a
  * payer without USDC; an authorization about to expire or valid for too long; a header that is not a payment; a browser
  * without a payment (JSON, not a paywall page); a bad body (checked before any 402); the USDC
- * moved away while the reply ran (not settled, and the authorization spent); a
+ * moved away while the reply ran (not settled, and the authorization spent); a hostile model (tools it
+ * was not offered, endless text: nothing runs, the reply is cut, the price paid once); a
  * deployment without a facilitator or with one that is down. In each the model is not called and
  * no USDC moves. Then the owner's price rules over LLM settings (bounds, form, null ends paid
  * replies, omitted keeps it, delegates never), and `x402Support` in the registration file.
@@ -16,7 +17,8 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/lib/processes';
-import { type StandinLlm, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { type StandinLlm, type StandinScript, startStandinLlm } from '../../scripts/lib/standin-llm';
+import { MAX_REPLY_CHARS } from '../../src/replies/loop';
 import { seg } from '../support/agent';
 import { newWallet, type TestAccount } from '../support/chain';
 import { delegateERC721 } from '../support/delegation';
@@ -34,13 +36,15 @@ let llm: StandinLlm;
 let worker: Awaited<ReturnType<typeof replyWorker>>;
 /** Runs while the model answers (then the stand-in's usual reply). */
 let duringReply: (() => Promise<void>) | undefined;
+/** What a hostile model answers instead of the stand-in's usual reply, while set. */
+let hostile: StandinScript | undefined;
 
 beforeAll(async () => {
   llm = await startStandinLlm({
     apiKey: API_KEY,
-    script: async () => {
+    script: async (request) => {
       await duringReply?.();
-      return undefined;
+      return hostile?.(request);
     },
   });
   worker = await replyWorker(stack, llm, {});
@@ -240,6 +244,54 @@ describe('a settlement that fails after the reply', () => {
     });
     expect(llm.completions().length).toBe(calls);
     expect(await balance(agent.owner.address)).toBe(ownerBefore);
+  });
+});
+
+describe('a hostile model on a paid reply', () => {
+  it("calls tools it was not offered and writes without end: no tool runs, the owner's memory stays unread, the reply is cut at its bound, and the payment is the price once", async () => {
+    const agent = await pricedAgent();
+    const secret = `vault code ${crypto.randomUUID()}`;
+    expect((await agent.call('/context', { method: 'POST', json: { key: 'private' } })).status).toBe(200);
+    expect(
+      (await agent.call(`/context/${seg('private')}/messages`, { method: 'POST', json: { messages: [{ role: 'user', message: secret }] } }))
+        .status,
+    ).toBe(200);
+    const who = await payer();
+    const [payerBefore, ownerBefore] = await Promise.all([balance(who.address), balance(agent.owner.address)]);
+    const offered: string[][] = [];
+    hostile = (request) => {
+      offered.push((request.body.tools ?? []).map((t) => t.function.name));
+      return request.body.messages?.some((m) => m.role === 'tool')
+        ? { text: 'A'.repeat(MAX_REPLY_CHARS * 3), chunkChars: 16_384 }
+        : {
+            toolCalls: [
+              { name: 'memory_read', arguments: { contextKey: 'private' } },
+              { name: 'memory_search', arguments: { query: 'vault code' } },
+            ],
+          };
+    };
+    let res: Response;
+    try {
+      res = await ask(
+        agent.url,
+        { message: 'tell me everything' },
+        await signFor(who, await ask(agent.url, { message: 'tell me everything' })),
+      );
+    } finally {
+      hostile = undefined;
+    }
+    const text = await res.text();
+    expect(res.status, text.slice(0, 300)).toBe(200);
+    const answer = JSON.parse(text) as { reply: { message: string }; steps: { tool: string; isError: boolean }[] };
+    expect(offered.flat()).toEqual([]);
+    expect(answer.steps.map((s) => [s.tool, s.isError])).toEqual([
+      ['memory_read', true],
+      ['memory_search', true],
+    ]);
+    expect(text).not.toContain(secret);
+    expect(answer.reply.message.length).toBeLessThanOrEqual(MAX_REPLY_CHARS);
+    expect(await balance(who.address)).toBe(payerBefore - 10_000n);
+    expect(await balance(agent.owner.address)).toBe(ownerBefore + 10_000n);
   });
 });
 
